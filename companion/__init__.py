@@ -1,0 +1,3 @@
+"""Trap Companion: an electronic companion box for physical trap games."""
+
+__version__ = "0.1.0"

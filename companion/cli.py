@@ -1,0 +1,65 @@
+"""The face of the box: ``trap-companion COMMAND``. Each command lives in companion/commands/."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+from collections.abc import Sequence
+
+from companion import __version__
+from companion.errors import CompanionError
+
+# Each module has ``register(subparsers)`` that adds its parser with ``func`` set.
+COMMANDS = (
+    "companion.commands.run",
+    "companion.commands.sim",
+    "companion.commands.replay",
+    "companion.commands.cards",
+    "companion.commands.config",
+    "companion.commands.bench",
+    "companion.commands.check",
+    "companion.commands.firmware",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="trap-companion",
+        description="Trap Companion: dice, timers and bookkeeping for trap board games.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument(
+        "-v", "--verbose", action="store_true", help="log debug messages to standard error"
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as err:
+            if err.name != name:
+                raise
+            continue  # a command still being written
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        format="%(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except CompanionError as err:
+        print(f"trap-companion: {err}", file=sys.stderr)
+        return err.exit_status
+    except KeyboardInterrupt:
+        return 130

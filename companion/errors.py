@@ -1,0 +1,33 @@
+"""Errors that reach the user, each with its own exit status (sysexits.h where one fits)."""
+
+from __future__ import annotations
+
+
+class CompanionError(Exception):
+    """A problem the user can fix; ``str()`` names what and where."""
+
+    exit_status = 1
+
+
+class UsageError(CompanionError):
+    """Bad command-line input or a bad replay script line."""
+
+    exit_status = 2
+
+
+class DataError(CompanionError):
+    """A data file (journal, card registry, board profile) that cannot be read."""
+
+    exit_status = 65
+
+
+class HardwareError(CompanionError):
+    """A part that is missing or does not answer."""
+
+    exit_status = 69
+
+
+class ConfigError(CompanionError):
+    """The configuration is invalid. systemd does not restart on this status."""
+
+    exit_status = 78

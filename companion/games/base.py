@@ -1,0 +1,229 @@
+"""The game protocol: pure rules that the app drives.
+
+A game never reads a clock, a die or a device. Time arrives as ``Action.at`` (the app's monotonic
+clock when the action was accepted) and dice as ``Action.rolls`` (rolled by the app before
+``apply``, as ``dice_for`` asked). So folding the journal's actions always rebuilds the same
+state, and undo is "fold all but the last".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from companion.ui.screen import Lights, Screen
+
+Scalar = str | int | float | bool
+
+
+class BadAction(ValueError):
+    """The action cannot be understood (unknown name, missing or malformed argument).
+
+    Replay treats this as a script error (exit 2); the app logs it and ignores the input.
+    """
+
+
+class Rejected(Exception):
+    """The rules do not allow this action now. The state is unchanged; the reason is shown."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Action:
+    """One player intention. ``args`` are JSON scalars; ``rolls`` are the die faces it needs."""
+
+    name: str
+    args: Mapping[str, Scalar] = field(default_factory=dict)
+    rolls: tuple[int, ...] = ()
+    at: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name}
+        if self.args:
+            out["args"] = dict(self.args)
+        if self.rolls:
+            out["rolls"] = list(self.rolls)
+        out["at"] = round(self.at, 6)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Action:
+        return cls(
+            name=str(data["name"]),
+            args=dict(data.get("args", {})),
+            rolls=tuple(int(r) for r in data.get("rolls", ())),
+            at=float(data.get("at", 0.0)),
+        )
+
+    def arg(self, key: str, default: Scalar | None = None) -> Scalar:
+        if key in self.args:
+            return self.args[key]
+        if default is None:
+            raise BadAction(f"action '{self.name}' needs {key}=...")
+        return default
+
+    def int_arg(self, key: str, lo: int, hi: int, default: int | None = None) -> int:
+        raw = self.arg(key, default)
+        try:
+            value = int(raw)
+        except (TypeError, ValueError):
+            raise BadAction(f"{key}={raw!r} is not a whole number") from None
+        if not lo <= value <= hi:
+            raise BadAction(f"{key}={value} is outside {lo}..{hi}")
+        return value
+
+    def choice_arg(self, key: str, choices: Sequence[str], default: str | None = None) -> str:
+        value = str(self.arg(key, default))
+        if value not in choices:
+            raise BadAction(f"{key}={value!r} is not one of {', '.join(choices)}")
+        return value
+
+
+# --- effects: what a rule asks the outside world to do -------------------------------------
+
+
+@dataclass(frozen=True)
+class Log:
+    """A human-readable line for the replay log and journald ("AI moves 4: 30 -> 26")."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Sound:
+    """A named sound cue (see companion/hal/sound.py for the names)."""
+
+    cue: str
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """Apply ``action`` after ``seconds``; replaces an earlier schedule with the same key.
+
+    The app turns it into a deadline on its clock and, when it comes, applies the action
+    (stamped with ``at``) like any other. Used for turn timers and their ticks.
+    """
+
+    key: str
+    seconds: float
+    action: Action
+
+
+@dataclass(frozen=True)
+class Cancel:
+    """Drop the schedule with this key, if any."""
+
+    key: str
+
+
+Effect = Log | Sound | Schedule | Cancel
+
+
+@dataclass(frozen=True)
+class Outcome:
+    state: Any
+    effects: tuple[Effect, ...] = ()
+
+
+# --- options and catalogs --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Option:
+    """A game option, picked in the menu or given as ``K=V`` in replay."""
+
+    name: str
+    label: str
+    default: str
+    choices: tuple[str, ...] = ()  # empty: any value that ``check`` accepts
+    presets: tuple[str, ...] = ()  # values the menu cycles through when choices is empty
+
+    def menu_values(self) -> tuple[str, ...]:
+        return self.choices or self.presets or (self.default,)
+
+
+@dataclass(frozen=True)
+class CardKind:
+    """One entry of a game's card catalog: what a tagged card can be enrolled as."""
+
+    id: str
+    name: str
+    group: str = ""  # e.g. "attack", "item", "relic": for menus
+    fields: tuple[str, ...] = ()  # extra values asked at enrolment, e.g. ("value", "combo")
+
+
+# --- input events the control map sees --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Press:
+    """A debounced button press: ``long`` when held past the hold time."""
+
+    button: str  # up, down, ok, green, red (back belongs to the app's menu and undo)
+    long: bool = False
+
+
+@dataclass(frozen=True)
+class Tap:
+    """A card presented to the reader, resolved against the registry (``card`` None: unknown)."""
+
+    uid: str
+    card: Mapping[str, Any] | None  # {"game", "card", "name", ...fields}
+
+
+Input = Press | Tap
+
+
+class Game(Protocol):
+    """What a game module provides (as module-level names or an object with these attributes)."""
+
+    name: str  # replay name, e.g. "trap-attack"
+    title: str  # shown on screen, e.g. "Trap Attack"
+    options: tuple[Option, ...]
+
+    def check_options(self, options: Mapping[str, str]) -> dict[str, Any]:
+        """Parse and validate options (defaults filled in); raise BadAction naming the bad one."""
+        ...
+
+    def setup_dice(self, options: Mapping[str, Any]) -> tuple[int, ...]:
+        """Faces of the dice ``initial`` needs (e.g. a random monster); usually ()."""
+        ...
+
+    def initial(self, options: Mapping[str, Any], rolls: tuple[int, ...]) -> Outcome:
+        """The state of a new game, with any opening effects."""
+        ...
+
+    def dice_for(self, state: Any, action: Action) -> tuple[int, ...]:
+        """Faces of the dice ``action`` needs in this state, in roll order (``(4, 6)`` = d4, d6).
+
+        Raise BadAction for an action this game does not know.
+        """
+        ...
+
+    def apply(self, state: Any, action: Action) -> Outcome:
+        """The rules. Raise Rejected (rule refusal) or BadAction (malformed)."""
+        ...
+
+    def public(self, state: Any) -> dict[str, Any]:
+        """The replay contract's ``state`` object (JSON-safe)."""
+        ...
+
+    def view(self, state: Any) -> tuple[Screen, Lights]:
+        """What the OLED and the LED show now."""
+        ...
+
+    def control(self, state: Any, event: Input) -> Action | None:
+        """The control map: a button or card event to an action, or None to ignore it."""
+        ...
+
+    def restore(self, state: Any) -> Any:
+        """The state after a power cut (e.g. a running timer comes back paused)."""
+        ...
+
+    def catalog(self) -> tuple[CardKind, ...]:
+        """Cards of this game that can be enrolled."""
+        ...

@@ -1,0 +1,147 @@
+"""The dice tool: d4, d6 or 2d6, rolled by the box or read off real dice. The simplest game,
+and the reference shape for the others."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from companion.games.base import (
+    Action,
+    BadAction,
+    CardKind,
+    Input,
+    Log,
+    Option,
+    Outcome,
+    Press,
+    Rejected,
+    Sound,
+)
+from companion.ui.screen import GREEN, PURPLE, WHITE, Lights, Screen
+
+DICE: dict[str, tuple[int, ...]] = {"d4": (4,), "d6": (6,), "2d6": (6, 6)}
+ORDER = tuple(DICE)
+
+
+@dataclass(frozen=True)
+class DiceState:
+    die: str
+    history: tuple[tuple[int, ...], ...] = ()
+    last_die: str | None = None  # the die of the last roll, for re-rolls
+
+    @property
+    def last(self) -> tuple[int, ...]:
+        return self.history[-1] if self.history else ()
+
+    @property
+    def doubles(self) -> bool:
+        return self.last_die == "2d6" and len(self.last) == 2 and self.last[0] == self.last[1]
+
+
+class DiceGame:
+    name = "dice"
+    title = "Dice"
+    options = (Option("die", "Die", "d6", choices=ORDER),)
+
+    def check_options(self, options: Mapping[str, str]) -> dict[str, Any]:
+        unknown = set(options) - {"die"}
+        if unknown:
+            raise BadAction(f"dice has no option {sorted(unknown)[0]!r} (only die)")
+        die = str(options.get("die", "d6"))
+        if die not in DICE:
+            raise BadAction(f"die={die!r} is not one of {', '.join(ORDER)}")
+        return {"die": die}
+
+    def setup_dice(self, options: Mapping[str, Any]) -> tuple[int, ...]:
+        return ()
+
+    def initial(self, options: Mapping[str, Any], rolls: tuple[int, ...]) -> Outcome:
+        return Outcome(DiceState(die=options["die"]))
+
+    def _die_of(self, state: DiceState, action: Action) -> str:
+        if action.name == "roll":
+            return action.choice_arg("die", ORDER, state.die)
+        if action.name == "reroll":
+            if state.last_die is None:
+                raise Rejected("nothing to roll again yet")
+            return state.last_die
+        if action.name == "choose":
+            return action.choice_arg("die", ORDER)
+        raise BadAction(f"dice has no action {action.name!r} (roll, reroll, choose)")
+
+    def dice_for(self, state: DiceState, action: Action) -> tuple[int, ...]:
+        die = self._die_of(state, action)
+        return () if action.name == "choose" else DICE[die]
+
+    def apply(self, state: DiceState, action: Action) -> Outcome:
+        die = self._die_of(state, action)
+        if action.name == "choose":
+            return Outcome(replace(state, die=die))
+        faces = DICE[die]
+        if len(action.rolls) != len(faces) or any(
+            not 1 <= r <= f for r, f in zip(action.rolls, faces, strict=False)
+        ):
+            raise BadAction(f"{die} needs {len(faces)} roll(s) in 1..{faces[0]}")
+        new = replace(state, history=(*state.history, action.rolls), last_die=die)
+        total = sum(action.rolls)
+        text = f"{die}: " + " + ".join(map(str, action.rolls))
+        if len(action.rolls) > 1:
+            text += f" = {total}"
+        if new.doubles:
+            text += " (double)"
+        return Outcome(new, (Sound("roll"), Log(text)))
+
+    def public(self, state: DiceState) -> dict[str, Any]:
+        counts: dict[str, int] = {}
+        for roll in state.history:
+            for face in roll:
+                counts[str(face)] = counts.get(str(face), 0) + 1
+        return {
+            "die": state.die,
+            "last": list(state.last),
+            "history": [list(r) for r in state.history],
+            "counts": dict(sorted(counts.items(), key=lambda kv: int(kv[0]))),
+            "doubles": state.doubles,
+        }
+
+    def view(self, state: DiceState) -> tuple[Screen, Lights]:
+        title = f"Dice  {state.die}"
+        footer = "G roll  R again" if state.history else "G roll  ^v die"
+        if not state.history:
+            return Screen(title, ("Press green", "to roll"), footer=footer), Lights(GREEN)
+        last = state.last
+        shown_die = state.last_die or state.die
+        lines: tuple[str, ...]
+        if len(last) == 2:
+            big = f"{last[0]}+{last[1]}"
+            lines = (f"= {sum(last)}  DOUBLE!" if state.doubles else f"= {sum(last)}",)
+        else:
+            big = str(last[0])
+            lines = (f"{shown_die}  roll {len(state.history)}",)
+        if state.doubles:
+            return Screen(title, lines, big=big, footer=footer), Lights(PURPLE, "blink")
+        return Screen(title, lines, big=big, footer=footer), Lights(WHITE)
+
+    def control(self, state: DiceState, event: Input) -> Action | None:
+        if not isinstance(event, Press):
+            return None
+        if event.button == "green":
+            return Action("roll")
+        if event.button == "red":
+            return Action("reroll")
+        if event.button in ("up", "down"):
+            step = 1 if event.button == "down" else -1
+            die = ORDER[(ORDER.index(state.die) + step) % len(ORDER)]
+            return Action("choose", {"die": die})
+        return None
+
+    def restore(self, state: DiceState) -> DiceState:
+        return state
+
+    def catalog(self) -> tuple[CardKind, ...]:
+        return ()
+
+
+GAME = DiceGame()

@@ -1,0 +1,1 @@
+"""Hardware adapters: thin layers over gpiozero, luma and pyserial. Never imports games."""

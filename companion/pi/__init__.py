@@ -1,0 +1,1 @@
+"""Raspberry Pi specifics: boot firmware configuration, systemd notification, self-test."""

@@ -1,0 +1,1 @@
+"""Screens, menus, control maps and light/sound cues: state to pictures, buttons to actions."""
