@@ -1,0 +1,529 @@
+"""The box: config, parts, the loop, the journal, the card registry and the game, wired together.
+
+Everything here runs on the loop's consumer thread. The order that makes power cuts harmless:
+rules accept an action -> journal append + fsync -> effects (sound, timers) -> screen.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from companion.core.clock import Clock
+from companion.core.config import Config
+from companion.core.events import ButtonEdge, CardSeen, Event, ReaderStatus
+from companion.core.journal import GameRecord, Journal
+from companion.core.loop import Loop
+from companion.core.registry import Card, Registry, demo_uid
+from companion.games import registry as games
+from companion.games.base import (
+    Action,
+    BadAction,
+    Cancel,
+    Effect,
+    Log,
+    Press,
+    Rejected,
+    Schedule,
+    Sound,
+    Tap,
+)
+from companion.hal.buttons import ButtonPins, PressLogic
+from companion.hal.lights import Led
+from companion.hal.sound import Sound as Buzzer
+from companion.ui import menus
+from companion.ui.screen import BLUE, OFF, RED, Lights, Screen
+
+log = logging.getLogger(__name__)
+
+TOAST_SECONDS = 2.5
+
+
+class DiceSource:
+    """Where die faces come from: values entered from physical dice first, else the RNG."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.forced: deque[int] = deque()
+
+    def force(self, values: Iterable[int]) -> None:
+        self.forced.extend(values)
+
+    def roll(self, faces: tuple[int, ...]) -> tuple[tuple[int, ...], list[int]]:
+        """The rolls, and which forced values they used (to give back if the action fails)."""
+        rolls, used = [], []
+        for n in faces:
+            if self.forced:
+                value = self.forced.popleft()
+                used.append(value)
+                if not 1 <= value <= n:
+                    self.forced.extendleft(reversed(used))
+                    raise Rejected(f"a d{n} has no face {value}")
+                rolls.append(value)
+            else:
+                rolls.append(self.rng.randint(1, n))
+        return tuple(rolls), used
+
+    def give_back(self, used: list[int]) -> None:
+        self.forced.extendleft(reversed(used))
+
+
+@dataclass
+class Session:
+    """The game being played: its rules object, parsed options and current state."""
+
+    name: str
+    rules: Any
+    raw_options: dict[str, str]
+    options: dict[str, Any]
+    setup_rolls: tuple[int, ...]
+    state: Any
+    actions: list[Action] = field(default_factory=list)
+    opening: tuple[Effect, ...] = ()  # effects of ``initial``, played once at a new game
+
+
+@dataclass
+class Parts:
+    """The hardware the app drives, built by whoever starts it (daemon, sim, replay, tests)."""
+
+    factory: Any
+    display: Any  # companion.hal.display.Display
+    reader: Callable[[], Any] | None = None  # driver factory for the ReaderRunner
+    reader_kind: str = "none"
+
+
+class App:
+    def __init__(
+        self,
+        config: Config,
+        clock: Clock,
+        parts: Parts,
+        rng: random.Random | None = None,
+        demo_cards: bool = False,
+        notifier: Any = None,
+    ) -> None:
+        self.config = config
+        self.clock = clock
+        self.parts = parts
+        self.loop = Loop(clock, self.handle)
+        self.dice = DiceSource(rng or random.SystemRandom())
+        self.notifier = notifier
+        self.display = parts.display
+        cfg = config
+        self.pins = ButtonPins(cfg.buttons.pins(), parts.factory, self.loop.post, clock)
+        self.presses = PressLogic(
+            self.on_press,
+            self.loop.call_at,
+            self.loop.cancel,
+            cfg.buttons.hold_seconds,
+            cfg.buttons.debounce_ms / 1000,
+        )
+        self.led = Led(cfg.led.red, cfg.led.green, cfg.led.blue, parts.factory, cfg.led.brightness)
+        self.buzzer = Buzzer(
+            cfg.buzzer.pin,
+            parts.factory,
+            cfg.buzzer.volume,
+            self.loop.call_at,
+            self.loop.cancel,
+            clock.now,
+        )
+        state_dir = cfg.state_dir()
+        self.journal = Journal(state_dir / "journal.jsonl")
+        self.registry = Registry(state_dir / "cards.toml", self._demo_cards() if demo_cards else ())
+        self.session: Session | None = None
+        self.menu: menus.Menu | None = None
+        self.toast: Screen | None = None
+        self.time_offset = 0.0
+        self.runner: Any = None
+        self.presence: Any = None
+        self.reader_status = "no reader" if parts.reader is None else "reader starting"
+        # What replay reports per line, reset by whoever reads it.
+        self.sounds: list[str] = []
+        self.logs: list[str] = []
+        self.rejected: str | None = None
+        self.shown: tuple[Screen, Lights] | None = None
+        self.on_refresh: list[Callable[[], None]] = []
+
+    # --- start and stop ------------------------------------------------------------------
+
+    def _demo_cards(self) -> list[Card]:
+        """Every catalog card gets a made-up UID, so the simulator and replay have a deck."""
+        from companion.hal.readers.base import canonical_uid
+
+        cards = []
+        kind = self.parts.reader_kind if self.parts.reader_kind != "none" else "pn532"
+        for name in games.available():
+            for entry in games.get(name).catalog():
+                uid = canonical_uid(demo_uid(name, entry.id), kind)
+                cards.append(Card(uid, name, entry.id, entry.name))
+        return cards
+
+    def start(self) -> None:
+        record = self.journal.open()
+        for warning in self.journal.warnings:
+            self._toast(("Journal problem", "see the log"))
+            log.warning("%s", warning)
+        if record is not None:
+            self._resume(record)
+        else:
+            self.open_game_menu()
+        if self.parts.reader is not None:
+            self._start_reader()
+        self.refresh()
+
+    def _start_reader(self) -> None:
+        from companion.hal.readers.runner import Presence, ReaderRunner
+
+        self.presence = Presence(self.config.reader.removal_seconds)
+        self.runner = ReaderRunner(
+            self.parts.reader,
+            on_seen=lambda uid: self.loop.post(CardSeen(uid, self.clock.now())),
+            on_status=lambda text: self.loop.post(ReaderStatus(text)),
+        )
+        self.runner.start()
+
+    def _resume(self, record: GameRecord) -> None:
+        try:
+            session = self._build(record.game, record.options, record.setup_rolls)
+            for action in record.actions:
+                session.state = session.rules.apply(session.state, action).state
+                session.actions.append(action)
+            session.state = session.rules.restore(session.state)
+        except (BadAction, Rejected, KeyError, TypeError, ValueError) as err:
+            self.journal.close()
+            self.journal.move_aside(f"cannot replay the saved {record.game} game: {err}")
+            self.journal.open()
+            self._toast(("Saved game lost", "journal moved aside"))
+            self.open_game_menu()
+            return
+        self.session = session
+        last_at = record.actions[-1].at if record.actions else record.started_at
+        self.time_offset = max(0.0, last_at - self.clock.now())
+        log.info("resumed %s after %d actions", record.game, len(record.actions))
+
+    def workers_alive(self) -> bool:
+        reader_ok = self.runner is None or self.runner.alive
+        return reader_ok and self.pins.alive()
+
+    def shutdown(self) -> None:
+        """Stop cleanly: journal closed, LED off, a 'stopped' screen."""
+        if self.runner is not None:
+            self.runner.stop(timeout=1.0)
+        self.journal.close()
+        self.buzzer.close()
+        self.led.close()
+        self.display.show(Screen("Trap Companion", ("Stopped",), footer=""))
+        self.display.close()
+        self.pins.close()
+
+    # --- time and dice -----------------------------------------------------------------------
+
+    def game_time(self) -> float:
+        """The clock as games see it: continuous across restarts of the daemon."""
+        return round(self.clock.now() + self.time_offset, 6)
+
+    # --- events ----------------------------------------------------------------------------
+
+    def handle(self, event: Event) -> None:
+        if isinstance(event, ButtonEdge):
+            self.presses.edge(event.button, event.pressed, event.t)
+        elif isinstance(event, CardSeen):
+            self._card_seen(event.uid)
+        elif isinstance(event, ReaderStatus):
+            self.reader_status = event.text
+            log.info("%s", event.text)
+            if "lost" in event.text:
+                self._toast(("Card reader lost", "retrying..."))
+            self.refresh()
+
+    def _card_seen(self, uid: str) -> None:
+        for what, who in self.presence.seen(uid, self.clock.now()):
+            if what == "tap":
+                self.on_tap(who)
+        deadline = self.presence.deadline()
+        if deadline is not None:
+            self.loop.call_at(deadline, self._presence_expire, "presence")
+
+    def _presence_expire(self) -> None:
+        for what, who in self.presence.expire(self.clock.now()):
+            log.debug("card %s %s", who, what)
+
+    def on_press(self, button: str, long: bool) -> None:
+        self.toast = None
+        self.loop.cancel("toast")
+        if self.menu is not None:
+            self._menu_press(button, long)
+        elif button == "back":
+            if self.session is None:
+                self.open_game_menu()
+            elif long:
+                self.ask_undo()
+            else:
+                self.open_session_menu()
+        elif self.session is not None:
+            rules = self.session.rules
+            action = rules.control(self.session.state, Press(button, long))
+            if action is not None:
+                self.submit(action, from_input=True)
+        self.refresh()
+
+    def on_tap(self, uid: str) -> None:
+        card = self.registry.lookup(uid)
+        self.logs.append(f"card {uid}: {card.name if card else 'unknown'}")
+        if card is None:
+            self.sounds.append("card_unknown")
+            self.buzzer.play("card_unknown")
+            if isinstance(self.menu, menus.Enrol):
+                self.menu = None
+            self.offer_enrol(uid)
+            self.refresh()
+            return
+        self.sounds.append("card_ok")
+        self.buzzer.play("card_ok")
+        session = self.session
+        if session is None or self.menu is not None:
+            self._toast((card.name[:21], "start a game first" if session is None else ""))
+        elif card.game != session.name:
+            title = games.get(card.game).title if card.game in games.available() else card.game
+            self._toast((card.name[:21], f"a {title} card"))
+        else:
+            action = session.rules.control(session.state, Tap(uid, card.as_tap()))
+            if action is None:
+                self._toast((card.name[:21], "not needed now"))
+            else:
+                self.submit(action, from_input=True)
+        self.refresh()
+
+    # --- actions ---------------------------------------------------------------------------
+
+    def submit(self, action: Action, from_input: bool = False) -> bool:
+        """Roll what the action needs, apply the rules, journal, then effects. True if accepted.
+
+        BadAction propagates to callers that feed text (replay); input from buttons is logged.
+        """
+        session = self.session
+        if session is None:
+            raise Rejected("no game is being played")
+        rules = session.rules
+        used: list[int] = []
+        try:
+            faces = rules.dice_for(session.state, action)
+            rolls = action.rolls
+            if faces and not rolls:
+                rolls, used = self.dice.roll(tuple(faces))
+            action = replace(action, rolls=tuple(rolls), at=self.game_time())
+            outcome = rules.apply(session.state, action)
+        except Rejected as err:
+            self.dice.give_back(used)
+            self.reject(err.reason)
+            return False
+        except BadAction as err:
+            self.dice.give_back(used)
+            if not from_input:
+                raise
+            log.error("control map produced a bad action %r: %s", action, err)
+            return False
+        self.journal.action(action)  # fsync before anything shows
+        session.state = outcome.state
+        session.actions.append(action)
+        self.effects(outcome.effects)
+        return True
+
+    def reject(self, reason: str) -> None:
+        self.rejected = reason
+        self.sounds.append("error")
+        self.buzzer.play("error")
+        self.logs.append(f"not allowed: {reason}")
+        self._toast(("Not allowed:", *_wrap(reason, 21, 2)))
+
+    def effects(self, effects: Iterable[Effect]) -> None:
+        for effect in effects:
+            if isinstance(effect, Log):
+                self.logs.append(effect.text)
+                log.info("%s", effect.text)
+            elif isinstance(effect, Sound):
+                self.sounds.append(effect.cue)
+                self.buzzer.play(effect.cue)
+            elif isinstance(effect, Schedule):
+                due = self.clock.now() + effect.seconds
+                self.loop.call_at(due, self._scheduled(effect.action), f"game:{effect.key}")
+            elif isinstance(effect, Cancel):
+                self.loop.cancel(f"game:{effect.key}")
+
+    def _scheduled(self, action: Action) -> Callable[[], None]:
+        def fire() -> None:
+            if self.session is None:
+                return
+            try:
+                self.submit(action, from_input=True)
+            finally:
+                self.refresh()
+
+        return fire
+
+    def _cancel_game_timers(self) -> None:
+        for key in [k for k in self.loop._timers if k.startswith("game:")]:
+            self.loop.cancel(key)
+
+    def _build(self, name: str, raw: dict[str, Any], rolls: tuple[int, ...] | None) -> Session:
+        rules = games.get(name)
+        options = rules.check_options({k: str(v) for k, v in raw.items()})
+        if rolls is None:
+            rolls, _ = self.dice.roll(tuple(rules.setup_dice(options)))
+        outcome = rules.initial(options, tuple(rolls))
+        return Session(
+            name, rules, dict(raw), options, tuple(rolls), outcome.state, opening=outcome.effects
+        )
+
+    def new_game(self, name: str, raw_options: dict[str, str]) -> None:
+        """Start a game; BadAction (unknown game or option) propagates to the caller."""
+        session = self._build(name, raw_options, None)
+        self._cancel_game_timers()
+        self.journal.new_game(name, dict(raw_options), session.setup_rolls, self.game_time())
+        self.session = session
+        self.menu = None
+        self.logs.append(f"new game: {session.rules.title}")
+        self.effects(session.opening)
+        self.refresh()
+
+    def undo(self) -> bool:
+        session = self.session
+        if session is None or not session.actions:
+            self.reject("nothing to undo")
+            return False
+        self.journal.undo()
+        undone = session.actions.pop()
+        state = session.rules.initial(session.options, session.setup_rolls).state
+        for action in session.actions:
+            state = session.rules.apply(state, action).state
+        session.state = session.rules.restore(state)
+        self._cancel_game_timers()
+        self.logs.append(f"undone: {undone.name}")
+        self.sounds.append("undo")
+        self.buzzer.play("undo")
+        return True
+
+    # --- menus -----------------------------------------------------------------------------
+
+    def open_game_menu(self) -> None:
+        names = games.available()
+        titles = [games.get(n).title for n in names]
+        self.menu = menus.ListMenu("Choose a game", titles, names, "pick_game")
+
+    def open_session_menu(self) -> None:
+        items = ["Resume", "Undo last", "New game", "Other game"]
+        keys = ["resume", "undo", "new_game", "switch_game"]
+        self.menu = menus.ListMenu(self.session.rules.title, items, keys, "session")
+
+    def ask_undo(self) -> None:
+        session = self.session
+        if session is None or not session.actions:
+            self.reject("nothing to undo")
+            return
+        last = session.actions[-1]
+        self.menu = menus.Confirm("Undo?", ("Take back", f"'{last.name}'?"), menus.Command("undo"))
+
+    def offer_enrol(self, uid: str) -> None:
+        game = self.session.name if self.session else None
+        kinds: tuple = ()
+        if game is not None:
+            kinds = tuple(self.session.rules.catalog())
+        if not kinds:
+            self.menu = None
+            self._toast(("Unknown card", uid, "no cards to enrol"))
+            return
+        self.menu = menus.Confirm(
+            "Unknown card", (uid, "Enrol it?"), menus.Command("enrol", {"uid": uid, "game": game})
+        )
+
+    def _menu_press(self, button: str, long: bool) -> None:
+        command = self.menu.press(button, long)
+        kind, data = command.kind, command.data
+        if kind == "stay":
+            return
+        self.menu = None
+        if kind == "close":
+            if self.session is None:
+                self.open_game_menu()
+        elif kind == "pick_game":
+            rules = games.get(data["key"])
+            self.menu = menus.OptionsMenu(data["key"], rules.title, tuple(rules.options))
+        elif kind == "start":
+            self.new_game(data["game"], data["options"])
+        elif kind == "undo":
+            self.undo()
+        elif kind == "session":
+            key = data["key"]
+            if key == "undo":
+                self.ask_undo()
+            elif key == "new_game":
+                rules = self.session.rules
+                self.menu = menus.OptionsMenu(
+                    self.session.name,
+                    rules.title,
+                    tuple(rules.options),
+                    dict(self.session.raw_options),
+                )
+            elif key == "switch_game":
+                self.open_game_menu()
+        elif kind == "enrol":
+            kinds = tuple(games.get(data["game"]).catalog())
+            self.menu = menus.Enrol(data["uid"], data["game"], kinds)
+        elif kind == "enrol_done":
+            card = Card(data["uid"], data["game"], data["card"], data["name"], data["fields"])
+            self.registry.enrol(card)
+            self.logs.append(f"enrolled {card.uid} as {card.name}")
+            self.sounds.append("card_ok")
+            self.buzzer.play("card_ok")
+            self._toast(("Enrolled:", card.name[:21]))
+
+    # --- screen ----------------------------------------------------------------------------
+
+    def _toast(self, lines: tuple[str, ...]) -> None:
+        title = self.session.rules.title if self.session else "Trap Companion"
+        self.toast = Screen(title, tuple(line for line in lines if line)[:3])
+        self.loop.call_later(TOAST_SECONDS, self._toast_over, "toast")
+
+    def _toast_over(self) -> None:
+        self.toast = None
+        self.refresh()
+
+    def current(self) -> tuple[Screen, Lights]:
+        if self.toast is not None:
+            return self.toast, Lights(RED if self.rejected else BLUE, "solid")
+        if self.menu is not None:
+            return self.menu.screen(), Lights(BLUE, "solid")
+        if self.session is not None:
+            return self.session.rules.view(self.session.state)
+        return Screen("Trap Companion", ("Press back",)), Lights(OFF)
+
+    def refresh(self) -> None:
+        screen, lights = self.current()
+        if self.shown is None or self.shown[0] != screen:
+            self.display.show(screen)
+        self.led.show(lights)
+        self.shown = (screen, lights)
+        for hook in self.on_refresh:
+            hook()
+
+    def status_line(self) -> str:
+        game = self.session.rules.title if self.session else "menu"
+        display = "display ok" if self.display.available else f"display: {self.display.error}"
+        return f"{game}; {display}; {self.reader_status}"
+
+
+def _wrap(text: str, width: int, lines: int) -> tuple[str, ...]:
+    words, out, line = text.split(), [], ""
+    for word in words:
+        if line and len(line) + 1 + len(word) > width:
+            out.append(line)
+            line = word
+        else:
+            line = f"{line} {word}".strip()
+    if line:
+        out.append(line)
+    return tuple(out[:lines])

@@ -1,0 +1,176 @@
+"""The journal: every accepted action, appended and fsync'ed before the screen changes.
+
+One JSON object a line. Folding it rebuilds the current game exactly, because every action
+carries its dice and its time. Power may be cut mid-write: a torn last line is dropped (it was
+never acknowledged, since acknowledgement comes after fsync). A journal that cannot be read is
+moved aside, never deleted and never a reason to crash at every boot.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from companion.games.base import Action
+
+log = logging.getLogger(__name__)
+
+VERSION = 1
+
+
+class JournalUnreadable(Exception):
+    """Raised by ``read_entries`` with the line number and what is wrong there."""
+
+
+@dataclass
+class GameRecord:
+    """The current game as the journal tells it: how it started and the actions still standing."""
+
+    game: str
+    options: dict[str, Any]
+    setup_rolls: tuple[int, ...]
+    started_at: float
+    actions: list[Action] = field(default_factory=list)
+
+
+def _check_entry(entry: Any, where: str) -> None:
+    if not isinstance(entry, dict) or entry.get("kind") not in ("game", "action", "undo"):
+        raise JournalUnreadable(f"{where}: not a journal entry")
+    if entry["kind"] == "game" and not isinstance(entry.get("game"), str):
+        raise JournalUnreadable(f"{where}: a game entry without a game name")
+    if entry["kind"] == "action":
+        try:
+            Action.from_json(entry["action"])
+        except (KeyError, TypeError, ValueError) as err:
+            raise JournalUnreadable(f"{where}: malformed action ({err})") from None
+
+
+def read_entries(path: Path) -> tuple[list[dict[str, Any]], int]:
+    """Entries of a journal file and the byte length of its sound part (without a torn tail)."""
+    data = path.read_bytes()
+    entries: list[dict[str, Any]] = []
+    good = 0
+    lines = data.split(b"\n")
+    for number, raw in enumerate(lines, start=1):
+        is_last = number == len(lines)
+        if is_last:
+            if raw.strip():
+                log.warning(
+                    "journal %s: dropped a torn last line (%d bytes) left by a power cut",
+                    path,
+                    len(raw),
+                )
+            break
+        if raw.strip():
+            try:
+                entry = json.loads(raw.decode("utf-8"))
+            except (UnicodeDecodeError, json.JSONDecodeError) as err:
+                raise JournalUnreadable(f"{path}:{number}: not JSON ({err})") from None
+            _check_entry(entry, f"{path}:{number}")
+            entries.append(entry)
+        good += len(raw) + 1
+    return entries, good
+
+
+def fold(entries: list[dict[str, Any]]) -> GameRecord | None:
+    """The current game: the last ``game`` entry and the actions after it, less undone ones."""
+    record: GameRecord | None = None
+    for entry in entries:
+        kind = entry["kind"]
+        if kind == "game":
+            record = GameRecord(
+                game=entry["game"],
+                options=dict(entry.get("options", {})),
+                setup_rolls=tuple(entry.get("rolls", ())),
+                started_at=float(entry.get("at", 0.0)),
+            )
+        elif record is None:
+            continue  # actions of a game whose start was archived
+        elif kind == "action":
+            record.actions.append(Action.from_json(entry["action"]))
+        elif kind == "undo" and record.actions:
+            record.actions.pop()
+    return record
+
+
+class Journal:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fd: int | None = None
+        self._seq = 0
+        self.warnings: list[str] = []
+
+    def open(self) -> GameRecord | None:
+        """Read what is there (moving an unreadable file aside), then open for appending."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        entries: list[dict[str, Any]] = []
+        if self.path.exists():
+            try:
+                entries, good = read_entries(self.path)
+            except (JournalUnreadable, OSError) as err:
+                self.move_aside(str(err))
+            else:
+                if good != self.path.stat().st_size:
+                    os.truncate(self.path, good)
+                    self.warnings.append("dropped a torn last journal line")
+        self._seq = len(entries)
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o640)
+        _fsync_dir(self.path.parent)
+        return fold(entries)
+
+    def move_aside(self, why: str) -> Path:
+        """Keep an unreadable journal for a human to look at, and start a fresh one."""
+        stamp = time.strftime("%Y%m%dT%H%M%S")
+        target = self.path.with_name(f"{self.path.name}.unreadable-{stamp}")
+        n = 1
+        while target.exists():
+            n += 1
+            target = self.path.with_name(f"{self.path.name}.unreadable-{stamp}-{n}")
+        os.replace(self.path, target)
+        message = f"journal unreadable ({why}); moved to {target}, starting a new one"
+        log.error(message)
+        self.warnings.append(message)
+        return target
+
+    def append(self, entry: dict[str, Any]) -> None:
+        """Write one entry and fsync: when this returns, the entry survives a power cut."""
+        if self._fd is None:
+            raise RuntimeError("journal is not open")
+        self._seq += 1
+        line = json.dumps({"v": VERSION, "seq": self._seq, **entry}, separators=(",", ":"))
+        data = (line + "\n").encode("utf-8")
+        written = 0
+        while written < len(data):
+            written += os.write(self._fd, data[written:])
+        os.fsync(self._fd)
+
+    def new_game(
+        self, game: str, options: dict[str, Any], rolls: tuple[int, ...], at: float
+    ) -> None:
+        self.append(
+            {"kind": "game", "game": game, "options": options, "rolls": list(rolls), "at": at}
+        )
+
+    def action(self, action: Action) -> None:
+        self.append({"kind": "action", "action": action.to_json()})
+
+    def undo(self) -> None:
+        self.append({"kind": "undo"})
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -1,0 +1,126 @@
+"""One queue, one consumer, and deadlines on an injectable clock.
+
+Producers on any thread call ``post``. Everything else (handlers, deadlines, rules, the screen)
+runs on the consumer. The consumer sleeps in ``queue.get`` until the next event or the next
+deadline: no polling, no busy loop. With a virtual clock, ``advance_to`` fires deadlines in
+order instead, so tests and replay take no real time.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import logging
+import queue
+from collections.abc import Callable
+
+from companion.core.clock import Clock, VirtualClock
+from companion.core.events import Call, Event, Stop
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[[Event], None]
+
+
+class Loop:
+    def __init__(self, clock: Clock, handler: Handler | None = None) -> None:
+        self.clock = clock
+        self.handler: Handler = handler or (lambda event: None)
+        self._queue: queue.SimpleQueue[Event] = queue.SimpleQueue()
+        self._heap: list[tuple[float, int, str]] = []
+        self._timers: dict[str, tuple[float, int, Callable[[], None]]] = {}
+        self._seq = itertools.count()
+        self.stopped: Stop | None = None
+
+    # --- any thread ----------------------------------------------------------------------
+
+    def post(self, event: Event) -> None:
+        self._queue.put(event)
+
+    # --- consumer thread -----------------------------------------------------------------
+
+    def call_at(self, t: float, fn: Callable[[], None], key: str | None = None) -> str:
+        """Run ``fn`` at clock time ``t``; a timer with the same key is replaced."""
+        seq = next(self._seq)
+        key = key if key is not None else f"#{seq}"
+        self._timers[key] = (t, seq, fn)
+        heapq.heappush(self._heap, (t, seq, key))
+        return key
+
+    def call_later(self, delay: float, fn: Callable[[], None], key: str | None = None) -> str:
+        return self.call_at(self.clock.now() + delay, fn, key)
+
+    def cancel(self, key: str) -> None:
+        self._timers.pop(key, None)
+
+    def pending(self, key: str) -> float | None:
+        entry = self._timers.get(key)
+        return entry[0] if entry else None
+
+    def next_deadline(self) -> float | None:
+        while self._heap:
+            t, seq, key = self._heap[0]
+            live = self._timers.get(key)
+            if live is not None and live[1] == seq:
+                return t
+            heapq.heappop(self._heap)  # cancelled or replaced
+        return None
+
+    def _fire_due(self, now: float) -> None:
+        while (t := self.next_deadline()) is not None and t <= now:
+            _, _, key = heapq.heappop(self._heap)
+            _, _, fn = self._timers.pop(key)
+            self._guard(fn)
+
+    def _dispatch(self, event: Event) -> None:
+        if isinstance(event, Stop):
+            self.stopped = event
+        elif isinstance(event, Call):
+            self._guard(event.fn)
+        else:
+            self._guard(lambda: self.handler(event))
+
+    def _guard(self, fn: Callable[[], None]) -> None:
+        """A bug in one handler must not take the box down: log it and carry on."""
+        try:
+            fn()
+        except Exception:
+            log.exception("handler failed; the loop carries on")
+
+    def drain(self) -> None:
+        """Handle every queued event and every due deadline, without waiting."""
+        while True:
+            self._fire_due(self.clock.now())
+            try:
+                event = self._queue.get_nowait()
+            except queue.Empty:
+                return
+            self._dispatch(event)
+
+    def run(self) -> Stop:
+        """Consume until a Stop event arrives (real clock)."""
+        while self.stopped is None:
+            deadline = self.next_deadline()
+            now = self.clock.now()
+            if deadline is not None and deadline <= now:
+                self._fire_due(now)
+                continue
+            timeout = None if deadline is None else deadline - now
+            try:
+                event = self._queue.get(timeout=timeout)
+            except queue.Empty:
+                continue
+            self._dispatch(event)
+        return self.stopped
+
+    def advance_to(self, t: float) -> None:
+        """Virtual clock: move to ``t``, firing deadlines in order and handling what they post."""
+        clock = self.clock
+        if not isinstance(clock, VirtualClock):
+            raise TypeError("advance_to needs a VirtualClock")
+        self.drain()
+        while (deadline := self.next_deadline()) is not None and deadline <= t:
+            clock.set(max(deadline, clock.now()))
+            self.drain()
+        clock.set(t)
+        self.drain()

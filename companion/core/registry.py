@@ -1,0 +1,140 @@
+"""The card registry: which tagged card is which game card. A TOML file in the state directory,
+written atomically, so a power cut during enrolment leaves the old registry or the new one."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import tomllib
+import zlib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from companion.errors import DataError
+
+log = logging.getLogger(__name__)
+
+UID_RE = re.compile(r"^[0-9A-F]{2,20}$")
+ID_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+
+
+@dataclass(frozen=True)
+class Card:
+    uid: str
+    game: str
+    card: str
+    name: str
+    fields: dict[str, Any] = field(default_factory=dict)
+
+    def as_tap(self) -> dict[str, Any]:
+        return {"game": self.game, "card": self.card, "name": self.name, **self.fields}
+
+
+def demo_uid(game: str, card: str) -> str:
+    """A stable made-up UID for a catalog card: the simulator's and replay's demo deck."""
+    return f"{zlib.crc32(f'{game}:{card}'.encode()):08X}"
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    return json.dumps(str(value), ensure_ascii=False)
+
+
+class Registry:
+    def __init__(self, path: Path, demo: Iterable[Card] = ()) -> None:
+        self.path = path
+        self.cards: dict[str, Card] = {}
+        self.demo: dict[str, Card] = {c.uid: c for c in demo}
+        self._mtime: float | None = None
+        self._reload()
+
+    def _reload(self) -> None:
+        """Pick up edits made by `trap-companion cards` while the daemon runs."""
+        try:
+            mtime = self.path.stat().st_mtime_ns
+        except FileNotFoundError:
+            return
+        if mtime != self._mtime:
+            self.cards = self._load()
+            self._mtime = mtime
+
+    def _load(self) -> dict[str, Card]:
+        cards: dict[str, Card] = {}
+        try:
+            data = tomllib.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
+            raise DataError(f"{self.path}: card registry unreadable ({err})") from None
+        for uid, entry in data.get("cards", {}).items():
+            where = f"{self.path}: [cards.{uid}]"
+            if not UID_RE.match(uid):
+                raise DataError(f"{where}: a UID is 2..20 upper-case hex characters")
+            if not isinstance(entry, dict):
+                raise DataError(f"{where}: must be a table")
+            try:
+                game, card, name = (str(entry[k]) for k in ("game", "card", "name"))
+            except KeyError as err:
+                raise DataError(f"{where}: missing {err.args[0]}") from None
+            extra = {k: v for k, v in entry.items() if k not in ("game", "card", "name")}
+            cards[uid] = Card(uid, game, card, name, extra)
+        return cards
+
+    def lookup(self, uid: str) -> Card | None:
+        try:
+            self._reload()
+        except DataError as err:
+            log.error("%s (keeping the cards read before)", err)
+        return self.cards.get(uid) or self.demo.get(uid)
+
+    def find(self, card_id: str) -> Card | None:
+        """A card by its catalog id (replay's ``tap @CARD``): enrolled ones first, then demo."""
+        for pool in (self.cards, self.demo):
+            for card in pool.values():
+                if card.card == card_id:
+                    return card
+        return None
+
+    def enrol(self, card: Card) -> None:
+        if not UID_RE.match(card.uid):
+            raise DataError(f"UID {card.uid!r} is not 2..20 upper-case hex characters")
+        self.cards[card.uid] = card
+        self.save()
+
+    def forget(self, uid: str) -> Card | None:
+        card = self.cards.pop(uid, None)
+        if card:
+            self.save()
+        return card
+
+    def save(self) -> None:
+        lines = [
+            "# Trap Companion card registry: UID -> card. Edit with `trap-companion cards`.",
+            "",
+        ]
+        for uid in sorted(self.cards):
+            c = self.cards[uid]
+            lines.append(f'[cards."{uid}"]')
+            lines.append(f"game = {_toml_value(c.game)}")
+            lines.append(f"card = {_toml_value(c.card)}")
+            lines.append(f"name = {_toml_value(c.name)}")
+            for key, value in sorted(c.fields.items()):
+                lines.append(f"{key} = {_toml_value(value)}")
+            lines.append("")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(".tmp")
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write("\n".join(lines))
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, self.path)
+        dir_fd = os.open(self.path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)

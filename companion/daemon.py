@@ -1,0 +1,106 @@
+"""The daemon around the App: real parts from config, signals, systemd notification, the
+watchdog and display retries, all as deadlines on the one loop."""
+
+from __future__ import annotations
+
+import logging
+import random
+import signal
+from typing import Any
+
+from companion.app import App, Parts
+from companion.core.clock import Clock, RealClock
+from companion.core.config import Config
+from companion.core.events import Stop
+from companion.hal.display import Display, open_device
+from companion.hal.pins import make_factory
+from companion.pi.notify import Notifier
+
+log = logging.getLogger(__name__)
+
+DISPLAY_RETRY_SECONDS = 5.0
+STATUS_SECONDS = 30.0
+
+
+def build_parts(config: Config) -> Parts:
+    factory = make_factory(config.hardware.pin_factory)
+    d = config.display
+    device_factory = None
+    if d.driver != "none":
+        device_factory = lambda: open_device(d.driver, d.i2c_port, d.i2c_address, d.rotate)  # noqa: E731
+    reader = None
+    if config.reader.type != "none":
+        from companion.hal.readers.base import make_driver
+
+        kind, port = config.reader.type, config.reader.port
+        reader = lambda: make_driver(kind, port)  # noqa: E731
+    return Parts(factory, Display(device_factory), reader, config.reader.type)
+
+
+class Daemon:
+    def __init__(
+        self,
+        config: Config,
+        parts: Parts | None = None,
+        clock: Clock | None = None,
+        notifier: Any = None,
+    ) -> None:
+        self.config = config
+        self.clock = clock or RealClock()
+        self.notifier = notifier if notifier is not None else Notifier()
+        self.app = App(
+            config,
+            self.clock,
+            parts or build_parts(config),
+            rng=random.SystemRandom(),
+            notifier=self.notifier,
+        )
+        self._status = ""
+
+    def _watchdog(self, interval: float) -> None:
+        self.notifier.watchdog(self.app.workers_alive())
+        self.app.loop.call_later(interval, lambda: self._watchdog(interval), "watchdog")
+
+    def _display_retry(self) -> None:
+        display = self.app.display
+        if not display.available and display.retry():
+            log.info("display is back")
+            self.app.shown = None
+            self.app.refresh()
+        self._report()
+        self.app.loop.call_later(DISPLAY_RETRY_SECONDS, self._display_retry, "display-retry")
+
+    def _report(self) -> None:
+        status = self.app.status_line()
+        if status != self._status:
+            self._status = status
+            self.notifier.status(status)
+            log.info("status: %s", status)
+
+    def stop(self, reason: str = "stop") -> None:
+        self.app.loop.post(Stop(reason))
+
+    def run(self) -> int:
+        app = self.app
+        app.start()
+        loop = app.loop
+        previous = {
+            sig: signal.signal(sig, lambda signum, frame: self.stop(signal.Signals(signum).name))
+            for sig in (signal.SIGTERM, signal.SIGINT)
+        }
+        try:
+            interval = self.notifier.watchdog_interval()
+            if interval:
+                self._watchdog(interval)
+            loop.call_later(DISPLAY_RETRY_SECONDS, self._display_retry, "display-retry")
+            app.on_refresh.append(self._report)
+            self.notifier.ready(app.status_line())
+            log.info("ready: %s", app.status_line())
+            stop = loop.run()
+            log.info("stopping (%s)", stop.reason)
+            self.notifier.stopping()
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+            app.shutdown()
+        return 0

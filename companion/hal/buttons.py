@@ -1,0 +1,124 @@
+"""Buttons: gpiozero devices whose callbacks only enqueue raw edges, and the consumer-side logic
+that turns edges into short and long presses against our own clock.
+
+Debounce is ours because the backends disagree (the mock factory ignores bounce_time, lgpio
+delays each edge by it, RPi.GPIO drops edges after the first). We act on the leading edge, so a
+press costs no debounce latency, then ignore edges for ``debounce`` seconds and reconcile with
+the last raw level when the window closes. A press that does not outlast its window is a glitch.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from gpiozero import Button
+
+from companion.core.clock import Clock
+from companion.core.events import ButtonEdge
+
+log = logging.getLogger(__name__)
+
+
+class ButtonPins:
+    """One gpiozero Button per named pin, pulled up, wired to GND."""
+
+    def __init__(
+        self, pins: dict[str, int], factory: Any, post: Callable[[Any], None], clock: Clock
+    ):
+        self.devices: dict[str, Button] = {}
+        for name, pin in pins.items():
+            button = Button(pin, pull_up=True, bounce_time=None, pin_factory=factory)
+            button.when_pressed = self._edge(post, clock, name, True)
+            button.when_released = self._edge(post, clock, name, False)
+            self.devices[name] = button
+
+    @staticmethod
+    def _edge(post: Callable[[Any], None], clock: Clock, name: str, pressed: bool):
+        def callback() -> None:
+            post(ButtonEdge(name, pressed, clock.now()))
+
+        return callback
+
+    def alive(self) -> bool:
+        return all(not d.closed for d in self.devices.values())
+
+    def close(self) -> None:
+        for device in self.devices.values():
+            device.close()
+
+
+@dataclass
+class _Track:
+    stable: bool = False
+    raw: bool = False
+    lock_until: float = float("-inf")
+    down_at: float = 0.0
+    long_fired: bool = False
+    provisional: bool = False  # pressed, but not yet past its debounce window
+
+
+Schedule = Callable[[float, Callable[[], None], str], Any]
+Cancel = Callable[[str], None]
+
+
+class PressLogic:
+    """Raw edges in, ``(button, long)`` presses out; deadlines through the loop's callbacks."""
+
+    def __init__(
+        self,
+        emit: Callable[[str, bool], None],
+        call_at: Schedule,
+        cancel: Cancel,
+        hold_seconds: float = 1.0,
+        debounce: float = 0.005,
+    ) -> None:
+        self.emit = emit
+        self.call_at = call_at
+        self.cancel = cancel
+        self.hold = hold_seconds
+        self.debounce = debounce
+        self.tracks: dict[str, _Track] = {}
+
+    def edge(self, button: str, pressed: bool, t: float) -> None:
+        track = self.tracks.setdefault(button, _Track())
+        track.raw = pressed
+        if t < track.lock_until:
+            return  # bounce: reconciled when the window closes
+        if pressed != track.stable:
+            self._transition(button, track, pressed, t)
+
+    def _transition(self, button: str, track: _Track, pressed: bool, t: float) -> None:
+        track.stable = pressed
+        track.lock_until = t + self.debounce
+        self.call_at(track.lock_until, lambda: self._settle(button, t), f"settle:{button}")
+        if pressed:
+            track.down_at = t
+            track.long_fired = False
+            track.provisional = self.debounce > 0
+            self.call_at(t + self.hold, lambda: self._held(button), f"hold:{button}")
+            return
+        self.cancel(f"hold:{button}")
+        if track.provisional:
+            return  # shorter than the debounce window: noise, not a press
+        if not track.long_fired:
+            self.emit(button, False)
+
+    def _settle(self, button: str, since: float) -> None:
+        track = self.tracks[button]
+        if track.stable and track.raw:
+            track.provisional = False
+        if track.raw != track.stable:
+            self._transition(button, track, track.raw, track.lock_until)
+
+    def _held(self, button: str) -> None:
+        track = self.tracks[button]
+        if track.stable and not track.provisional:
+            track.long_fired = True
+            self.emit(button, True)
+
+    def is_down(self, button: str) -> bool:
+        track = self.tracks.get(button)
+        return bool(track and track.stable)

@@ -1,0 +1,84 @@
+"""The buzzer: named cues played on gpiozero's TonalBuzzer. Notes change on loop deadlines,
+never by sleeping, so a cue never blocks the consumer."""
+
+from __future__ import annotations
+
+import logging
+import tomllib
+from collections.abc import Callable
+from importlib import resources
+from typing import Any
+
+from gpiozero import TonalBuzzer
+from gpiozero.tones import Tone
+
+log = logging.getLogger(__name__)
+
+Note = tuple[str, float]
+
+
+def load_cues() -> dict[str, list[Note]]:
+    text = resources.files("companion.data").joinpath("sounds.toml").read_text("utf-8")
+    return {
+        name: [(str(n), float(s)) for n, s in notes]
+        for name, notes in tomllib.loads(text)["cues"].items()
+    }
+
+
+CUES = load_cues()
+
+
+class Sound:
+    """Plays one cue at a time (a new cue cuts the old one short)."""
+
+    def __init__(
+        self,
+        pin: int,
+        factory: Any,
+        volume: float,
+        call_at: Callable[[float, Callable[[], None], str], Any],
+        cancel: Callable[[str], None],
+        now: Callable[[], float],
+    ) -> None:
+        self.volume = volume
+        self.call_at = call_at
+        self.cancel = cancel
+        self.now = now
+        self._keys: list[str] = []
+        self.buzzer: TonalBuzzer | None = None
+        if volume > 0:
+            self.buzzer = TonalBuzzer(pin, mid_tone=Tone("A5"), octaves=2, pin_factory=factory)
+
+    def play(self, cue: str) -> None:
+        notes = CUES.get(cue)
+        if notes is None:
+            log.warning("no sound cue named %r", cue)
+            return
+        if self.buzzer is None:
+            return
+        for key in self._keys:
+            self.cancel(key)
+        self._keys = [f"sound:{i}" for i in range(len(notes))] + ["sound:end"]
+        t = self.now()
+        for key, (note, seconds) in zip(self._keys, notes, strict=False):
+            self.call_at(t, lambda n=note: self._note(n), key)
+            t += seconds
+        self.call_at(t, self._silence, "sound:end")
+
+    def _note(self, note: str) -> None:
+        if self.buzzer is None:
+            return
+        if note == "rest":
+            self.buzzer.stop()
+            return
+        self.buzzer.play(Tone(note))
+        self.buzzer.pwm_device.value = 0.5 * self.volume  # duty cycle sets loudness
+
+    def _silence(self) -> None:
+        if self.buzzer is not None:
+            self.buzzer.stop()
+
+    def close(self) -> None:
+        if self.buzzer is not None:
+            self.buzzer.stop()
+            self.buzzer.close()

@@ -1,0 +1,217 @@
+"""The replay contract (../shared/notes/replay.md): a script of directives drives the daemon's own
+code on simulated parts and a virtual clock; one JSON object per line says what the box shows."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from companion.core.config import Config
+from companion.errors import UsageError
+from companion.games.base import Action, BadAction, Rejected
+from companion.sim.box import SimulatedBox
+
+BUTTONS = ("up", "down", "ok", "back", "green", "red")
+MAX_WAIT = 24 * 3600.0
+
+
+def _number(text: str, what: str, line: int) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise UsageError(f"line {line}: {what} {text!r} is not a number") from None
+    if not 0 <= value <= MAX_WAIT or value != value:
+        raise UsageError(f"line {line}: {what} {text!r} must be 0..{MAX_WAIT:.0f} seconds")
+    return value
+
+
+def parse_kv(tokens: Sequence[str], line: int) -> dict[str, str]:
+    """``K=V`` pairs; a bare first token is the action's ``id`` (``do card damage-2``)."""
+    out: dict[str, str] = {}
+    for i, token in enumerate(tokens):
+        key, sep, value = token.partition("=")
+        if not sep:
+            if i == 0 and "id" not in out:
+                out["id"] = token
+                continue
+            raise UsageError(f"line {line}: expected KEY=VALUE, got {token!r}")
+        if not key or not value:
+            raise UsageError(f"line {line}: expected KEY=VALUE, got {token!r}")
+        out[key] = value
+    return out
+
+
+class Replay:
+    def __init__(self, box: SimulatedBox) -> None:
+        self.box = box
+        self.app = box.app
+
+    def directive(self, words: list[str], line: int) -> None:
+        verb, args = words[0], words[1:]
+        box, app = self.box, self.app
+        if verb == "game":
+            if not args:
+                raise UsageError(f"line {line}: game needs a NAME")
+            app.new_game(args[0], parse_kv(args[1:], line) if args[1:] else {})
+        elif verb == "press":
+            box.press(self._button(args, line))
+        elif verb == "hold":
+            if len(args) != 2:
+                raise UsageError(f"line {line}: hold needs BUTTON SECONDS")
+            box.hold(self._button(args[:1], line), _number(args[1], "hold time", line))
+        elif verb == "tap":
+            box.tap(self._uid(args, line))
+        elif verb == "wait":
+            if len(args) != 1:
+                raise UsageError(f"line {line}: wait needs SECONDS")
+            box.advance(_number(args[0], "wait", line))
+        elif verb == "do":
+            if not args:
+                raise UsageError(f"line {line}: do needs an ACTION")
+            if app.session is None:
+                app.reject("no game is being played")
+            else:
+                app.submit(Action(args[0], parse_kv(args[1:], line)))
+                app.refresh()
+        elif verb == "dice":
+            if not args:
+                raise UsageError(f"line {line}: dice needs at least one value")
+            values = []
+            for a in args:
+                if not a.isdigit() or int(a) < 1:
+                    raise UsageError(f"line {line}: die value {a!r} is not a face (1, 2, ...)")
+                values.append(int(a))
+            app.dice.force(values)
+        else:
+            raise UsageError(
+                f"line {line}: unknown directive {verb!r} (game, press, hold, tap, wait, do, dice)"
+            )
+
+    @staticmethod
+    def _button(args: list[str], line: int) -> str:
+        if len(args) != 1 or args[0] not in BUTTONS:
+            got = " ".join(args) or "nothing"
+            raise UsageError(f"line {line}: unknown button {got!r} (use {', '.join(BUTTONS)})")
+        return args[0]
+
+    def _uid(self, args: list[str], line: int) -> str:
+        if len(args) != 1:
+            raise UsageError(f"line {line}: tap needs one UID or @CARD")
+        text = args[0]
+        if text.startswith("@"):
+            card = self.app.registry.find(text[1:])
+            if card is None:
+                raise UsageError(f"line {line}: no card is registered as {text[1:]!r}")
+            return card.uid
+        return text
+
+    def snapshot(self, line: int) -> dict[str, Any]:
+        app = self.app
+        session = app.session
+        screen, lights = app.shown if app.shown else app.current()
+        out: dict[str, Any] = {
+            "line": line,
+            "t": round(self.box.clock.now(), 3),
+            "game": session.name if session else None,
+            "state": session.rules.public(session.state) if session else None,
+            "screen": screen.text_lines(),
+            "leds": {"led": [round(c, 3) for c in lights.shown()]},
+            "sounds": list(app.sounds),
+            "log": list(app.logs),
+        }
+        if app.rejected is not None:
+            out["rejected"] = app.rejected
+        app.sounds.clear()
+        app.logs.clear()
+        app.rejected = None
+        return out
+
+
+def script_lines(text: str) -> Iterator[tuple[int, list[str]]]:
+    return script_lines_stream(text.splitlines())
+
+
+def script_lines_stream(raw_lines: Iterable[str]) -> Iterator[tuple[int, list[str]]]:
+    """Directives as they come (standard input is read a line at a time, not all at once)."""
+    for number, raw in enumerate(raw_lines, start=1):
+        stripped = raw.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        try:
+            words = shlex.split(stripped)
+        except ValueError as err:
+            raise UsageError(f"line {number}: cannot split {stripped!r} ({err})") from None
+        yield number, words
+
+
+def run(
+    lines: Iterable[tuple[int, list[str]]],
+    emit: Callable[[dict[str, Any]], None],
+    *,
+    config: Config | None = None,
+    state_dir: Path | None = None,
+    game: str | None = None,
+    sets: Sequence[str] = (),
+    seed: int = 0,
+) -> None:
+    """Run directives, calling ``emit`` with each line's output object."""
+    config = config or Config()
+    with tempfile.TemporaryDirectory(prefix="trap-replay-") as tmp:
+        if state_dir is None and not config.state.dir:
+            state_dir = Path(tmp)
+        box = SimulatedBox(config, state_dir=state_dir, seed=seed)
+        try:
+            box.app.start()
+            box.loop.drain()
+            box.app.sounds.clear()
+            box.app.logs.clear()
+            replay = Replay(box)
+            if game is not None:
+                try:
+                    box.app.new_game(game, parse_kv(list(sets), 0))
+                except BadAction as err:
+                    raise UsageError(f"--game {game}: {err}") from None
+                box.app.sounds.clear()
+                box.app.logs.clear()
+            for number, words in lines:
+                try:
+                    replay.directive(words, number)
+                except BadAction as err:
+                    raise UsageError(f"line {number}: {err}") from None
+                except Rejected as err:
+                    box.app.reject(err.reason)
+                box.loop.drain()
+                emit(replay.snapshot(number))
+        finally:
+            box.close()
+
+
+def run_script(
+    text: str,
+    *,
+    game: str | None = None,
+    sets: Sequence[str] = (),
+    seed: int = 0,
+    config: Config | None = None,
+    state_dir: Path | None = None,
+) -> list[dict[str, Any]]:
+    """The output objects of a whole script (tests use this)."""
+    out: list[dict[str, Any]] = []
+    run(
+        script_lines(text),
+        out.append,
+        config=config,
+        state_dir=state_dir,
+        game=game,
+        sets=sets,
+        seed=seed,
+    )
+    return out
+
+
+def dumps(obj: dict[str, Any]) -> str:
+    return json.dumps(obj, separators=(", ", ": "), ensure_ascii=False)

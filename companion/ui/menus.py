@@ -1,0 +1,179 @@
+"""Menus driven by up/down/ok/back (and green/red as the big yes/no): small state objects that
+draw a Screen and answer a button with a command for the app, never doing I/O themselves."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from companion.games.base import CardKind, Option
+from companion.ui.screen import Screen
+
+VISIBLE = 3  # menu rows that fit between the title and the footer
+
+
+@dataclass(frozen=True)
+class Command:
+    """What a menu asks the app to do: ``kind`` plus data."""
+
+    kind: str  # close, pick_game, start, undo, new_game, switch_game, enrol, enrol_done, stay
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+STAY = Command("stay")
+CLOSE = Command("close")
+
+
+def _window(items: list[str], cursor: int) -> tuple[str, ...]:
+    top = max(0, min(cursor - 1, len(items) - VISIBLE))
+    return tuple(
+        ("> " if i == cursor else "  ") + items[i]
+        for i in range(top, min(len(items), top + VISIBLE))
+    )
+
+
+@dataclass
+class ListMenu:
+    """Pick one of ``items``; ok or green chooses, back or red leaves."""
+
+    title: str
+    items: list[str]
+    keys: list[str]
+    on_pick: str
+    cursor: int = 0
+    footer: str = "ok pick  back out"
+
+    def screen(self) -> Screen:
+        return Screen(self.title, _window(self.items, self.cursor), footer=self.footer)
+
+    def press(self, button: str, long: bool) -> Command:
+        if button in ("up", "down"):
+            step = 1 if button == "down" else -1
+            self.cursor = (self.cursor + step) % len(self.items)
+            return STAY
+        if button in ("ok", "green"):
+            return Command(self.on_pick, {"key": self.keys[self.cursor]})
+        if button in ("back", "red"):
+            return CLOSE
+        return STAY
+
+
+@dataclass
+class OptionsMenu:
+    """A game's options before it starts: up/down choose a row, ok changes it, green starts."""
+
+    game: str
+    title: str
+    options: tuple[Option, ...]
+    values: dict[str, str] = field(default_factory=dict)
+    cursor: int = 0
+
+    def __post_init__(self) -> None:
+        for option in self.options:
+            self.values.setdefault(option.name, option.default)
+
+    def screen(self) -> Screen:
+        rows = [f"{o.label}: {self.values[o.name]}" for o in self.options] or ["no options"]
+        return Screen(self.title, _window(rows, self.cursor), footer="G start  ok change")
+
+    def press(self, button: str, long: bool) -> Command:
+        if button == "green":
+            return Command("start", {"game": self.game, "options": dict(self.values)})
+        if button in ("back", "red"):
+            return CLOSE
+        if not self.options:
+            return STAY
+        if button in ("up", "down"):
+            step = 1 if button == "down" else -1
+            self.cursor = (self.cursor + step) % len(self.options)
+        elif button == "ok":
+            option = self.options[self.cursor]
+            values = option.menu_values()
+            current = self.values[option.name]
+            i = values.index(current) if current in values else -1
+            self.values[option.name] = values[(i + 1) % len(values)]
+        return STAY
+
+
+@dataclass
+class Confirm:
+    """A yes/no question: green yes, red or back no."""
+
+    title: str
+    question: tuple[str, ...]
+    on_yes: Command
+
+    def screen(self) -> Screen:
+        return Screen(self.title, self.question, footer="G yes  R no")
+
+    def press(self, button: str, long: bool) -> Command:
+        if button in ("green", "ok"):
+            return self.on_yes
+        if button in ("red", "back"):
+            return CLOSE
+        return STAY
+
+
+@dataclass
+class Enrol:
+    """Teach the box a card: pick its kind from the catalog, then any values it carries."""
+
+    uid: str
+    game: str
+    kinds: tuple[CardKind, ...]
+    cursor: int = 0
+    kind: CardKind | None = None
+    values: dict[str, int] = field(default_factory=dict)
+    field_index: int = 0
+
+    def screen(self) -> Screen:
+        if self.kind is None:
+            items = [k.name for k in self.kinds]
+            return Screen(
+                f"Enrol {self.uid}", _window(items, self.cursor), footer="ok pick  back out"
+            )
+        name = self.kind.fields[self.field_index]
+        return Screen(
+            self.kind.name[:21],
+            (f"{name}:", f"  {self.values.get(name, 0)}"),
+            footer="^v change  ok next",
+        )
+
+    def press(self, button: str, long: bool) -> Command:
+        if button == "back" or (button == "red" and self.kind is None):
+            return CLOSE
+        if self.kind is None:
+            if button in ("up", "down"):
+                step = 1 if button == "down" else -1
+                self.cursor = (self.cursor + step) % len(self.kinds)
+            elif button in ("ok", "green"):
+                self.kind = self.kinds[self.cursor]
+                if not self.kind.fields:
+                    return self._done()
+            return STAY
+        name = self.kind.fields[self.field_index]
+        if button in ("up", "down"):
+            step = 1 if button == "up" else -1
+            self.values[name] = max(0, min(99, self.values.get(name, 0) + step))
+        elif button in ("ok", "green"):
+            self.values.setdefault(name, 0)
+            self.field_index += 1
+            if self.field_index >= len(self.kind.fields):
+                return self._done()
+        return STAY
+
+    def _done(self) -> Command:
+        assert self.kind is not None
+        return Command(
+            "enrol_done",
+            {
+                "uid": self.uid,
+                "game": self.game,
+                "card": self.kind.id,
+                "name": self.kind.name,
+                "fields": dict(self.values),
+            },
+        )
+
+
+Menu = ListMenu | OptionsMenu | Confirm | Enrol
