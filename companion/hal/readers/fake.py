@@ -1,0 +1,294 @@
+"""Fake card readers that speak the real wire protocols over a pty.
+
+Tests, the simulator and replay use these so the real drivers always run: the driver opens the
+pty's slave path with pyserial exactly as it opens /dev/serial0, and the fake device writes to
+(and reads from) the master side. Closing the master is what an unplug looks like to pyserial.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import os
+import select
+import threading
+import tty
+
+from companion.hal.readers import pn532
+from companion.hal.readers.rdm6300 import encode_frame
+
+logger = logging.getLogger(__name__)
+
+WRITE_STALL_TIMEOUT = 0.5
+HOLD_INTERVAL = 0.1
+FIRMWARE = (0x32, 1, 6, 0x07)
+
+
+class PtyPort:
+    """A pty pair standing in for a UART; ``path`` is what the driver opens.
+
+    The master is non-blocking: when nobody reads the port, writes stall for at most
+    ``stall_timeout`` seconds and the rest is dropped, as bytes on an unread UART are lost.
+    """
+
+    def __init__(self, stall_timeout: float = WRITE_STALL_TIMEOUT) -> None:
+        self.stall_timeout = stall_timeout
+        self._master: int | None
+        self._master, self._slave = os.openpty()
+        tty.setraw(self._master)
+        tty.setraw(self._slave)
+        os.set_blocking(self._master, False)
+        self.path = os.ttyname(self._slave)
+        self._wake_r, self._wake_w = os.pipe()
+        self._lock = threading.Lock()
+        self._write_lock = threading.Lock()
+        self._closed = False
+
+    @property
+    def unplugged(self) -> bool:
+        return self._master is None
+
+    def write(self, data: bytes) -> int:
+        """Sends ``data`` to the driver; returns how many bytes went out."""
+        sent = 0
+        with self._write_lock:
+            view = memoryview(data)
+            while sent < len(data):
+                with self._lock:
+                    fd = self._master
+                    if fd is None:
+                        raise OSError(errno.EIO, f"fake port {self.path} is unplugged")
+                    try:
+                        sent += os.write(fd, view[sent:])
+                        continue
+                    except BlockingIOError:
+                        pass
+                _, ready, _ = select.select([self._wake_r], [fd], [], self.stall_timeout)
+                if not ready:
+                    logger.debug(
+                        "fake port %s: nobody reads, %d bytes lost", self.path, len(data) - sent
+                    )
+                    break
+        return sent
+
+    def read_available(self, timeout: float = 0.0) -> bytes:
+        """What the driver has written so far, waiting up to ``timeout`` for the first byte.
+
+        Returns b"" once the port is unplugged or closed.
+        """
+        with self._lock:
+            fd = self._master
+        if fd is None:
+            return b""
+        ready, _, _ = select.select([fd, self._wake_r], [], [], timeout)
+        with self._lock:
+            if self._master is None or fd not in ready:
+                return b""
+            try:
+                return os.read(fd, 4096)
+            except (BlockingIOError, InterruptedError):
+                return b""
+            except OSError as exc:
+                logger.debug("fake port %s: %s", self.path, exc)
+                return b""
+
+    def wake(self) -> None:
+        """Interrupts any ``read_available`` wait, for a fake device that is shutting down."""
+        if not self._closed:
+            os.write(self._wake_w, b"\x00")
+
+    def unplug(self) -> None:
+        """Closes the master: the driver's next read or write fails as on a pulled cable."""
+        with self._lock:
+            fd, self._master = self._master, None
+            if fd is None:
+                return
+            # Wake waiters before the fd number can be reused by anything else.
+            os.write(self._wake_w, b"\x00")
+            os.close(fd)
+
+    def close(self) -> None:
+        self.unplug()
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            os.close(self._slave)
+            os.close(self._wake_r)
+            os.close(self._wake_w)
+
+    def __enter__(self) -> PtyPort:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class FakeRdm6300:
+    """An RDM6300 module: it only ever transmits frames."""
+
+    def __init__(self, port: PtyPort | None = None) -> None:
+        self.port = port or PtyPort()
+        self._holding: threading.Event | None = None
+        self._hold_thread: threading.Thread | None = None
+
+    @property
+    def path(self) -> str:
+        return self.port.path
+
+    @staticmethod
+    def frame(uid10: str) -> bytes:
+        return encode_frame(uid10)
+
+    def write_frames(self, uid: str, n: int = 2) -> None:
+        self.port.write(encode_frame(uid) * n)
+
+    def write_garbage(self, data: bytes) -> None:
+        self.port.write(data)
+
+    def hold(self, uid: str, interval: float = HOLD_INTERVAL) -> None:
+        """Keeps sending ``uid`` every ``interval`` seconds, as a module does while a tag rests."""
+        self.release()
+        frame = encode_frame(uid)
+        stop = threading.Event()
+
+        def transmit() -> None:
+            while not stop.is_set():
+                try:
+                    self.port.write(frame)
+                except OSError:
+                    return
+                stop.wait(interval)
+
+        self._holding = stop
+        self._hold_thread = threading.Thread(target=transmit, name="fake-rdm6300", daemon=True)
+        self._hold_thread.start()
+
+    def release(self) -> None:
+        if self._holding is not None and self._hold_thread is not None:
+            self._holding.set()
+            self._hold_thread.join(timeout=2.0)
+        self._holding = None
+        self._hold_thread = None
+
+    def close(self) -> None:
+        self.release()
+        self.port.close()
+
+
+class FakePn532:
+    """A PN532 in HSU mode: ACKs host frames and answers the commands our driver sends.
+
+    Like the chip, it ignores frames before the 0x55 wake-up, drops frames with a bad length
+    checksum, NACKs frames with a bad data checksum, resends its last answer on a host NACK and
+    treats a host ACK as "abort the pending command". Without RFConfiguration (or with
+    ``ignore_rf_configuration``) a poll with no card waits until a card arrives, as the chip does.
+    """
+
+    def __init__(
+        self,
+        port: PtyPort | None = None,
+        firmware: tuple[int, int, int, int] = FIRMWARE,
+        ignore_rf_configuration: bool = False,
+    ) -> None:
+        self.port = port or PtyPort()
+        self.firmware = firmware
+        self.ignore_rf_configuration = ignore_rf_configuration
+        self.commands: list[int] = []
+        self._uid: bytes | None = None
+        self._awake = False
+        self._passive_retries = 0xFF
+        self._poll_pending = False
+        self._last_answer = b""
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._parser = pn532.Pn532FrameParser()
+        self._thread = threading.Thread(target=self._serve, name="fake-pn532", daemon=True)
+        self._thread.start()
+
+    @property
+    def path(self) -> str:
+        return self.port.path
+
+    def present(self, uid_hex: str) -> None:
+        """Puts a card with this UID (4, 7 or 10 bytes) on the antenna."""
+        uid = bytes.fromhex(uid_hex)
+        if len(uid) not in pn532.UID_LENGTHS:
+            raise ValueError(f"NFC UID {uid_hex!r} must be 4, 7 or 10 bytes")
+        with self._lock:
+            self._uid = uid
+            if self._poll_pending:
+                self._poll_pending = False
+                self._send(self._target_answer())
+
+    def remove(self) -> None:
+        with self._lock:
+            self._uid = None
+
+    def close(self) -> None:
+        self._stop.set()
+        self.port.wake()
+        self._thread.join(timeout=2.0)
+        self.port.close()
+
+    def _serve(self) -> None:
+        while not self._stop.is_set() and not self.port.unplugged:
+            data = self.port.read_available(timeout=0.5)
+            if not data:
+                continue
+            with self._lock:
+                if not self._awake and 0x55 in data:
+                    self._awake = True
+                for frame in self._parser.feed(data):
+                    try:
+                        self._handle(frame)
+                    except OSError:
+                        return
+
+    def _handle(self, frame: pn532.Pn532Frame) -> None:
+        if not self._awake:
+            return
+        if frame.kind == "ack":
+            self._poll_pending = False
+            return
+        if frame.kind == "nack":
+            if self._last_answer:
+                self._send(self._last_answer)
+            return
+        if frame.kind == "error":
+            if frame.payload:
+                self.port.write(pn532.NACK)
+            return
+        if len(frame.payload) < 2 or frame.payload[0] != pn532.HOST_TFI:
+            return
+        command, params = frame.payload[1], frame.payload[2:]
+        self.commands.append(command)
+        self.port.write(pn532.ACK)
+        self._poll_pending = False
+        if command == pn532.SAM_CONFIGURATION:
+            self._send(pn532.response_frame(command))
+        elif command == pn532.GET_FIRMWARE_VERSION:
+            self._send(pn532.response_frame(command, bytes(self.firmware)))
+        elif command == pn532.RF_CONFIGURATION:
+            if params[:1] == b"\x05" and len(params) >= 4 and not self.ignore_rf_configuration:
+                self._passive_retries = params[3]
+            self._send(pn532.response_frame(command))
+        elif command == pn532.IN_LIST_PASSIVE_TARGET:
+            if self._uid is None and self._passive_retries == 0xFF:
+                self._poll_pending = True
+            else:
+                self._send(self._target_answer())
+        else:
+            self._send(pn532.build_frame(bytes([pn532.ERROR_FRAME_CODE])))
+
+    def _target_answer(self) -> bytes:
+        if self._uid is None:
+            return pn532.response_frame(pn532.IN_LIST_PASSIVE_TARGET, b"\x00")
+        sens_res = b"\x00\x44" if len(self._uid) > 4 else b"\x00\x04"
+        sel_res = b"\x00" if len(self._uid) > 4 else b"\x08"
+        data = b"\x01\x01" + sens_res + sel_res + bytes([len(self._uid)]) + self._uid
+        return pn532.response_frame(pn532.IN_LIST_PASSIVE_TARGET, data)
+
+    def _send(self, frame: bytes) -> None:
+        self._last_answer = frame
+        self.port.write(frame)

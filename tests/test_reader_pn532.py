@@ -1,0 +1,306 @@
+"""PN532 over HSU: frame helpers (with fuzzing), the fake chip, and the real driver over a pty."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import pytest
+import serial
+from hypothesis import assume, given
+from hypothesis import strategies as st
+from readers_support import read_for, read_until
+
+from companion.hal.readers import pn532
+from companion.hal.readers.fake import FakePn532, PtyPort
+from companion.hal.readers.pn532 import (
+    ACK,
+    NACK,
+    START,
+    Pn532Driver,
+    Pn532Frame,
+    Pn532FrameParser,
+    build_frame,
+    command_frame,
+    parse_target_uid,
+    response_frame,
+)
+
+SAM_REFERENCE = bytes.fromhex("00 00 FF 03 FD D4 14 01 17 00")
+POLL_REFERENCE = bytes.fromhex("00 00 FF 04 FC D4 4A 01 00 E1 00")
+RF_RETRIES = bytes.fromhex("00 00 FF 06 FA D4 32 05 FF 01 01 F4 00")
+CARD = "04A1B2C3"
+
+
+def _checksums_hold(frame: Pn532Frame, stream: bytes) -> bool:
+    """A data frame came from a contiguous, checksum-valid frame in ``stream``."""
+    return build_frame(frame.payload)[:-1] in stream
+
+
+def test_command_frames_match_the_reference_bytes() -> None:
+    assert command_frame(pn532.SAM_CONFIGURATION, b"\x01") == SAM_REFERENCE
+    assert command_frame(pn532.IN_LIST_PASSIVE_TARGET, b"\x01\x00") == POLL_REFERENCE
+    assert command_frame(pn532.RF_CONFIGURATION, pn532.RF_MAX_RETRIES) == RF_RETRIES
+
+
+def test_build_frame_rejects_empty_and_oversized_payloads() -> None:
+    with pytest.raises(ValueError, match="0"):
+        build_frame(b"")
+    with pytest.raises(ValueError, match="255"):
+        build_frame(bytes(255))
+
+
+def test_parser_finds_ack_nack_and_data() -> None:
+    answer = response_frame(pn532.GET_FIRMWARE_VERSION, b"\x32\x01\x06\x07")
+    frames = Pn532FrameParser().feed(ACK + answer + NACK)
+    assert frames == [
+        Pn532Frame("ack"),
+        Pn532Frame("data", bytes.fromhex("D5 03 32 01 06 07")),
+        Pn532Frame("nack"),
+    ]
+
+
+def test_parser_handles_one_byte_at_a_time() -> None:
+    parser = Pn532FrameParser()
+    frames: list[Pn532Frame] = []
+    for byte in ACK + SAM_REFERENCE:
+        frames.extend(parser.feed(bytes([byte])))
+    assert frames == [Pn532Frame("ack"), Pn532Frame("data", bytes.fromhex("D4 14 01"))]
+
+
+def test_parser_reports_bad_length_checksum_and_resyncs() -> None:
+    broken = bytearray(SAM_REFERENCE)
+    broken[4] = 0xFE
+    frames = Pn532FrameParser().feed(bytes(broken) + POLL_REFERENCE)
+    assert [f.kind for f in frames] == ["error", "data"]
+    assert frames[1].payload == bytes.fromhex("D4 4A 01 00")
+
+
+def test_parser_reports_bad_data_checksum_and_resyncs() -> None:
+    broken = bytearray(SAM_REFERENCE)
+    broken[8] ^= 0x01
+    frames = Pn532FrameParser().feed(bytes(broken) + POLL_REFERENCE)
+    assert [f.kind for f in frames] == ["error", "data"]
+    assert frames[0].reason == "bad data checksum"
+
+
+@given(st.binary(max_size=400))
+def test_random_bytes_only_yield_checksum_valid_frames(data: bytes) -> None:
+    frames = Pn532FrameParser().feed(data)
+    for frame in frames:
+        if frame.kind == "data":
+            assert _checksums_hold(frame, data)
+
+
+payloads = st.binary(min_size=1, max_size=40)
+
+
+@given(
+    st.lists(payloads, min_size=1, max_size=5),
+    st.lists(st.tuples(st.integers(0, 2), st.integers(0, 10_000), st.integers(0, 255)), max_size=6),
+)
+def test_mutated_frames_only_yield_checksum_valid_frames(
+    items: list[bytes], edits: list[tuple[int, int, int]]
+) -> None:
+    buf = bytearray(b"".join(build_frame(p) for p in items))
+    for kind, position, value in edits:
+        if not buf:
+            break
+        index = position % len(buf)
+        if kind == 0:
+            buf[index] = value
+        elif kind == 1:
+            buf.insert(index, value)
+        else:
+            del buf[index]
+    stream = bytes(buf)
+    for frame in Pn532FrameParser().feed(stream):
+        if frame.kind == "data":
+            assert _checksums_hold(frame, stream)
+
+
+@given(st.binary(max_size=200), payloads, payloads, st.lists(st.integers(1, 30), max_size=6))
+def test_resynchronises_after_garbage_without_a_start_code(
+    garbage: bytes, first: bytes, second: bytes, cuts: list[int]
+) -> None:
+    assume(START not in garbage)
+    stream = garbage + build_frame(first) + build_frame(second)
+    parser = Pn532FrameParser()
+    frames: list[Pn532Frame] = []
+    rest = stream
+    for cut in cuts:
+        frames.extend(parser.feed(rest[:cut]))
+        rest = rest[cut:]
+    frames.extend(parser.feed(rest))
+    assert frames == [Pn532Frame("data", first), Pn532Frame("data", second)]
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        (bytes.fromhex("00"), []),
+        (bytes.fromhex("01 01 00 04 08 04 04A1B2C3"), ["04A1B2C3"]),
+        (bytes.fromhex("01 01 00 44 00 07 04A1B2C3D4E5F6"), ["04A1B2C3D4E5F6"]),
+        (bytes.fromhex("01 01 00 44 00 07 04A1B2"), []),
+        (bytes.fromhex("01 01 00 44 00 05 04A1B2C3D4"), []),
+        (bytes.fromhex("01 01"), []),
+        (b"", []),
+    ],
+)
+def test_parse_target_uid(answer: bytes, expected: list[str]) -> None:
+    assert parse_target_uid(answer) == expected
+
+
+@given(st.binary(max_size=30))
+def test_parse_target_uid_never_raises(answer: bytes) -> None:
+    out = parse_target_uid(answer)
+    assert len(out) <= 1
+    for uid in out:
+        assert len(uid) in (8, 14, 20)
+
+
+@pytest.fixture
+def chip() -> Iterator[FakePn532]:
+    fake = FakePn532()
+    yield fake
+    fake.close()
+
+
+@pytest.fixture
+def driver(chip: FakePn532) -> Iterator[Pn532Driver]:
+    drv = Pn532Driver(chip.path, poll_interval=0.02)
+    drv.open()
+    yield drv
+    drv.close()
+
+
+def test_open_initialises_the_chip_in_order(chip: FakePn532, driver: Pn532Driver) -> None:
+    assert chip.commands[:3] == [
+        pn532.SAM_CONFIGURATION,
+        pn532.GET_FIRMWARE_VERSION,
+        pn532.RF_CONFIGURATION,
+    ]
+    assert driver.describe() == "PN532 firmware 1.6"
+    assert driver.firmware == (0x32, 1, 6)
+
+
+def test_describe_reports_the_chips_firmware() -> None:
+    fake = FakePn532(firmware=(0x32, 2, 3, 0x07))
+    drv = Pn532Driver(fake.path)
+    try:
+        assert drv.describe() == "PN532"
+        drv.open()
+        assert drv.describe() == "PN532 firmware 2.3"
+    finally:
+        drv.close()
+        fake.close()
+
+
+def test_no_card_reads_nothing_promptly(driver: Pn532Driver) -> None:
+    started = time.monotonic()
+    assert driver.read_uids() == []
+    assert time.monotonic() - started < 0.3
+
+
+@pytest.mark.parametrize("uid", ["04A1B2C3", "04A1B2C3D4E5F6", "04A1B2C3D4E5F60718A9"])
+def test_reads_a_present_card(chip: FakePn532, driver: Pn532Driver, uid: str) -> None:
+    chip.present(uid)
+    assert driver.read_uids() == [uid]
+
+
+def test_held_card_keeps_appearing_then_goes(chip: FakePn532, driver: Pn532Driver) -> None:
+    chip.present(CARD)
+    assert read_until(driver, 3) == [CARD] * 3
+    chip.remove()
+    assert read_for(driver, 0.1) == []
+
+
+def test_polls_are_paced(chip: FakePn532) -> None:
+    drv = Pn532Driver(chip.path, poll_interval=0.05)
+    drv.open()
+    try:
+        chip.present(CARD)
+        assert len(read_for(drv, 0.3)) <= 7
+    finally:
+        drv.close()
+
+
+def test_host_timeout_aborts_a_poll_that_waits_for_a_card() -> None:
+    fake = FakePn532(ignore_rf_configuration=True)
+    drv = Pn532Driver(fake.path, poll_interval=0.02, poll_timeout=0.1)
+    try:
+        drv.open()
+        started = time.monotonic()
+        assert drv.read_uids() == []
+        assert time.monotonic() - started < 0.5
+        fake.present(CARD)
+        assert read_until(drv, 1) == [CARD]
+    finally:
+        drv.close()
+        fake.close()
+
+
+def test_resynchronises_after_garbage_on_the_line(chip: FakePn532, driver: Pn532Driver) -> None:
+    chip.present(CARD)
+    # A start code with a valid length checksum swallows the next answer: the poll times out,
+    # the driver aborts and flushes, and the following poll is clean.
+    chip.port.write(b"\x13\x37" + START + b"\x40\xc0\x01\x02")
+    assert driver.read_uids() == []
+    assert read_until(driver, 1) == [CARD]
+
+
+def test_unplug_makes_read_raise_serial_exception(chip: FakePn532, driver: Pn532Driver) -> None:
+    chip.port.unplug()
+    with pytest.raises(serial.SerialException):
+        read_for(driver, 0.5)
+
+
+def test_opening_a_missing_port_raises_serial_exception(tmp_path) -> None:
+    with pytest.raises(serial.SerialException, match="ttyGONE"):
+        Pn532Driver(str(tmp_path / "ttyGONE")).open()
+
+
+def test_silent_port_fails_open_naming_the_step() -> None:
+    with PtyPort() as port:
+        drv = Pn532Driver(port.path)
+        with pytest.raises(serial.SerialException, match="SAMConfiguration"):
+            drv.open()
+
+
+def _host(path: str) -> serial.Serial:
+    return serial.Serial(path, pn532.BAUDRATE, timeout=0.3)
+
+
+def test_fake_chip_ignores_commands_before_wake_up(chip: FakePn532) -> None:
+    with _host(chip.path) as host:
+        host.write(SAM_REFERENCE)
+        assert host.read(6) == b""
+        host.write(pn532.WAKE_UP + SAM_REFERENCE)
+        assert host.read(6) == ACK
+        assert host.read(9) == response_frame(pn532.SAM_CONFIGURATION)
+
+
+def test_fake_chip_nacks_a_bad_data_checksum_and_resends_on_nack(chip: FakePn532) -> None:
+    with _host(chip.path) as host:
+        host.write(pn532.WAKE_UP + command_frame(pn532.GET_FIRMWARE_VERSION))
+        answer = response_frame(pn532.GET_FIRMWARE_VERSION, b"\x32\x01\x06\x07")
+        assert host.read(6 + len(answer)) == ACK + answer
+        broken = bytearray(SAM_REFERENCE)
+        broken[8] ^= 0xFF
+        host.write(bytes(broken))
+        assert host.read(6) == NACK
+        host.write(NACK)
+        assert host.read(len(answer)) == answer
+
+
+def test_fake_chip_answers_unknown_commands_with_an_error_frame(chip: FakePn532) -> None:
+    with _host(chip.path) as host:
+        host.write(pn532.WAKE_UP + command_frame(0x60))
+        assert host.read(6) == ACK
+        frames = Pn532FrameParser().feed(host.read(8))
+        assert frames == [Pn532Frame("data", bytes([pn532.ERROR_FRAME_CODE]))]
+
+
+def test_fake_chip_rejects_a_uid_of_the_wrong_length(chip: FakePn532) -> None:
+    with pytest.raises(ValueError, match="'A1B2C3'"):
+        chip.present("A1B2C3")

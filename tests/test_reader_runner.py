@@ -1,0 +1,248 @@
+"""The reader worker: delivery, unplug and reconnect, missing ports, crashes, backoff, stop."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator
+
+import pytest
+from readers_support import Recorder
+
+from companion.hal.readers.base import ReaderDriver
+from companion.hal.readers.fake import FakePn532, FakeRdm6300
+from companion.hal.readers.pn532 import Pn532Driver
+from companion.hal.readers.rdm6300 import Rdm6300Driver
+from companion.hal.readers.runner import ReaderRunner
+
+TAG = "14008EC793"
+FAST = (0.01, 0.02, 0.05)
+
+
+def _lost(statuses: list[str]) -> int:
+    return sum(s.startswith("reader lost: ") for s in statuses)
+
+
+class Harness:
+    """A runner wired to recorders, stopped at teardown."""
+
+    def __init__(self) -> None:
+        self.seen = Recorder()
+        self.status = Recorder()
+        self.runners: list[ReaderRunner] = []
+
+    def runner(
+        self,
+        factory: Callable[[], ReaderDriver],
+        backoff: tuple[float, ...] = FAST,
+        wait: Callable[[float], bool] | None = None,
+    ) -> ReaderRunner:
+        runner = ReaderRunner(factory, self.seen, self.status, backoff=backoff, wait=wait)
+        self.runners.append(runner)
+        runner.start()
+        return runner
+
+
+@pytest.fixture
+def harness() -> Iterator[Harness]:
+    h = Harness()
+    yield h
+    for runner in h.runners:
+        assert runner.stop(timeout=2.0)
+
+
+@pytest.fixture
+def modules() -> Iterator[list[FakeRdm6300]]:
+    fakes: list[FakeRdm6300] = []
+    yield fakes
+    for fake in fakes:
+        fake.close()
+
+
+def test_delivers_reads_and_reports_ready(harness: Harness, modules: list[FakeRdm6300]) -> None:
+    modules.append(FakeRdm6300())
+    runner = harness.runner(lambda: Rdm6300Driver(modules[0].path))
+    assert harness.status.wait_for(lambda s: "reader ready: RDM6300" in s)
+    assert runner.status == "reader ready: RDM6300"
+    modules[0].write_frames(TAG, 3)
+    assert runner.wait_seen(2, timeout=1.0)
+    assert harness.seen.items == [TAG, TAG]
+    assert runner.seen_count == 2
+    assert runner.alive
+
+
+def test_wait_seen_times_out_when_nothing_comes(
+    harness: Harness, modules: list[FakeRdm6300]
+) -> None:
+    modules.append(FakeRdm6300())
+    runner = harness.runner(lambda: Rdm6300Driver(modules[0].path))
+    assert not runner.wait_seen(1, timeout=0.2)
+
+
+def test_unplug_is_reported_and_a_new_port_is_picked_up(
+    harness: Harness, modules: list[FakeRdm6300]
+) -> None:
+    modules.append(FakeRdm6300())
+    runner = harness.runner(lambda: Rdm6300Driver(modules[-1].path))
+    assert harness.status.wait_for(lambda s: s[-1:] == ["reader ready: RDM6300"])
+    modules.append(FakeRdm6300())
+    modules[0].port.unplug()
+    assert harness.status.wait_for(lambda s: _lost(s) == 1)
+    assert harness.status.wait_for(lambda s: s.count("reader ready: RDM6300") == 2)
+    assert runner.alive
+    modules[1].write_frames(TAG, 2)
+    assert runner.wait_seen(1, timeout=1.0)
+    assert harness.seen.items == [TAG]
+
+
+def test_missing_port_is_reported_not_raised(harness: Harness, tmp_path) -> None:
+    runner = harness.runner(lambda: Rdm6300Driver(str(tmp_path / "ttyGONE")))
+    assert harness.status.wait_for(lambda s: len(s) >= 3)
+    assert all(s.startswith("reader lost: ") and "ttyGONE" in s for s in harness.status.items)
+    assert runner.alive
+    assert runner.stop()
+    assert not runner.alive
+
+
+def test_port_that_appears_later_is_opened(harness: Harness, modules: list[FakeRdm6300]) -> None:
+    def factory() -> ReaderDriver:
+        if not modules:
+            return Rdm6300Driver("/dev/ttyTRAPCOMPANION-missing")
+        return Rdm6300Driver(modules[0].path)
+
+    runner = harness.runner(factory)
+    assert harness.status.wait_for(lambda s: len(s) >= 2)
+    modules.append(FakeRdm6300())
+    assert harness.status.wait_for(lambda s: "reader ready: RDM6300" in s)
+    modules[0].write_frames(TAG, 2)
+    assert runner.wait_seen(1, timeout=1.0)
+
+
+class Flaky:
+    """A driver that crashes with a programming error on its first read."""
+
+    kind = "flaky"
+    crashes = 0
+
+    def open(self) -> None:
+        return None
+
+    def read_uids(self) -> list[str]:
+        if Flaky.crashes == 0:
+            Flaky.crashes += 1
+            raise RuntimeError("decoder bug")
+        return ["CAFE0001"]
+
+    def close(self) -> None:
+        return None
+
+    def describe(self) -> str:
+        return "flaky"
+
+
+def test_unexpected_errors_are_logged_and_the_worker_carries_on(
+    harness: Harness, caplog: pytest.LogCaptureFixture
+) -> None:
+    Flaky.crashes = 0
+    with caplog.at_level(logging.ERROR, logger="companion.hal.readers.runner"):
+        runner = harness.runner(Flaky)
+        assert runner.wait_seen(1, timeout=1.0)
+    assert runner.alive
+    assert "reader error: decoder bug" in harness.status.items
+    crash = [r for r in caplog.records if r.exc_info and r.exc_info[0] is RuntimeError]
+    assert crash, "the crash is logged with its traceback"
+
+
+def test_a_failing_consumer_does_not_stop_reading(modules: list[FakeRdm6300]) -> None:
+    modules.append(FakeRdm6300())
+
+    def explode(uid: str) -> None:
+        raise KeyError(uid)
+
+    status = Recorder()
+    runner = ReaderRunner(lambda: Rdm6300Driver(modules[0].path), explode, status, backoff=FAST)
+    runner.start()
+    try:
+        assert status.wait_for(lambda s: "reader ready: RDM6300" in s)
+        modules[0].write_frames(TAG, 4)
+        assert runner.wait_seen(3, timeout=1.0)
+        assert runner.alive
+    finally:
+        assert runner.stop()
+
+
+def test_backoff_grows_and_stays_at_the_last_step(harness: Harness, tmp_path) -> None:
+    delays: list[float] = []
+    enough = threading.Event()
+
+    def wait(seconds: float) -> bool:
+        delays.append(seconds)
+        if len(delays) >= 5:
+            enough.set()
+        return False
+
+    runner = harness.runner(
+        lambda: Rdm6300Driver(str(tmp_path / "ttyGONE")), backoff=(1.0, 2.0, 3.0), wait=wait
+    )
+    assert enough.wait(1.0)
+    assert runner.stop()
+    assert delays[:5] == [1.0, 2.0, 3.0, 3.0, 3.0]
+
+
+def test_backoff_restarts_after_a_successful_open(
+    harness: Harness, modules: list[FakeRdm6300]
+) -> None:
+    modules.append(FakeRdm6300())
+    delays: list[float] = []
+    reopened = threading.Event()
+
+    def wait(seconds: float) -> bool:
+        delays.append(seconds)
+        if len(delays) == 3:
+            reopened.set()
+        return False
+
+    runner = harness.runner(
+        lambda: Rdm6300Driver(modules[-1].path), backoff=(1.0, 2.0, 3.0), wait=wait
+    )
+    for cycle in range(1, 4):
+        assert harness.status.wait_for(lambda s, n=cycle: s.count("reader ready: RDM6300") == n)
+        modules.append(FakeRdm6300())
+        modules[-2].port.unplug()
+        assert harness.status.wait_for(lambda s, n=cycle: _lost(s) == n)
+    assert reopened.wait(1.0)
+    assert runner.stop()
+    assert delays[:3] == [1.0, 1.0, 1.0]
+
+
+def test_stop_interrupts_a_long_backoff(harness: Harness, tmp_path) -> None:
+    runner = harness.runner(lambda: Rdm6300Driver(str(tmp_path / "ttyGONE")), backoff=(30.0,))
+    assert harness.status.wait_for(lambda s: len(s) >= 1)
+    started = time.monotonic()
+    assert runner.stop(timeout=1.0)
+    assert time.monotonic() - started < 1.0
+    assert not runner.alive
+
+
+def test_runner_with_a_pn532(harness: Harness) -> None:
+    chip = FakePn532()
+    try:
+        runner = harness.runner(lambda: Pn532Driver(chip.path, poll_interval=0.02))
+        assert harness.status.wait_for(lambda s: "reader ready: PN532 firmware 1.6" in s)
+        chip.present("04A1B2C3D4E5F6")
+        assert runner.wait_seen(2, timeout=1.0)
+        assert set(harness.seen.items) == {"04A1B2C3D4E5F6"}
+        chip.port.unplug()
+        assert harness.status.wait_for(lambda s: _lost(s) == 1)
+        assert runner.alive
+    finally:
+        assert harness.runners[0].stop()
+        chip.close()
+
+
+def test_rejects_an_empty_or_negative_backoff() -> None:
+    with pytest.raises(ValueError, match="backoff"):
+        ReaderRunner(lambda: Rdm6300Driver("x"), Recorder(), Recorder(), backoff=())
+    with pytest.raises(ValueError, match="backoff"):
+        ReaderRunner(lambda: Rdm6300Driver("x"), Recorder(), Recorder(), backoff=(1.0, -1.0))
