@@ -232,16 +232,17 @@ class App:
         if isinstance(event, ButtonEdge):
             self.presses.edge(event.button, event.pressed, event.t)
         elif isinstance(event, CardSeen):
-            self._card_seen(event.uid)
+            self._card_seen(event.uid, event.t)
         elif isinstance(event, ReaderStatus):
             self.reader_status = event.text
             log.info("%s", event.text)
-            if "lost" in event.text:
-                self._toast(("Card reader lost", "retrying..."))
+            if event.text.startswith(("reader lost", "reader error")):
+                self._toast(("Card reader", "not answering", "retrying..."))
             self.refresh()
 
-    def _card_seen(self, uid: str) -> None:
-        for what, who in self.presence.seen(uid, self.clock.now()):
+    def _card_seen(self, uid: str, t: float) -> None:
+        # The read's own time, not the handling time: a busy loop must not re-tap a resting card.
+        for what, who in self.presence.seen(uid, t):
             if what == "tap":
                 self.on_tap(who)
         deadline = self.presence.deadline()

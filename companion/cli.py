@@ -48,8 +48,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    quiet = args.command not in ("run",)  # the daemon tells journald what it does
     logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.INFO,
+        level=logging.DEBUG if args.verbose else logging.WARNING if quiet else logging.INFO,
         format="%(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
@@ -63,3 +64,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return err.exit_status
     except KeyboardInterrupt:
         return 130
+    except Exception:  # a bug: say so plainly, with the traceback for the report
+        logging.getLogger("companion").exception("internal error")
+        print(
+            "trap-companion: internal error (a bug); please report it with the text above",
+            file=sys.stderr,
+        )
+        return 70

@@ -182,6 +182,10 @@ def run(
                     replay.directive(words, number)
                 except BadAction as err:
                     raise UsageError(f"line {number}: {err}") from None
+                except UsageError as err:
+                    if str(err).startswith(f"line {number}:"):
+                        raise
+                    raise UsageError(f"line {number}: {err}") from None
                 except Rejected as err:
                     box.app.reject(err.reason)
                 box.loop.drain()

@@ -6,7 +6,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from companion import replay
 from companion.commands._common import add_config_arg, load_config
 from companion.errors import UsageError
 
@@ -35,6 +34,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    from companion import replay
+
     if args.sets and not args.game:
         raise UsageError("--set needs --game NAME")
     if args.script == "-":

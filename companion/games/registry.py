@@ -22,12 +22,13 @@ def available() -> list[str]:
     names = []
     for name, module in MODULES.items():
         try:
-            importlib.import_module(module)
+            loaded = importlib.import_module(module)
         except ModuleNotFoundError as err:
             if err.name != module:
                 raise
             continue
-        names.append(name)
+        if hasattr(loaded, "GAME"):
+            names.append(name)
     return names
 
 

@@ -1,0 +1,257 @@
+"""The figures of docs/performance.md, measured on the simulated box with the real clock.
+
+Latencies run through everything the box runs: gpiozero's mock pin edge (or the pty byte),
+the queue, the consumer, debounce or presence, the rules, the journal fsync, the renderer and
+the luma device call. Start-to-ready and memory come from a real `trap-companion run`
+subprocess on mock pins, talking to systemd's notify protocol.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from companion.core.clock import RealClock
+from companion.core.config import Config
+from companion.core.events import Call, Stop
+from companion.games.base import Action
+from companion.hal.readers.fake import FakeRdm6300, PtyPort
+from companion.sim.box import SimulatedBox
+
+TARGETS = {
+    "button_p99_ms": 5.0,
+    "card_p99_ms": 10.0,
+    "idle_cpu_percent": 0.5,
+    "ready_seconds": 1.5,
+    "peak_rss_mb": 80.0,
+    "timer_error_ms": 20.0,
+}
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+class _FrameWatch:
+    """Notes when the display is handed a frame, from the loop thread."""
+
+    def __init__(self) -> None:
+        self.event = threading.Event()
+        self.at = 0.0
+
+    def __call__(self, image: Any) -> None:
+        self.at = time.perf_counter()
+        self.event.set()
+
+
+def _running_box(
+    state: Path, watch: _FrameWatch, **kwargs: Any
+) -> tuple[SimulatedBox, threading.Thread]:
+    box = SimulatedBox(Config(), state_dir=state, clock=RealClock(), on_frame=watch, **kwargs)
+    box.app.start()
+    consumer = threading.Thread(target=box.loop.run, name="loop", daemon=True)
+    consumer.start()
+    return box, consumer
+
+
+def _stop(box: SimulatedBox, consumer: threading.Thread) -> None:
+    box.loop.post(Stop("bench"))
+    consumer.join(timeout=5)
+    box.close()
+
+
+def _start_game(box: SimulatedBox, watch: _FrameWatch, name: str, **options: str) -> None:
+    watch.event.clear()
+    box.loop.post(Call(lambda: box.app.new_game(name, dict(options))))
+    watch.event.wait(5)
+
+
+def button_latency(presses: int = 1000) -> dict[str, float]:
+    """Release edge of a green press (a short press is known at release) -> new frame."""
+    watch = _FrameWatch()
+    with tempfile.TemporaryDirectory() as tmp:
+        box, consumer = _running_box(Path(tmp), watch)
+        try:
+            _start_game(box, watch, "dice")
+            pin = box.pin("green")
+            debounce = box.config.buttons.debounce_ms / 1000
+            samples = []
+            for _ in range(presses):
+                pin.drive_low()
+                time.sleep(debounce * 2)  # the harness's finger, not the box's timing
+                watch.event.clear()
+                t0 = time.perf_counter()
+                pin.drive_high()
+                if not watch.event.wait(2):
+                    raise RuntimeError("no frame after a button press")
+                samples.append((watch.at - t0) * 1000)
+        finally:
+            _stop(box, consumer)
+    return {
+        "button_p50_ms": round(statistics.median(samples), 3),
+        "button_p99_ms": round(_pct(samples, 0.99), 3),
+        "button_presses": presses,
+    }
+
+
+def card_latency(taps: int = 300) -> dict[str, float]:
+    """Last byte of the confirming RDM6300 frame written to the pty -> new frame."""
+    watch = _FrameWatch()
+    with tempfile.TemporaryDirectory() as tmp:
+        box, consumer = _running_box(Path(tmp), watch)
+        try:
+            _start_game(box, watch, "dice")
+            device = box.device
+            assert isinstance(device, FakeRdm6300)
+            uids = ["00DEADBEE1", "00DEADBEE2"]
+            samples = []
+            for i in range(taps):
+                uid = uids[i % 2]
+                device.write_frames(uid, 1)
+                time.sleep(0.002)  # the first frame, then the confirming one
+                watch.event.clear()
+                t0 = time.perf_counter()
+                device.write_frames(uid, 1)
+                if not watch.event.wait(2):
+                    raise RuntimeError("no frame after a card tap")
+                samples.append((watch.at - t0) * 1000)
+                time.sleep(0.002)
+        finally:
+            _stop(box, consumer)
+    return {
+        "card_p50_ms": round(statistics.median(samples), 3),
+        "card_p99_ms": round(_pct(samples, 0.99), 3),
+        "card_taps": taps,
+    }
+
+
+def idle_cpu(seconds: float = 10.0) -> dict[str, float]:
+    """CPU used by the whole box (loop, reader thread, gpiozero) with a game open, untouched."""
+    watch = _FrameWatch()
+    with tempfile.TemporaryDirectory() as tmp:
+        box, consumer = _running_box(Path(tmp), watch)
+        try:
+            _start_game(box, watch, "dice")
+            time.sleep(0.5)
+            c0, t0 = time.process_time(), time.perf_counter()
+            time.sleep(seconds)
+            c1, t1 = time.process_time(), time.perf_counter()
+        finally:
+            _stop(box, consumer)
+    return {"idle_cpu_percent": round(100 * (c1 - c0) / (t1 - t0), 3), "idle_seconds": seconds}
+
+
+def timer_precision(turns: int = 5, seconds: float = 2.0) -> dict[str, float]:
+    """Trapwords turn timer on the real clock: start press to the time-up, over repeated turns."""
+    from companion.games import registry
+
+    if "trapwords" not in registry.available():
+        return {}
+    watch = _FrameWatch()
+    errors = []
+    with tempfile.TemporaryDirectory() as tmp:
+        box, consumer = _running_box(Path(tmp), watch)
+        try:
+            _start_game(box, watch, "trapwords", seconds=str(seconds), start_mode="pickup")
+            app = box.app
+            for _ in range(turns):
+                done = threading.Event()
+                started = [0.0]
+
+                def begin(started: list[float] = started) -> None:
+                    app.sounds.clear()
+                    started[0] = time.perf_counter()
+                    app.submit(Action("start"))
+                    app.refresh()
+
+                def watch_sounds(done: threading.Event = done) -> None:
+                    if "time_up" in app.sounds:
+                        done.set()
+
+                app.on_refresh.append(watch_sounds)
+                box.loop.post(Call(begin))
+                if not done.wait(seconds + 5):
+                    raise RuntimeError("the turn timer never ran out")
+                ended = time.perf_counter()
+                app.on_refresh.remove(watch_sounds)
+                errors.append(abs((ended - started[0]) - seconds) * 1000)
+        finally:
+            _stop(box, consumer)
+    return {
+        "timer_error_ms": round(max(errors), 3),
+        "timer_turns": turns,
+        "timer_seconds": seconds,
+    }
+
+
+def daemon_start(runs: int = 3) -> dict[str, float]:
+    """`trap-companion run` on mock pins, a dummy display and a fake reader on a pty: process
+    start -> READY=1, SIGTERM -> exit, and the process's peak RSS."""
+    ready, stop, rss = [], [], 0.0
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory() as tmp, PtyPort() as port:
+            device = FakeRdm6300(port)
+            cfg = Path(tmp) / "config.toml"
+            cfg.write_text(
+                '[hardware]\npin_factory = "mock"\n[display]\ndriver = "dummy"\n'
+                f'[reader]\nport = "{port.path}"\n[state]\ndir = "{tmp}/state"\n'
+            )
+            sock_path = f"{tmp}/notify.sock"
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+            sock.bind(sock_path)
+            sock.settimeout(10)
+            env = dict(os.environ, NOTIFY_SOCKET=sock_path, GPIOZERO_MOCK_PIN_CLASS="mockpwmpin")
+            t0 = time.perf_counter()
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "companion", "run", "--config", str(cfg)],
+                env=env,
+                stderr=subprocess.DEVNULL,
+            )
+            try:
+                while b"READY=1" not in sock.recv(4096):
+                    pass
+                ready.append(time.perf_counter() - t0)
+                t1 = time.perf_counter()
+                proc.send_signal(signal.SIGTERM)
+                _, status, usage = os.wait4(proc.pid, 0)
+                proc.returncode = os.waitstatus_to_exitcode(status)
+                stop.append(time.perf_counter() - t1)
+                rss = max(rss, usage.ru_maxrss / 1024)
+            finally:
+                if proc.returncode is None:
+                    proc.kill()
+                    proc.wait()
+                sock.close()
+                device.close()
+    return {
+        "ready_seconds": round(max(ready), 3),
+        "stop_seconds": round(max(stop), 3),
+        "peak_rss_mb": round(rss, 1),
+    }
+
+
+def run_all(quick: bool = False) -> dict[str, Any]:
+    results: dict[str, Any] = {}
+    results.update(button_latency(200 if quick else 1000))
+    results.update(card_latency(60 if quick else 300))
+    results.update(idle_cpu(2.0 if quick else 10.0))
+    results.update(timer_precision(2 if quick else 5))
+    results.update(daemon_start(1 if quick else 3))
+    results["bench_peak_rss_mb"] = round(
+        resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1
+    )
+    results["targets"] = {k: v for k, v in TARGETS.items() if k in results}
+    results["met"] = {k: results[k] <= v for k, v in TARGETS.items() if k in results}
+    results["machine"] = {"cpus": os.cpu_count(), "python": sys.version.split()[0]}
+    return results

@@ -1,0 +1,77 @@
+"""Configuration: the example equals the defaults; every error names the key and the value."""
+
+import subprocess
+import sys
+import tomllib
+from importlib import resources
+
+import pytest
+
+from companion.core import config as configuration
+from companion.errors import ConfigError
+
+
+def test_the_commented_example_is_exactly_the_defaults():
+    text = resources.files("companion.data").joinpath("config.example.toml").read_text()
+    loaded = configuration.from_dict(tomllib.loads(text), "example")
+    defaults = configuration.Config(source="example")
+    assert loaded == defaults
+
+
+@pytest.mark.parametrize(
+    ("toml", "named"),
+    [
+        ("[buttons]\nred = 99\n", "buttons.red = 99"),
+        ("[buttons]\nred = 5\n", "buttons.red = 5: GPIO 5 is already used by buttons.up"),
+        ('[buttons]\nok = "13"\n', "buttons.ok = '13': must be a whole number"),
+        ('[reader]\ntype = "mfrc522"\n', "reader.type = 'mfrc522'"),
+        ("[display]\nrotate = 5\n", "display.rotate = 5"),
+        ("[buzzer]\nvolume = 2\n", "buzzer.volume = 2.0"),
+        ("[bogus]\nx = 1\n", "unknown section [bogus]"),
+        ("[led]\nbrightnes = 1\n", "unknown key led.brightnes"),
+        ("[buttons]\nup = 2\n", "buttons.up = 2: GPIO 2 and 3 are the display's I2C bus"),
+        ("[hardware\n", "not valid TOML"),
+    ],
+)
+def test_bad_values_name_key_and_value(tmp_path, toml, named):
+    path = tmp_path / "config.toml"
+    path.write_text(toml)
+    with pytest.raises(ConfigError) as err:
+        configuration.load(path)
+    assert named in str(err.value)
+    assert str(path) in str(err.value)
+
+
+def test_missing_file_is_a_config_error(tmp_path):
+    with pytest.raises(ConfigError, match="no such config file"):
+        configuration.load(tmp_path / "nope.toml")
+
+
+def test_state_dir_prefers_config_then_systemd_then_xdg(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.delenv("STATE_DIRECTORY", raising=False)
+    assert configuration.Config().state_dir() == tmp_path / "xdg" / "trap-companion"
+    monkeypatch.setenv("STATE_DIRECTORY", "/var/lib/trap-companion")
+    assert str(configuration.Config().state_dir()) == "/var/lib/trap-companion"
+    cfg = configuration.from_dict({"state": {"dir": str(tmp_path / "s")}})
+    assert cfg.state_dir() == tmp_path / "s"
+
+
+def test_config_check_command_exits_78_with_the_key(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text("[reader]\nremoval_seconds = 0\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "companion", "config", "check", str(path)],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 78
+    assert "reader.removal_seconds = 0.0" in proc.stderr
+    path.write_text('[reader]\ntype = "pn532"\nport = "/dev/ttyAMA0"\n')
+    ok = subprocess.run(
+        [sys.executable, "-m", "companion", "config", "check", str(path)],
+        capture_output=True,
+        text=True,
+    )
+    assert ok.returncode == 0, ok.stderr
+    assert "ok" in ok.stdout

@@ -1,0 +1,131 @@
+"""The replay contract (../shared/notes/replay.md), checked from outside as a user would."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from companion.errors import UsageError
+from companion.replay import run_script
+
+KEYS = {"line", "t", "game", "state", "screen", "leds", "sounds", "log"}
+
+
+def _cli(args, stdin=None):
+    return subprocess.run(
+        [sys.executable, "-m", "companion", "replay", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_every_directive_line_prints_one_object_with_the_contract_keys():
+    out = run_script("# a comment\n\ngame dice\npress green\nwait 2\ndice 3\ndo roll\n")
+    assert [o["line"] for o in out] == [3, 4, 5, 6, 7]
+    for obj in out:
+        assert KEYS <= obj.keys()
+    assert out[1]["t"] == 0.05
+    assert out[2]["t"] == 2.05
+    assert out[4]["state"]["last"] == [3]
+    assert out[4]["sounds"] == ["roll"]
+    assert out[4]["log"] == ["d6: 3"]
+
+
+def test_same_script_and_seed_give_identical_output_and_the_seed_matters():
+    script = "game dice die=2d6\n" + "press green\n" * 20
+    a = [json.dumps(o) for o in run_script(script, seed=7)]
+    b = [json.dumps(o) for o in run_script(script, seed=7)]
+    c = [json.dumps(o) for o in run_script(script, seed=8)]
+    assert a == b
+    assert a != c
+
+
+def test_game_option_and_dice_state_keys():
+    out = run_script("dice 2 2 1 3\npress green\npress red\n", game="dice", sets=["die=2d6"])
+    assert out[1]["state"]["doubles"] is True
+    assert "DOUBLE" in " ".join(out[1]["screen"])
+    state = out[-1]["state"]
+    assert state["die"] == "2d6"
+    assert state["history"] == [[2, 2], [1, 3]]
+    assert state["last"] == [1, 3]
+    assert state["doubles"] is False
+    assert state["counts"] == {"1": 1, "2": 2, "3": 1}
+
+
+def test_a_refused_action_is_rejected_and_the_state_is_unchanged():
+    out = run_script("game dice\ndo reroll\npress green\n")
+    assert out[1]["rejected"] == "nothing to roll again yet"
+    assert out[1]["state"] == out[0]["state"]
+    assert "error" in out[1]["sounds"]
+    assert "rejected" not in out[2]
+
+
+@pytest.mark.parametrize(
+    ("script", "message"),
+    [
+        ("game dice\nfly away\n", "line 2: unknown directive 'fly'"),
+        ("game dice\npress purple\n", "line 2: unknown button 'purple'"),
+        ("game chess\n", "line 1: unknown game 'chess'"),
+        ("game dice die=d20\n", "line 1: die='d20'"),
+        ("game dice\ndo jump\n", "line 2: dice has no action 'jump'"),
+        ("game dice\nwait soon\n", "line 2: wait 'soon' is not a number"),
+        ("game dice\ntap XYZ\n", "line 2: card UID 'XYZ' is not hexadecimal"),
+        ("game dice\ntap @nothing\n", "line 2: no card is registered as 'nothing'"),
+        ("game cover-your-asps\n", "line 1: game 'cover-your-asps' is planned"),
+    ],
+)
+def test_bad_lines_name_the_line(script, message):
+    with pytest.raises(UsageError) as err:
+        run_script(script)
+    assert message in str(err.value)
+
+
+def test_cli_prints_lines_before_the_bad_one_and_exits_2():
+    proc = _cli(["-"], stdin="game dice\npress green\nhold green\n")
+    assert proc.returncode == 2
+    assert len(proc.stdout.splitlines()) == 2
+    assert "line 3" in proc.stderr
+
+
+def test_cli_missing_script_exits_2_with_a_clear_message(tmp_path):
+    proc = _cli([str(tmp_path / "none.txt")])
+    assert proc.returncode == 2
+    assert "no such script file" in proc.stderr
+
+
+def test_an_unknown_card_is_named_with_its_sound():
+    out = run_script("game dice\ntap 8EC793\n")
+    assert "Unknown card" in out[1]["screen"][0] or "Unknown card" in " ".join(out[1]["screen"])
+    assert "00008EC793" in " ".join(out[1]["screen"])
+    assert out[1]["sounds"][0] == "card_unknown"
+    assert out[1]["t"] == pytest.approx(0.3)
+
+
+def test_a_card_left_on_the_reader_taps_once():
+    out = run_script("game dice\ntap 8EC793\ntap 8EC793\nwait 1\ntap 8EC793\n")
+    assert out[1]["sounds"] == ["card_unknown"]
+    assert out[2]["sounds"] == []  # still lying there: the silence had not passed
+    assert out[4]["sounds"] == ["card_unknown"]
+
+
+def test_long_back_asks_then_undoes_the_last_roll():
+    out = run_script("game dice\ndice 5 2\npress green\npress green\nhold back 1.2\npress green\n")
+    assert out[3]["state"]["history"] == [[5], [2]]
+    assert out[4]["screen"][0] == "Undo?"
+    assert out[5]["state"]["history"] == [[5]]
+    assert "undo" in out[5]["sounds"]
+
+
+def test_the_journal_resumes_a_game_in_a_named_state_dir(tmp_path):
+    cfg = tmp_path / "config.toml"
+    cfg.write_text(f'[state]\ndir = "{tmp_path}/state"\n')
+    first = _cli(["-", "--config", str(cfg)], stdin="game dice die=d4\ndice 3\npress green\n")
+    assert first.returncode == 0, first.stderr
+    second = _cli(["-", "--config", str(cfg)], stdin="wait 1\n")
+    resumed = json.loads(second.stdout.splitlines()[0])
+    assert resumed["game"] == "dice"
+    assert resumed["state"]["die"] == "d4"
+    assert resumed["state"]["history"] == [[3]]
