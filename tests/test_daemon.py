@@ -1,0 +1,105 @@
+"""`trap-companion run` as systemd runs it: READY=1 once the loop runs, STATUS= lines, WATCHDOG=1,
+a clean stop on SIGTERM or Ctrl-C within 2 s, and exit 78 on a bad config."""
+
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+from companion.hal.readers.fake import FakeRdm6300, PtyPort
+
+
+@pytest.fixture
+def daemon_env(tmp_path):
+    with PtyPort() as port:
+        device = FakeRdm6300(port)
+        config = tmp_path / "config.toml"
+        config.write_text(
+            '[hardware]\npin_factory = "mock"\n[display]\ndriver = "dummy"\n'
+            f'[reader]\nport = "{port.path}"\n[state]\ndir = "{tmp_path}/state"\n'
+        )
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        sock.bind(str(tmp_path / "notify.sock"))
+        sock.settimeout(10)
+        env = {
+            "NOTIFY_SOCKET": str(tmp_path / "notify.sock"),
+            "WATCHDOG_USEC": "200000",
+            "PATH": "/usr/bin:/bin",
+        }
+        yield config, sock, env, device
+        sock.close()
+        device.close()
+
+
+def _start(config, env):
+    return subprocess.Popen(
+        [sys.executable, "-m", "companion", "run", "--config", str(config)],
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _messages_until(sock, needle, limit=50):
+    seen = []
+    for _ in range(limit):
+        msg = sock.recv(4096).decode()
+        seen.append(msg)
+        if needle in msg:
+            return seen
+    raise AssertionError(f"{needle} never came: {seen}")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_ready_status_watchdog_then_a_clean_stop(daemon_env, sig):
+    config, sock, env, _ = daemon_env
+    proc = _start(config, env)
+    try:
+        seen = _messages_until(sock, "READY=1")
+        assert any("STATUS=" in m for m in seen)
+        ready = [m for m in seen if "READY=1" in m][0]
+        assert "reader" in ready and "display ok" in ready
+        _messages_until(sock, "WATCHDOG=1")
+        t0 = time.monotonic()
+        proc.send_signal(sig)
+        code = proc.wait(timeout=5)
+        took = time.monotonic() - t0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert code == 0
+    assert took < 2.0
+    stderr = proc.stderr.read()
+    assert "stopping" in stderr
+    assert "Traceback" not in stderr
+
+
+def test_a_config_error_exits_78_naming_the_key(tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text('[reader]\ntype = "magic"\n')
+    proc = subprocess.run(
+        [sys.executable, "-m", "companion", "run", "--config", str(config)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert proc.returncode == 78
+    assert "reader.type = 'magic'" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_no_gpio_backend_on_a_laptop_is_a_clear_hardware_error(tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text(f'[display]\ndriver = "dummy"\n[state]\ndir = "{tmp_path}"\n')
+    proc = subprocess.run(
+        [sys.executable, "-m", "companion", "run", "--config", str(config)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env={"PATH": "/usr/bin:/bin", "GPIOZERO_PIN_FACTORY": "nonexistent"},
+    )
+    assert proc.returncode == 69
+    assert "hardware.pin_factory = 'auto'" in proc.stderr
