@@ -5,7 +5,7 @@ import threading
 import pytest
 
 from companion.core.clock import RealClock, VirtualClock
-from companion.core.events import Call, ReaderStatus, Stop
+from companion.core.events import ButtonEdge, Call, ReaderStatus, Stop
 from companion.core.loop import Loop
 
 
@@ -94,3 +94,17 @@ def test_virtual_clock_never_goes_back():
     clock = VirtualClock(5)
     with pytest.raises(ValueError):
         clock.set(4)
+
+
+def test_an_event_never_overtakes_an_earlier_deadline():
+    clock = VirtualClock()
+    loop = Loop(clock)
+    order = []
+    loop.handler = lambda e: order.append(("event", e.t))
+    loop.call_at(1.0, lambda: order.append(("deadline", 1.0)))
+    clock.set(0.5)
+    # The consumer will find an event stamped after the deadline already queued (it woke late).
+    loop.post(ButtonEdge("ok", True, 1.5))
+    loop.post(Stop())
+    loop.run()
+    assert order == [("deadline", 1.0), ("event", 1.5)]

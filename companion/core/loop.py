@@ -110,6 +110,8 @@ class Loop:
                 event = self._queue.get(timeout=timeout)
             except queue.Empty:
                 continue
+            # A late wake-up must not let an event overtake a deadline that came before it.
+            self._fire_due(getattr(event, "t", self.clock.now()))
             self._dispatch(event)
         return self.stopped
 

@@ -114,7 +114,7 @@ class TerminalSim:
         lines.append("└" + "─" * width + "┘\x1b[K")
         lines.append("\x1b[J")
         with self.lock:
-            self.out.write("\n".join(lines))
+            self.out.write("\r\n".join(lines))  # raw mode: no implicit carriage return
             self.out.flush()
 
     def _oled_rows(self) -> list[str]:
