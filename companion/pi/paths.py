@@ -1,0 +1,20 @@
+"""Where an installed box keeps things. systemd/install.sh and the unit file use the same paths;
+keep the three in step."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+INSTALL_DIR = Path("/opt/trap-companion")
+VENV_DIR = INSTALL_DIR / "venv"
+CONFIG_DIR = Path("/etc/trap-companion")
+CONFIG_FILE = CONFIG_DIR / "config.toml"
+STATE_DIR = Path("/var/lib/trap-companion")
+UNIT_NAME = "trap-companion.service"
+SERVICE_USER = "trap-companion"
+DEVICE_GROUPS = ("gpio", "i2c", "dialout")
+
+# Raspberry Pi OS Bookworm mounts the boot partition here (older releases used /boot).
+BOOT_DIR = Path("/boot/firmware")
+# The board's model string, NUL-terminated, from the device tree.
+MODEL_FILE = Path("/proc/device-tree/model")

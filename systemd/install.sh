@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# Install Trap Companion as a service on Raspberry Pi OS Bookworm. From the clone:
+#
+#   sudo make install                  (runs: sudo bash systemd/install.sh)
+#
+# Running it again upgrades the program and keeps the owner's config, cards and journal.
+#
+#   bash systemd/install.sh --root DIR (or DESTDIR=DIR)
+#       Lays the files out under DIR and stops there: no apt-get, no user, no venv or pip,
+#       no systemctl, no boot configuration. For CI and packaging; needs no root.
+#
+# Environment switches for the real install:
+#   SKIP_APT=1       the Debian packages are already there (no apt-get)
+#   SKIP_FIRMWARE=1  leave /boot/firmware alone (apply it later: trap-companion firmware apply)
+#   NO_START=1       enable the service but do not start it now
+#   BOOT_DIR=DIR     the boot partition (default /boot/firmware)
+#   MODEL_FILE=FILE  where the board names its model (default /proc/device-tree/model)
+#   PYTHON=python3   the interpreter the venv is made from
+#
+# The paths match companion/pi/paths.py and systemd/trap-companion.service.
+set -euo pipefail
+umask 022
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+NAME=trap-companion
+PREFIX=/opt/$NAME
+VENV=$PREFIX/venv
+ETC=/etc/$NAME
+STATE=/var/lib/$NAME
+UNIT_DIR=/etc/systemd/system
+LINK=/usr/local/bin/$NAME
+GROUPS_NEEDED=(gpio i2c dialout)
+APT_PACKAGES=(python3 python3-venv python3-pip python3-lgpio python3-pil i2c-tools)
+BOOT_DIR=${BOOT_DIR:-/boot/firmware}
+MODEL_FILE=${MODEL_FILE:-/proc/device-tree/model}
+PYTHON=${PYTHON:-python3}
+
+say() { printf '%s\n' "$*"; }
+step() { printf '\n==> %s\n' "$*"; }
+die() {
+    printf 'install.sh: %s\n' "$*" >&2
+    exit 1
+}
+
+ROOT=${DESTDIR:-}
+while [ $# -gt 0 ]; do
+    case $1 in
+    --root) ROOT=${2:?--root needs a directory}; shift 2 ;;
+    --root=*) ROOT=${1#--root=}; shift ;;
+    -h | --help) sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) say "install.sh: unknown argument: $1 (try --help)" >&2; exit 2 ;;
+    esac
+done
+
+if [ -n "$ROOT" ]; then
+    [ "$ROOT" != / ] || die "--root / is the real system: run without --root (as root)"
+    mkdir -p "$ROOT"
+    ROOT=$(cd "$ROOT" && pwd)
+    SYSTEM=0
+    say "Installing files under $ROOT only (no packages, user, venv or systemctl)."
+else
+    [ "$(id -u)" -eq 0 ] || die "run it as root: sudo make install"
+    SYSTEM=1
+fi
+
+model=$(tr -d '\0' <"$MODEL_FILE" 2>/dev/null || true)
+case $model in
+# firmware/models.toml says the same: on a Pi 5 the header UART is /dev/ttyAMA0.
+"Raspberry Pi 5"* | "Raspberry Pi Compute Module 5"*) reader_port=/dev/ttyAMA0 ;;
+*) reader_port=/dev/serial0 ;;
+esac
+
+# 1. Debian packages: lgpio must come from Debian (python3-lgpio), hence --system-site-packages.
+if [ "$SYSTEM" = 1 ] && [ "${SKIP_APT:-0}" != 1 ]; then
+    step "Installing packages: ${APT_PACKAGES[*]}"
+    apt-get update
+    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${APT_PACKAGES[@]}"
+fi
+
+# 2. The service user, in the device groups (the unit adds them too; this helps `sudo -u`).
+if [ "$SYSTEM" = 1 ]; then
+    step "Creating the user $NAME"
+    for group in "${GROUPS_NEEDED[@]}"; do
+        getent group "$group" >/dev/null || groupadd --system "$group"
+    done
+    if ! id "$NAME" >/dev/null 2>&1; then
+        useradd --system --user-group --home-dir "$STATE" --no-create-home \
+            --shell /usr/sbin/nologin --comment "Trap Companion" "$NAME"
+    fi
+    usermod --append --groups "$(IFS=,; echo "${GROUPS_NEEDED[*]}")" "$NAME"
+fi
+
+# 3. The program, in its own venv. Installed from a copy, not the clone: the service user
+#    cannot read a home directory.
+if [ "$SYSTEM" = 1 ]; then
+    step "Installing the program into $VENV"
+    [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv --system-site-packages "$VENV"
+    "$VENV/bin/python" -m pip install --quiet --upgrade "$REPO"
+    "$VENV/bin/python" -c 'import lgpio' 2>/dev/null ||
+        say "warning: the venv cannot import lgpio; is python3-lgpio installed?" >&2
+fi
+
+# 4. Files: boot-configuration data for `trap-companion firmware`, the guide, the command link.
+step "Installing files"
+share=$ROOT$VENV/share/$NAME/firmware
+mkdir -p "$share" "$ROOT$PREFIX/docs" "$ROOT$(dirname "$LINK")"
+install -m 0644 "$REPO"/firmware/*.txt "$REPO"/firmware/models.toml "$share/"
+install -m 0644 "$REPO/docs/raspberry-pi.md" "$ROOT$PREFIX/docs/raspberry-pi.md"
+ln -sfn "$VENV/bin/$NAME" "$ROOT$LINK"
+say "$LINK -> $VENV/bin/$NAME"
+
+# 5. The config, only if there is none: an owner's config is never overwritten.
+mkdir -p "$ROOT$ETC"
+if [ -e "$ROOT$ETC/config.toml" ]; then
+    say "kept the existing $ETC/config.toml"
+else
+    sed -e 's|^pin_factory = .*|pin_factory = "auto"|' \
+        -e "s|^port = \"/dev/serial0\"|port = \"$reader_port\"|" \
+        "$REPO/companion/data/config.example.toml" >"$ROOT$ETC/config.toml.new"
+    chmod 0644 "$ROOT$ETC/config.toml.new"
+    mv "$ROOT$ETC/config.toml.new" "$ROOT$ETC/config.toml"
+    say "wrote $ETC/config.toml (card reader on $reader_port)"
+fi
+
+# 6. The state directory (journal, card registry): created if missing, its contents untouched.
+mkdir -p "$ROOT$STATE"
+chmod 0750 "$ROOT$STATE"
+[ "$SYSTEM" = 0 ] || chown "$NAME:$NAME" "$ROOT$STATE"
+
+# 7. The unit.
+mkdir -p "$ROOT$UNIT_DIR"
+install -m 0644 "$REPO/systemd/$NAME.service" "$ROOT$UNIT_DIR/$NAME.service"
+say "installed $UNIT_DIR/$NAME.service"
+
+if [ "$SYSTEM" = 0 ]; then
+    say ""
+    say "Done: files are under $ROOT. Nothing was started."
+    exit 0
+fi
+
+# 8. Boot configuration: I2C at 400 kHz, the UART on GPIO 14/15, no serial console.
+reboot_needed=0
+if [ "${SKIP_FIRMWARE:-0}" != 1 ] && [ -f "$BOOT_DIR/config.txt" ]; then
+    step "Boot configuration in $BOOT_DIR"
+    before=$(cat "$BOOT_DIR/config.txt" "$BOOT_DIR/cmdline.txt" 2>/dev/null | cksum)
+    if "$VENV/bin/$NAME" firmware apply --boot "$BOOT_DIR" --model-file "$MODEL_FILE"; then
+        after=$(cat "$BOOT_DIR/config.txt" "$BOOT_DIR/cmdline.txt" 2>/dev/null | cksum)
+        [ "$before" = "$after" ] || reboot_needed=1
+    else
+        say "warning: the boot configuration was not applied; see docs/raspberry-pi.md" >&2
+    fi
+    # Pi 3/4/Zero: Bluetooth gave its UART to the reader, so its helper service would fail.
+    if [ "$reader_port" = /dev/serial0 ] && systemctl cat hciuart.service >/dev/null 2>&1; then
+        systemctl disable --now hciuart.service || true
+    fi
+fi
+
+# 9. systemd.
+step "Enabling the service"
+systemctl daemon-reload
+systemctl enable "$NAME.service"
+if [ "${NO_START:-0}" != 1 ]; then
+    systemctl restart "$NAME.service"
+fi
+
+cat <<EOF
+
+Trap Companion is installed.
+  config:  $ETC/config.toml     (pins, display, reader; check it: $NAME config check $ETC/config.toml)
+  data:    $STATE   (cards and journal; kept by 'make uninstall')
+  logs:    journalctl -u $NAME -f
+EOF
+if [ "$reboot_needed" = 1 ]; then
+    say ""
+    say "The boot configuration changed: reboot now (sudo reboot), then continue below."
+fi
+cat <<EOF
+
+Next: test every part of the box with
+
+  sudo systemctl stop $NAME && $NAME check; sudo systemctl start $NAME
+
+It asks for each button, lights the LED, plays a tone and waits for a card.
+EOF
