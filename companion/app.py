@@ -134,6 +134,7 @@ class App:
         state_dir = cfg.state_dir()
         self.journal = Journal(state_dir / "journal.jsonl")
         self.registry = Registry(state_dir / "cards.toml", self._demo_cards() if demo_cards else ())
+        self.table_dice = config.dice.source == "table"
         self.session: Session | None = None
         self.menu: menus.Menu | None = None
         self.toast: Screen | None = None
@@ -314,6 +315,9 @@ class App:
         try:
             faces = rules.dice_for(session.state, action)
             rolls = action.rolls
+            if faces and not rolls and self.table_dice and not self.dice.forced:
+                self.menu = menus.DiceEntry(tuple(faces), action)
+                return False
             if faces and not rolls:
                 rolls, used = self.dice.roll(tuple(faces))
             action = replace(action, rolls=tuple(rolls), at=self.game_time())
@@ -416,8 +420,9 @@ class App:
         self.menu = menus.ListMenu("Choose a game", titles, names, "pick_game")
 
     def open_session_menu(self) -> None:
-        items = ["Resume", "Undo last", "New game", "Other game"]
-        keys = ["resume", "undo", "new_game", "switch_game"]
+        dice = "Dice: table" if self.table_dice else "Dice: box"
+        items = ["Resume", "Undo last", "New game", "Other game", dice]
+        keys = ["resume", "undo", "new_game", "switch_game", "dice"]
         self.menu = menus.ListMenu(self.session.rules.title, items, keys, "session")
 
     def ask_undo(self) -> None:
@@ -471,6 +476,13 @@ class App:
                 )
             elif key == "switch_game":
                 self.open_game_menu()
+            elif key == "dice":
+                self.table_dice = not self.table_dice
+                where = "the table's dice" if self.table_dice else "the box"
+                self.logs.append(f"dice now come from {where}")
+                self._toast(("Dice now from", where))
+        elif kind == "dice_entered":
+            self.submit(replace(data["action"], rolls=data["rolls"]), from_input=True)
         elif kind == "enrol":
             kinds = tuple(games.get(data["game"]).catalog())
             self.menu = menus.Enrol(data["uid"], data["game"], kinds)

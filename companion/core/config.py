@@ -15,6 +15,7 @@ BUTTONS = ("up", "down", "ok", "back", "green", "red")
 PIN_FACTORIES = ("auto", "mock", "lgpio", "rpigpio", "native")
 DISPLAYS = ("ssd1306", "sh1106", "dummy", "none")
 READERS = ("rdm6300", "pn532", "none")
+DICE_SOURCES = ("box", "table")
 DEFAULT_PATH = Path("/etc/trap-companion/config.toml")
 
 
@@ -68,6 +69,11 @@ class ReaderConfig:
 
 
 @dataclass(frozen=True)
+class DiceConfig:
+    source: str = "box"
+
+
+@dataclass(frozen=True)
 class StateConfig:
     dir: str = ""
 
@@ -80,6 +86,7 @@ class Config:
     buzzer: BuzzerConfig = field(default_factory=BuzzerConfig)
     display: DisplayConfig = field(default_factory=DisplayConfig)
     reader: ReaderConfig = field(default_factory=ReaderConfig)
+    dice: DiceConfig = field(default_factory=DiceConfig)
     state: StateConfig = field(default_factory=StateConfig)
     source: str = "defaults"
 
@@ -109,6 +116,7 @@ SECTIONS: dict[str, type] = {
     "buzzer": BuzzerConfig,
     "display": DisplayConfig,
     "reader": ReaderConfig,
+    "dice": DiceConfig,
     "state": StateConfig,
 }
 
@@ -173,6 +181,8 @@ def _check(config: Config, src: str) -> None:
         raise bad("reader.type", r.type, f"use one of {', '.join(READERS)}")
     if r.type != "none" and not r.port:
         raise bad("reader.port", r.port, "name the serial port, e.g. /dev/serial0")
+    if config.dice.source not in DICE_SOURCES:
+        raise bad("dice.source", config.dice.source, f"use one of {', '.join(DICE_SOURCES)}")
     if not 0.1 <= r.removal_seconds <= 5:
         raise bad("reader.removal_seconds", r.removal_seconds, "must be 0.1..5 seconds")
 

@@ -176,4 +176,35 @@ class Enrol:
         )
 
 
-Menu = ListMenu | OptionsMenu | Confirm | Enrol
+@dataclass
+class DiceEntry:
+    """Read the table's own dice into the box: up/down set each die, ok takes it."""
+
+    faces: tuple[int, ...]
+    action: Any  # the Action waiting for these rolls
+    values: list[int] = field(default_factory=list)
+    current: int = 1
+
+    def screen(self) -> Screen:
+        n = len(self.values)
+        which = f"die {n + 1} of {len(self.faces)}" if len(self.faces) > 1 else "your die"
+        return Screen(
+            f"Enter d{self.faces[n]}", (which,), big=str(self.current), footer="^v set  ok take"
+        )
+
+    def press(self, button: str, long: bool) -> Command:
+        faces = self.faces[len(self.values)]
+        if button == "back":
+            return CLOSE
+        if button in ("up", "down"):
+            step = 1 if button == "up" else -1
+            self.current = (self.current - 1 + step) % faces + 1
+        elif button in ("ok", "green"):
+            self.values.append(self.current)
+            self.current = 1
+            if len(self.values) == len(self.faces):
+                return Command("dice_entered", {"rolls": tuple(self.values), "action": self.action})
+        return STAY
+
+
+Menu = ListMenu | OptionsMenu | Confirm | Enrol | DiceEntry
