@@ -133,7 +133,12 @@ class App:
         )
         state_dir = cfg.state_dir()
         self.journal = Journal(state_dir / "journal.jsonl")
-        self.registry = Registry(state_dir / "cards.toml", self._demo_cards() if demo_cards else ())
+        self.registry, registry_problem = Registry.open_or_set_aside(
+            state_dir / "cards.toml", self._demo_cards() if demo_cards else ()
+        )
+        self.problems: list[tuple[str, ...]] = []  # shown once the box is up
+        if registry_problem:
+            self.problems.append(("Card list unreadable", "set aside, see log"))
         self.table_dice = config.dice.source == "table"
         self.session: Session | None = None
         self.menu: menus.Menu | None = None
@@ -166,14 +171,16 @@ class App:
     def start(self) -> None:
         record = self.journal.open()
         for warning in self.journal.warnings:
-            self._toast(("Journal problem", "see the log"))
             log.warning("%s", warning)
+            self.problems.append(("Saved game damaged", "set aside, see log"))
         if record is not None:
             self._resume(record)
         else:
             self.open_game_menu()
         if self.parts.reader is not None:
             self._start_reader()
+        if self.problems:
+            self._toast(self.problems[0])
         self.refresh()
 
     def _start_reader(self) -> None:
@@ -198,7 +205,7 @@ class App:
             self.journal.close()
             self.journal.move_aside(f"cannot replay the saved {record.game} game: {err}")
             self.journal.open()
-            self._toast(("Saved game lost", "journal moved aside"))
+            self.problems.append(("Saved game unusable", "set aside, see log"))
             self.open_game_menu()
             return
         self.session = session

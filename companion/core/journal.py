@@ -103,7 +103,7 @@ class Journal:
         self.path = path
         self._fd: int | None = None
         self._seq = 0
-        self.warnings: list[str] = []
+        self.warnings: list[str] = []  # problems worth showing (a file set aside)
 
     def open(self) -> GameRecord | None:
         """Read what is there (moving an unreadable file aside), then open for appending."""
@@ -116,8 +116,7 @@ class Journal:
                 self.move_aside(str(err))
             else:
                 if good != self.path.stat().st_size:
-                    os.truncate(self.path, good)
-                    self.warnings.append("dropped a torn last journal line")
+                    os.truncate(self.path, good)  # so the next append starts on a clean line
         self._seq = len(entries)
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o640)
         _fsync_dir(self.path.parent)

@@ -7,6 +7,7 @@ import json
 import logging
 import os
 import re
+import time
 import tomllib
 import zlib
 from collections.abc import Iterable
@@ -84,6 +85,18 @@ class Registry:
             extra = {k: v for k, v in entry.items() if k not in ("game", "card", "name")}
             cards[uid] = Card(uid, game, card, name, extra)
         return cards
+
+    @classmethod
+    def open_or_set_aside(cls, path: Path, demo: Iterable[Card] = ()) -> tuple[Registry, str]:
+        """For the daemon: a broken registry file is kept aside, never a reason to stop."""
+        try:
+            return cls(path, demo), ""
+        except DataError as err:
+            target = path.with_name(f"{path.name}.unreadable-{time.strftime('%Y%m%dT%H%M%S')}")
+            os.replace(path, target)
+            message = f"{err}; moved to {target}, starting with no enrolled cards"
+            log.error("%s", message)
+            return cls(path, demo), message
 
     def lookup(self, uid: str) -> Card | None:
         try:

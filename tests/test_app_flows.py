@@ -1,0 +1,72 @@
+"""The box's own flows, driven by buttons and cards as a person would (through replay)."""
+
+from companion.core.config import Config, StateConfig
+from companion.core.registry import Registry
+from companion.games import registry as games
+from companion.replay import run_script
+
+
+def test_from_power_on_the_menu_picks_a_game_and_its_options():
+    out = run_script("wait 0\npress ok\npress ok\npress green\npress green\n")
+    assert out[0]["game"] is None
+    assert out[0]["screen"][0] == "Choose a game"
+    assert out[1]["screen"][0] == "Dice"  # options of the first game
+    assert "Die: d6" in " ".join(out[1]["screen"])
+    assert "Die: 2d6" in " ".join(out[2]["screen"])  # ok cycles d6 -> 2d6 -> d4
+    assert out[3]["game"] == "dice"
+    assert out[3]["state"]["die"] == "2d6"
+    assert len(out[4]["state"]["last"]) == 2
+
+
+def test_back_opens_the_game_menu_and_back_again_resumes():
+    out = run_script("game dice\npress back\npress back\npress green\n")
+    assert "Resume" in " ".join(out[1]["screen"])
+    assert out[2]["screen"][0].startswith("Dice")
+    assert out[3]["state"]["history"]
+
+
+def test_an_unknown_card_can_be_enrolled_with_the_buttons(tmp_path):
+    cfg_dir = tmp_path / "state"
+    config = Config(state=StateConfig(dir=str(cfg_dir)))
+    # enrol the tag as the first kind in a card game's catalog, answering any values with ok
+    game = "trapwords" if "trapwords" in games.available() else "trap-attack"
+    first = games.get(game).catalog()[0]
+    ups = "press ok\n" * (len(first.fields) + 1)
+    out = run_script(f"game {game}\ntap 0A0B0C0D0E\npress green\n{ups}", config=config)
+    assert out[1]["sounds"] == ["card_unknown"]
+    assert "0A0B0C0D0E" in " ".join(out[1]["screen"])
+    assert out[2]["screen"][0] == "Enrol 0A0B0C0D0E"
+    assert any("enrolled 0A0B0C0D0E" in line for o in out for line in o["log"])
+    registry = Registry(cfg_dir / "cards.toml")
+    assert registry.lookup("0A0B0C0D0E").card == first.id
+
+
+def test_table_dice_are_entered_with_up_down_ok():
+    out = run_script(
+        "game dice die=2d6\npress back\n"
+        + "press down\n" * 4
+        + "press ok\npress green\npress up\npress up\npress ok\npress up\npress ok\n"
+    )
+    assert any("dice now come from the table's dice" in line for o in out for line in o["log"])
+    entry = [o for o in out if o["screen"][0] == "Enter d6"]
+    assert entry, "the box should ask for the faces"
+    assert out[-1]["state"]["last"] == [3, 2]
+
+
+def test_undo_with_nothing_to_undo_is_refused_with_a_reason():
+    out = run_script("game dice\nhold back 1.5\n")
+    assert out[1]["rejected"] == "nothing to undo"
+
+
+def test_damaged_saved_data_is_set_aside_and_the_box_still_starts(tmp_path):
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / "cards.toml").write_text("this is [not toml\n")
+    (state / "journal.jsonl").write_text("garbage\n")
+    config = Config(state=StateConfig(dir=str(state)))
+    out = run_script("wait 0\nwait 5\ngame dice\npress green\n", config=config)
+    assert "Card list unreadable" in out[0]["screen"]
+    assert out[1]["screen"][0] == "Choose a game"  # the notice goes after a few seconds
+    assert out[3]["state"]["history"]
+    assert len(list(state.glob("cards.toml.unreadable-*"))) == 1
+    assert len(list(state.glob("journal.jsonl.unreadable-*"))) == 1

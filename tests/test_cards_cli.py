@@ -1,0 +1,64 @@
+"""`trap-companion cards`: enrol, list, forget from a shell, with clear errors."""
+
+import subprocess
+import sys
+
+import pytest
+
+from companion.games import registry as games
+
+
+def _cards(tmp_path, *args):
+    config = tmp_path / "config.toml"
+    config.write_text(f'[state]\ndir = "{tmp_path}/state"\n')
+    return subprocess.run(
+        [sys.executable, "-m", "companion", "cards", *args, "--config", str(config)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+
+
+@pytest.fixture
+def some_card():
+    for name in games.available():
+        for kind in games.get(name).catalog():
+            return name, kind
+    pytest.fail("no game has a card catalog")
+
+
+def test_enrol_list_forget(tmp_path, some_card):
+    game, kind = some_card
+    values = [f"--value={f}=2" for f in kind.fields]
+    added = _cards(tmp_path, "enrol", "8e:c7:93", game, kind.id, "--name", "My card", *values)
+    assert added.returncode == 0, added.stderr
+    assert "00008EC793" in added.stdout
+    listed = _cards(tmp_path, "list")
+    assert "00008EC793" in listed.stdout and "My card" in listed.stdout
+    gone = _cards(tmp_path, "forget", "008EC793")
+    assert gone.returncode == 0
+    assert "no cards enrolled" in _cards(tmp_path, "list").stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["enrol", "XYZ", "dice", "x"], "not hexadecimal"),
+        (["enrol", "0102", "chess", "x"], "unknown game 'chess'"),
+        (["enrol", "0102", "dice", "x"], "dice has no card 'x'"),
+        (["forget", "0102"], "is not enrolled"),
+    ],
+)
+def test_bad_input_exits_2_with_a_message(tmp_path, args, message):
+    proc = _cards(tmp_path, *args)
+    assert proc.returncode == 2
+    assert message in proc.stderr
+
+
+def test_a_broken_registry_file_is_a_data_error(tmp_path):
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / "cards.toml").write_text("[cards.nothex]\ngame = 1\n")
+    proc = _cards(tmp_path, "list")
+    assert proc.returncode == 65
+    assert "cards.toml" in proc.stderr and "UID" in proc.stderr
