@@ -24,6 +24,7 @@ from companion.sim.box import SimulatedBox
 from companion.sim.frame import braille, halfblocks
 
 SHORT = 0.08  # seconds a key "holds" its button
+GAP = 0.02  # between two simulated presses, longer than the debounce window
 KEYS: dict[str, tuple[str, bool]] = {
     "\x1b[A": ("up", False),
     "\x1b[B": ("down", False),
@@ -77,6 +78,7 @@ class TerminalSim:
         self.out = out
         self.lock = threading.Lock()
         self.state = SimState()
+        self.free_at = 0.0
         self.frame: Any = None
         size = os.get_terminal_size(out.fileno()) if out.isatty() else os.terminal_size((200, 50))
         self.compact = compact if compact is not None else size.columns < 170 or size.lines < 36
@@ -142,10 +144,22 @@ class TerminalSim:
     # --- input (main thread) -------------------------------------------------------------
 
     def press(self, button: str, long: bool) -> None:
+        """Press on the loop thread. Keys typed faster than a finger wait their turn, in order
+        (a short press is known at release, so overlapping presses would swap places)."""
         pin = self.box.pin(button)
         seconds = self.box.config.buttons.hold_seconds + 0.2 if long else SHORT
-        pin.drive_low()
-        self.app.loop.post(Call(lambda: self.app.loop.call_later(seconds, pin.drive_high)))
+        loop, clock = self.app.loop, self.box.clock
+
+        def down() -> None:
+            now = clock.now()
+            if now < self.free_at:
+                loop.call_at(self.free_at, down)
+                return
+            pin.drive_low()
+            self.free_at = now + seconds + GAP
+            loop.call_later(seconds, pin.drive_high)
+
+        loop.post(Call(down))
 
     def tap(self, uid: str) -> None:
         try:
