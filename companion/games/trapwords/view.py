@@ -1,0 +1,186 @@
+"""What the box shows for Trapwords: the replay's public state, the OLED screen and the LED.
+
+Everything is worked out from the state alone, so the time shown is the time left as of the
+last applied action; while a timer runs, the ticks (one a second) keep it fresh.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from companion.games.trapwords.data import TABLES
+from companion.games.trapwords.state import (
+    OVER,
+    PAUSED,
+    READING,
+    READY,
+    RUNNING,
+    WAITING,
+    WHY,
+    TrapwordsState,
+)
+from companion.games.trapwords.timer import show
+from companion.ui.screen import RED, WHITE, Lights, Screen, fraction_color
+
+TITLE = "Trapwords"
+TURN_FOOTER = "G got it  R wrong"
+READY_FOOTER = "ok start  ^v map"
+RESULT_LINES = {
+    "correct": "{team} guessed it!",
+    "wrong": "{team}: out of guesses",
+    "trap": "{team}: trapword said",
+    "illegal": "{team}: illegal clue",
+    "timeout": "{team}: time is up",
+}
+WHY_LABELS = {"trap": "trapword said", "illegal": "illegal clue"}
+
+
+def remaining(state: TrapwordsState) -> float:
+    return state.timer.remaining(state.last_at)
+
+
+def public(state: TrapwordsState) -> dict[str, Any]:
+    room_a, room_b = state.team_rooms
+    return {
+        "round": state.round,
+        "rooms": list(state.settings.rooms),
+        "teams": {"A": {"room": room_a}, "B": {"room": room_b}},
+        "monster_room": state.monster_room,
+        "curse_rooms": list(state.curse_rooms),
+        "glowing": state.glowing,
+        "clue_team": state.clue_team,
+        "traps_to_write": {"A": room_b, "B": room_a},
+        "guesses_left": state.guesses_left,
+        "timer": {
+            "remaining": round(remaining(state), 2),
+            "running": state.timer.running,
+            "limit": round(state.timer.limit, 2),
+        },
+        "result": state.result,
+        "winner": state.winner,
+        "phase": state.phase,
+        "monster": state.settings.monster,
+        "nasty": state.settings.nasty,
+        "monster_frozen": state.battled,
+        "battling": list(state.battling) if state.phase != OVER else [],
+        "cursed": list(state.cursed_teams) if state.phase != OVER else [],
+        "curses_to_reveal": state.curses_to_name if state.phase != OVER else 0,
+        "curses_revealed": [
+            {"card": n.card, "name": n.name, "where": n.where} for n in state.named
+        ],
+        "why": state.why if state.phase == WHY else None,
+        "map": state.show_map,
+    }
+
+
+def dungeon_picture(state: TrapwordsState) -> tuple[str, tuple[object, ...]]:
+    room_a, room_b = state.team_rooms
+    data = (state.settings.rooms, room_a, room_b, state.monster_room, state.curse_rooms)
+    return ("dungeon", data)
+
+
+def _note(state: TrapwordsState, team: str) -> str:
+    """The one thing the table must know before ``team`` plays, if any."""
+    monster = state.settings.monster_info.name
+    unrevealed = state.curses_to_name - len(state.named)
+    if unrevealed > 0 and state.monster_curses and team in state.battling:
+        n = state.monster_curses
+        return f"{monster}: draw {n} curse{'s' if n > 1 else ''}"
+    if unrevealed > 0 and state.cursed_teams:
+        return f"Reveal curse: {' '.join(state.cursed_teams)}"
+    if team in state.battling:
+        return f"{team} fights the {monster}"
+    if state.named:
+        return f"Curse: {state.named[-1].name}"[:21]
+    return ""
+
+
+def _ready_lines(state: TrapwordsState) -> tuple[str, ...]:
+    team = state.clue_team or "A"
+    if state.turns:
+        last = state.turns[-1]
+        lines = [RESULT_LINES[last.result].format(team=last.team), f"Next: {team} gives clues"]
+        tiebreak = state.settings.tiebreak and len(state.battling) == 2 and last.guessed
+        if tiebreak:
+            lines.append(f"{team} has {state.timer.limit:.1f} s to win")
+        else:
+            lines.append(_note(state, team))
+        return tuple(line for line in lines if line)
+    room_a, room_b = state.team_rooms
+    first = _note(state, team) or state.summary
+    return (first, f"Traps: A {room_b}  B {room_a}", f"{team} gives clues first")
+
+
+def _map_line(state: TrapwordsState, team: str) -> str:
+    """The one line that fits under the dungeon picture."""
+    if state.turns:
+        return f"Next: {team} gives clues"
+    room_a, room_b = state.team_rooms
+    return f"{team} first  A:{room_b} B:{room_a}"
+
+
+def _turn_line(state: TrapwordsState, team: str) -> str:
+    left = state.guesses_left
+    if team in state.battling:
+        return f"{team} vs {state.settings.monster_info.name}: {left} left"
+    if team in state.cursed_teams:
+        return f"{team} cursed: {left} left"
+    return f"{team}: {left} guesses left"
+
+
+def _over_lines(state: TrapwordsState) -> tuple[str, ...]:
+    monster = state.settings.monster_info.name
+    if state.winner == "monster":
+        return (f"The {monster} wins", f"{TABLES.max_rounds} rounds are over")
+    if state.winner == "both":
+        return ("A and B both win!", f"The {monster} is beaten")
+    return (f"Team {state.winner} wins!", f"The {monster} is beaten")
+
+
+def view(state: TrapwordsState) -> tuple[Screen, Lights]:
+    title = f"{TITLE}  R{state.round}"
+    team = state.clue_team
+    left = remaining(state)
+    if state.phase == OVER:
+        colour = {"monster": RED, "both": WHITE}.get(state.winner or "")
+        if colour is None:
+            colour = _team_colour(state.winner or "A")
+        lines = _over_lines(state)
+        if state.show_map:
+            screen = Screen(title, lines[:1], footer="^v map", picture=dungeon_picture(state))
+            return screen, Lights(colour, "blink")
+        return Screen(title, lines, footer="^v map"), Lights(colour, "blink")
+    assert team is not None
+    if state.phase == READY:
+        if state.show_map:
+            screen = Screen(
+                title,
+                (_map_line(state, team),),
+                footer=READY_FOOTER,
+                picture=dungeon_picture(state),
+            )
+        else:
+            screen = Screen(title, _ready_lines(state), footer=READY_FOOTER)
+        return screen, Lights(_team_colour(team))
+    if state.phase == WHY:
+        marks = {reason: ("> " if state.why == reason else "  ") for reason in WHY_LABELS}
+        lines = ("Turn failed: why?", *(marks[r] + label for r, label in WHY_LABELS.items()))
+        return Screen(title, lines, footer="G pick  R go back"), Lights(RED, "blink")
+    big = show(left)
+    if state.phase == READING:
+        screen = Screen(title, (f"{team} reads the word",), big=big, footer=TURN_FOOTER)
+        return screen, Lights(_team_colour(team), "blink")
+    if state.phase == WAITING:
+        screen = Screen(title, (f"{team}: ok at 1st clue",), big=big, footer=TURN_FOOTER)
+        return screen, Lights(_team_colour(team), "blink")
+    colour = fraction_color(state.timer.fraction_left(state.last_at))
+    if state.phase == PAUSED:
+        screen = Screen(title, ("Paused: ok resumes",), big=big, footer=TURN_FOOTER)
+        return screen, Lights(colour, "pulse")
+    assert state.phase == RUNNING
+    screen = Screen(title, (_turn_line(state, team),), big=big, footer=TURN_FOOTER)
+    return screen, Lights(colour)
+
+
+def _team_colour(team: str) -> tuple[float, float, float]:
+    return TABLES.team_colours[team]
