@@ -41,6 +41,7 @@ from companion.ui.screen import BLUE, OFF, RED, Lights, Screen
 log = logging.getLogger(__name__)
 
 TOAST_SECONDS = 2.5
+READER_DOWN = ("reader lost", "reader error")  # how the runner's status says it cannot read
 
 
 class DiceSource:
@@ -225,7 +226,7 @@ class App:
         self.buzzer.close()
         self.led.close()
         self.display.show(Screen("Trap Companion", ("Stopped",), footer=""))
-        self.display.close()
+        self.display.close(keep_picture=True)
         self.pins.close()
 
     # --- time and dice -----------------------------------------------------------------------
@@ -242,9 +243,14 @@ class App:
         elif isinstance(event, CardSeen):
             self._card_seen(event.uid, event.t)
         elif isinstance(event, ReaderStatus):
+            was_down = self.reader_status.startswith(READER_DOWN)
             self.reader_status = event.text
-            log.info("%s", event.text)
-            if event.text.startswith(("reader lost", "reader error")):
+            if not event.text.startswith(READER_DOWN):
+                log.info("%s", event.text)
+            elif was_down:
+                log.debug("%s", event.text)  # every retry: said once per outage
+            else:
+                log.warning("card reader unavailable, games without cards play on: %s", event.text)
                 self._toast(("Card reader", "not answering", "retrying..."))
             self.refresh()
 
@@ -532,8 +538,10 @@ class App:
 
     def status_line(self) -> str:
         game = self.session.rules.title if self.session else "menu"
-        display = "display ok" if self.display.available else f"display: {self.display.error}"
-        return f"{game}; {display}; {self.reader_status}"
+        reader = self.reader_status
+        if reader.startswith(READER_DOWN):
+            reader = f"{reader} (retrying)"
+        return f"{game}; {self.display.status}; {reader}"
 
 
 def _wrap(text: str, width: int, lines: int) -> tuple[str, ...]:

@@ -70,3 +70,21 @@ def test_damaged_saved_data_is_set_aside_and_the_box_still_starts(tmp_path):
     assert out[3]["state"]["history"]
     assert len(list(state.glob("cards.toml.unreadable-*"))) == 1
     assert len(list(state.glob("journal.jsonl.unreadable-*"))) == 1
+
+
+def test_shutdown_leaves_a_stopped_screen_and_the_led_off(tmp_path):
+    from companion.sim.box import SimulatedBox
+
+    box = SimulatedBox(Config(), state_dir=tmp_path)
+    box.app.start()
+    box.app.new_game("dice", {})
+    device = box.app.display.device
+    led = box.app.led.device
+    box.app.shutdown()
+    assert box.app.display.lines == ["Trap Companion", "Stopped"]
+    assert device.persist is True  # luma's cleanup keeps the last frame lit
+    assert led.closed
+    assert box.app.journal._fd is None
+    box.device.close()
+    box.port.close()
+    box.factory.reset()

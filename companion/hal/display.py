@@ -1,0 +1,184 @@
+"""The OLED through luma: a thin adapter so the box keeps playing when the display is missing
+or drops out (loose wire, brown-out) and picks it up again when it answers.
+
+``open_device`` makes the luma device; ``Display`` renders screens onto it and remembers what
+it showed (the replay's ``screen`` lines and the last frame) whether or not the panel took it.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import luma.core.device
+import luma.core.error
+import luma.oled.device
+from luma.core.interface.serial import i2c
+from PIL import Image
+
+from companion.errors import ConfigError
+from companion.ui.render import HEIGHT, WIDTH, render
+from companion.ui.screen import Screen
+
+log = logging.getLogger(__name__)
+
+DRIVERS = ("ssd1306", "sh1106", "dummy")
+
+# What a missing or failing panel raises: luma's own errors at open (no bus, no answer at the
+# address, no permission), a raw OSError (errno 121, remote I/O) from a write later.
+DEVICE_ERRORS = (luma.core.error.Error, OSError)
+
+
+def open_device(driver: str, i2c_port: int = 1, i2c_address: int = 0x3C, rotate: int = 0) -> Any:
+    """The luma device for ``driver``; raises luma's errors (or OSError) when it is not there."""
+    if rotate not in (0, 1, 2, 3):
+        raise ConfigError(f"display.rotate = {rotate!r}: use 0, 1, 2 or 3 (quarter turns)")
+    if driver == "dummy":
+        return luma.core.device.dummy(width=WIDTH, height=HEIGHT, rotate=rotate, mode="1")
+    makers = {"ssd1306": luma.oled.device.ssd1306, "sh1106": luma.oled.device.sh1106}
+    if driver not in makers:
+        raise ConfigError(f"display.driver = {driver!r}: use one of {', '.join(DRIVERS)}")
+    serial = i2c(port=i2c_port, address=i2c_address)
+    try:
+        return makers[driver](serial, width=WIDTH, height=HEIGHT, rotate=rotate)
+    except BaseException:
+        # The bus is open but the panel did not answer its set-up: close the bus, or every
+        # retry would leak a file descriptor.
+        try:
+            serial.cleanup()
+        except OSError as err:
+            log.debug("closing the I2C bus after a failed open: %s", err)
+        raise
+
+
+def device_factory(
+    driver: str, i2c_port: int = 1, i2c_address: int = 0x3C, rotate: int = 0
+) -> Callable[[], Any] | None:
+    """What ``Display`` needs for the ``[display]`` settings; None for driver "none"."""
+    if driver == "none":
+        return None
+    if driver not in DRIVERS:
+        raise ConfigError(f"display.driver = {driver!r}: use one of none, {', '.join(DRIVERS)}")
+    return functools.partial(open_device, driver, i2c_port, i2c_address, rotate)
+
+
+class Display:
+    """Screens onto the panel, if there is one.
+
+    ``show`` never raises for the hardware: a panel that is missing or stops answering marks
+    the display unavailable (one warning per outage) and the app calls ``retry`` from a
+    deadline. ``lines`` and ``image`` always hold what the box would show.
+    """
+
+    def __init__(
+        self,
+        device_factory: Callable[[], Any] | None,
+        on_frame: Callable[[Image.Image], None] | None = None,
+    ) -> None:
+        self._factory = device_factory
+        self.on_frame = on_frame
+        self.device: Any = None
+        self.error: str | None = None
+        self.screen: Screen | None = None
+        self.lines: list[str] = []
+        self.image: Image.Image | None = None
+        self._warned = False
+        if device_factory is None:
+            self.error = "no display configured"
+        else:
+            self._open()
+
+    @property
+    def available(self) -> bool:
+        return self.device is not None
+
+    @property
+    def status(self) -> str:
+        """One phrase for systemd's STATUS line: an owner reading it knows the box carries on."""
+        if self.device is not None:
+            return "display ok"
+        if self._factory is None:
+            return "no display configured"
+        return f"display not answering, retrying ({self.error})"
+
+    def show(self, screen: Screen) -> bool:
+        """Render ``screen`` and send it; True when the panel took it."""
+        self.screen = screen
+        self.lines = screen.text_lines()
+        self.image = render(screen, *self._size())
+        took = self._send()
+        if self.on_frame is not None:
+            self.on_frame(self.image)
+        return took
+
+    def retry(self) -> bool:
+        """Open the panel again if it is missing; on success it shows the current screen."""
+        if self.device is not None:
+            return True
+        if self._factory is None or not self._open():
+            return False
+        if self.screen is not None:
+            size = self._size()
+            if self.image is None or self.image.size != size:
+                self.image = render(self.screen, *size)
+            if not self._send():
+                return False
+        if self._warned:
+            log.info("display is back")
+            self._warned = False
+        return True
+
+    def close(self, keep_picture: bool = False) -> None:
+        """Free the bus (luma's cleanup); errors here are only logged.
+
+        ``keep_picture`` leaves the last frame lit (luma's ``persist``), so a stopped box
+        still says it is stopped; otherwise the panel is blanked.
+        """
+        device, self.device = self.device, None
+        if device is None:
+            return
+        device.persist = keep_picture
+        try:
+            device.cleanup()
+        except DEVICE_ERRORS as err:
+            log.debug("display cleanup failed: %s", err)
+
+    def _size(self) -> tuple[int, int]:
+        """The panel's size as luma sees it (a quarter turn makes it portrait)."""
+        if self.device is not None:
+            return int(self.device.width), int(self.device.height)
+        if self.image is not None:
+            return self.image.size
+        return WIDTH, HEIGHT
+
+    def _send(self) -> bool:
+        if self.device is None or self.image is None:
+            return False
+        try:
+            self.device.display(self.image)
+        except DEVICE_ERRORS as err:
+            self._lost(err)
+            return False
+        return True
+
+    def _open(self) -> bool:
+        assert self._factory is not None
+        try:
+            device = self._factory()
+        except DEVICE_ERRORS as err:
+            self._lost(err)
+            return False
+        self.device = device
+        self.error = None
+        return True
+
+    def _lost(self, err: Exception) -> None:
+        self.device = None
+        self.error = f"{type(err).__name__}: {err}"
+        if self._warned:
+            log.debug("display still unavailable: %s", self.error)
+            return
+        self._warned = True
+        log.warning("display unavailable, carrying on without it: %s", self.error)

@@ -1,0 +1,112 @@
+"""Fonts and text measurement for the 1-bit OLED frame, cached so a frame renders in well
+under a millisecond once its texts have been seen.
+
+The faces are DejaVu Sans and DejaVu Sans Bold, bundled in companion/data/fonts (Bitstream
+Vera licence, see LICENSE.txt there): without anti-aliasing, Pillow's built-in Aileron turns
+6, 8 and 9 into look-alikes below 13 px, and small digits are what this box shows most.
+DejaVu's hinting keeps them apart down to 9 px. Measurements use mode "1", exactly as drawing
+on a mode "1" image does.
+"""
+
+from __future__ import annotations
+
+import logging
+from functools import cache, lru_cache
+from importlib import resources
+
+from PIL import ImageFont
+
+log = logging.getLogger(__name__)
+
+FACES = {"regular": "DejaVuSans.ttf", "bold": "DejaVuSans-Bold.ttf"}
+
+Box = tuple[int, int, int, int]  # left, top, right, bottom; right and bottom exclusive
+
+# Smallest size still readable across a table on a 0.96" panel.
+MIN_SIZE = 9
+
+# Vertical reference for a line of text: the tallest ascender and deepest descender of
+# everyday words, so lines sit at the same height whatever their letters.
+LINE_REFERENCE = "Hdfgjklpqy"
+# Vertical reference for big digits (timers, dice): digits and their separators.
+DIGIT_REFERENCE = "0123456789:+"
+
+ELLIPSIS = "…"
+
+
+@cache
+def _font_file(face: str) -> str | None:
+    """The bundled file of ``face``, or None (warned once) when the install lacks it."""
+    path = resources.files("companion").joinpath("data", "fonts", FACES[face])
+    if path.is_file():
+        return str(path)
+    log.warning("font file %s is missing; text falls back to Pillow's default font", path)
+    return None
+
+
+@cache
+def font(size: int, face: str = "regular") -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    """``face`` at ``size`` pixels, loaded once."""
+    path = _font_file(face)
+    if path is None:
+        return ImageFont.load_default(size=size)
+    return ImageFont.truetype(path, size)
+
+
+@lru_cache(maxsize=8192)
+def ink(text: str, size: int, face: str = "regular") -> Box:
+    """Pillow's box for ``text`` drawn at (0, 0): every pixel lies inside it (leading spaces
+    count from the pen); (0, 0, 0, 0) for blank text."""
+    if not text.strip():
+        return (0, 0, 0, 0)
+    left, top, right, bottom = font(size, face).getbbox(text, mode="1")
+    return (int(left), int(top), int(right), int(bottom))
+
+
+@lru_cache(maxsize=8192)
+def band(
+    text: str, size: int, face: str = "regular", reference: str = LINE_REFERENCE
+) -> tuple[int, int]:
+    """Top and bottom (exclusive) of the rows a line of ``text`` occupies when drawn at y=0.
+
+    The union of the reference's rows and the text's own, so ordinary lines share one
+    baseline and an unusual glyph (an accent, a bracket) still stays inside its area.
+    """
+    _, ref_top, _, ref_bottom = ink(reference, size, face)
+    left, top, right, bottom = ink(text, size, face)
+    if right <= left:
+        return ref_top, ref_bottom
+    return min(ref_top, top), max(ref_bottom, bottom)
+
+
+def width(text: str, size: int, face: str = "regular") -> int:
+    """Ink width of ``text`` (0 for blank text)."""
+    left, _, right, _ = ink(text, size, face)
+    return right - left
+
+
+@lru_cache(maxsize=8192)
+def advance(text: str, size: int, face: str = "regular") -> int:
+    """How far the pen moves over ``text``: equal for any digits, so "0:41" and "0:47"
+    centred by it stand still while a timer counts."""
+    return round(font(size, face).getlength(text, mode="1"))
+
+
+def height(text: str, size: int, face: str = "regular", reference: str = LINE_REFERENCE) -> int:
+    """Rows of the band ``text`` occupies (see ``band``)."""
+    top, bottom = band(text, size, face, reference)
+    return bottom - top
+
+
+@lru_cache(maxsize=4096)
+def ellipsize(text: str, size: int, max_width: int, face: str = "regular") -> str:
+    """``text`` cut at the end with an ellipsis so that it is at most ``max_width`` wide."""
+    if width(text, size, face) <= max_width:
+        return text
+    cut = text.rstrip()
+    while cut:
+        cut = cut[:-1].rstrip()
+        candidate = cut + ELLIPSIS
+        if width(candidate, size, face) <= max_width:
+            return candidate
+    return ELLIPSIS if width(ELLIPSIS, size, face) <= max_width else ""

@@ -1,0 +1,334 @@
+"""Screen -> 1-bit frame: the one renderer behind the OLED, the golden images, the terminal
+simulator and the bench, so what is tested is what the box shows.
+
+The frame has three areas (see ../shared/notes/screens.md): a title line on top, a footer line
+at the bottom, and the middle between them holding one thing large. Text is shrunk step by
+step until it fits and is cut with an ellipsis only when even the smallest readable size is
+too wide; nothing scrolls. The same screen always gives the same pixels.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from PIL import Image, ImageDraw
+
+from companion.ui import fonts
+from companion.ui.fonts import DIGIT_REFERENCE, ELLIPSIS, LINE_REFERENCE, MIN_SIZE, Box
+from companion.ui.pictures import PICTURES
+from companion.ui.screen import Screen
+
+log = logging.getLogger(__name__)
+
+WIDTH = 128
+HEIGHT = 64
+
+BAND = 10  # height of the title and footer lines
+GAP = 1  # blank rows between the middle and the title or footer
+MARGIN = 1  # blank columns kept at the left and right edges
+BIG_GAP = 2  # rows between big digits and the line under them
+BIG_MIN_HEIGHT = 24  # big digits are never squeezed below this by the line under them
+PICTURE_MIN_HEIGHT = 30  # a picture keeps at least this many rows beside its text
+MAX_LINE_GAP = 4  # rows between lines when the middle has room to spare
+
+
+@dataclass(frozen=True)
+class Style:
+    """A face and the sizes to try, largest first; the last one is the smallest readable."""
+
+    face: str
+    sizes: tuple[int, ...]
+
+
+TITLE = Style("regular", (10, 9))  # the title and the footer
+SMALL = Style("regular", (11, 10, 9))  # the line under big digits or a picture
+MEDIUM = Style("bold", (16, 15, 14, 13, 12, 11, 10, 9))  # up to three lines on their own
+BIG = Style("bold", tuple(range(64, MIN_SIZE - 1, -1)))
+
+
+@dataclass(frozen=True)
+class Areas:
+    """The three areas of a frame; they never overlap."""
+
+    title: Box
+    middle: Box
+    footer: Box
+
+
+def areas(width: int = WIDTH, height: int = HEIGHT) -> Areas:
+    return Areas(
+        title=(0, 0, width, BAND),
+        middle=(0, BAND + GAP, width, height - BAND - GAP),
+        footer=(0, height - BAND, width, height),
+    )
+
+
+@dataclass(frozen=True)
+class Placed:
+    """One piece of text as drawn: ``text`` may be cut; ``box`` is its ink in frame pixels."""
+
+    area: str  # "title", "footer", "big" or "line"
+    text: str
+    size: int
+    face: str
+    origin: tuple[int, int]  # where it is drawn from (Pillow's top-left anchor)
+    box: Box
+
+
+@dataclass(frozen=True)
+class Layout:
+    texts: tuple[Placed, ...]
+    picture_box: Box | None = None
+
+
+def layout(screen: Screen, width: int = WIDTH, height: int = HEIGHT) -> Layout:
+    """Where every text of ``screen`` goes and at what size (what ``render`` draws)."""
+    parts = areas(width, height)
+    texts: list[Placed] = []
+    if screen.title.strip():
+        texts.append(_single("title", screen.title, parts.title))
+    if screen.footer.strip():
+        texts.append(_single("footer", screen.footer, parts.footer))
+    middle_texts, picture_box = _middle(screen, parts.middle)
+    texts.extend(middle_texts)
+    return Layout(tuple(texts), picture_box)
+
+
+def render(screen: Screen, width: int = WIDTH, height: int = HEIGHT) -> Image.Image:
+    """The frame for ``screen``: a mode "1" image, white on black (black on white in the
+    middle when ``inverted``). Each area is clipped to its box, so even a glyph taller than
+    the font's usual band (an accented capital) cannot spill into its neighbour."""
+    plan = layout(screen, width, height)
+    parts = areas(width, height)
+    boxes = {"title": parts.title, "middle": parts.middle, "footer": parts.footer}
+    layers = {name: Image.new("1", (width, height), 0) for name in boxes}
+    draws = {name: ImageDraw.Draw(layer) for name, layer in layers.items()}
+    for placed in plan.texts:
+        area = placed.area if placed.area in ("title", "footer") else "middle"
+        font = fonts.font(placed.size, placed.face)
+        draws[area].text(placed.origin, placed.text, font=font, fill=1)
+    if plan.picture_box is not None and screen.picture is not None:
+        name, data = screen.picture
+        PICTURES[name](draws["middle"], plan.picture_box, data)
+    frame = Image.new("1", (width, height), 0)
+    for name, box in boxes.items():
+        mask = layers[name].crop(box)
+        if name == "middle" and screen.inverted:
+            frame.paste(255, box)
+            frame.paste(0, box, mask=mask)
+        else:
+            frame.paste(255, box, mask=mask)
+    return frame
+
+
+# --- fitting -----------------------------------------------------------------------------------
+
+
+def _single(area: str, text: str, box: Box) -> Placed:
+    """The title or the footer: one line centred in its band at the largest size that fits."""
+    left, top, right, bottom = box
+    block = _block((text,), TITLE, right - left, bottom - top, spread=False)
+    shown, size = block.lines[0], block.size
+    line_top = top + (bottom - top - block.height) // 2
+    if block.height > bottom - top:
+        # Taller than the band only because of an accent or a bracket: centre its own ink
+        # instead (render clips whatever still sticks out).
+        _, ink_top, _, ink_bottom = fonts.ink(shown, size, TITLE.face)
+        band_top, _ = fonts.band(shown, size, TITLE.face)
+        line_top = top + (bottom - top - (ink_bottom - ink_top)) // 2 - ink_top + band_top
+    return _place(area, shown, size, TITLE.face, box, line_top, LINE_REFERENCE)
+
+
+@dataclass(frozen=True)
+class _Block:
+    """Lines fitted to a width and a height, ready to be placed one under the other."""
+
+    size: int
+    face: str
+    lines: tuple[str, ...]
+    line_height: int
+    gap: int
+    aligned: bool  # one common left edge (the lines carry indentation) instead of centring
+
+    @property
+    def height(self) -> int:
+        return len(self.lines) * self.line_height + (len(self.lines) - 1) * self.gap
+
+    def place(self, box: Box, top: int) -> list[Placed]:
+        left, _, right, _ = box
+        pen = None
+        if self.aligned:
+            widest = max(fonts.ink(line, self.size, self.face)[2] for line in self.lines)
+            pen = left + (right - left - widest) // 2
+        placed = []
+        y = top
+        for text in self.lines:
+            # Bottom-align each line in the block's line height: a shared baseline.
+            offset = self.line_height - fonts.height(text, self.size, self.face)
+            placed.append(
+                _place("line", text, self.size, self.face, box, y + offset, LINE_REFERENCE, pen=pen)
+            )
+            y += self.line_height + self.gap
+        return placed
+
+
+def _block(
+    lines: Sequence[str], style: Style, box_width: int, max_height: int, spread: bool
+) -> _Block:
+    """``lines`` at the largest size of ``style`` at which all of them fit.
+
+    Lines are centred one by one, unless one of them starts with a space: then the
+    indentation is meant (a menu's marker column) and they share one left edge.
+    A blank row between lines is given up before a line is; when even the smallest size is
+    too wide the long lines are cut; when there are too many lines for the height, the ones
+    that fit are kept and the last of them ends with "…". ``spread`` opens the gaps between
+    lines up to MAX_LINE_GAP when there is room.
+    """
+    face = style.face
+    max_width = box_width - 2 * MARGIN
+    aligned = any(line[:1].isspace() for line in lines)
+
+    def wide(line: str, size: int) -> int:
+        """Columns the line needs: from the pen when aligned (indentation counts)."""
+        left, _, right, _ = fonts.ink(line, size, face)
+        return right if aligned else right - left
+
+    def line_height(size: int, shown: Sequence[str]) -> int:
+        return max(fonts.height(line, size, face) for line in shown)
+
+    def block_height(size: int, shown: Sequence[str], gap: int) -> int:
+        return len(shown) * line_height(size, shown) + (len(shown) - 1) * gap
+
+    def fits(size: int, gap: int) -> bool:
+        return block_height(size, lines, gap) <= max_height and all(
+            wide(line, size) <= max_width for line in lines
+        )
+
+    chosen = next(
+        ((size, tuple(lines)) for gap in (1, 0) for size in style.sizes if fits(size, gap)),
+        None,
+    )
+    if chosen is None:
+        size = style.sizes[-1]
+        shown = list(lines)
+        while len(shown) > 1 and block_height(size, shown, 0) > max_height:
+            shown.pop()
+            shown[-1] = shown[-1].rstrip() + ELLIPSIS
+        if len(shown) < len(lines):
+            log.debug("%d of %d lines fit: %r", len(shown), len(lines), lines)
+        cut = []
+        for line in shown:
+            indent = wide(line, size) - fonts.width(line, size, face)
+            cut.append(fonts.ellipsize(line, size, max_width - indent, face))
+        chosen = (size, tuple(cut))
+    size, shown_lines = chosen
+    height = line_height(size, shown_lines)
+    gap = 0
+    if len(shown_lines) > 1:
+        spare = (max_height - len(shown_lines) * height) // (len(shown_lines) - 1)
+        gap = max(0, min(MAX_LINE_GAP if spread else 1, spare))
+    return _Block(size, face, shown_lines, height, gap, aligned)
+
+
+def _fit_big(text: str, max_width: int, max_height: int) -> tuple[int, str]:
+    """The largest size at which ``text`` fits. Width and height grow with the size, so a
+    binary search finds it in a handful of measurements."""
+    sizes = sorted(BIG.sizes)
+
+    def fits(size: int) -> bool:
+        wide = max(fonts.width(text, size, BIG.face), fonts.advance(text, size, BIG.face))
+        return fonts.height(text, size, BIG.face, DIGIT_REFERENCE) <= max_height and (
+            wide <= max_width
+        )
+
+    if not fits(sizes[0]):
+        return sizes[0], fonts.ellipsize(text, sizes[0], max_width, BIG.face)
+    low, high = 0, len(sizes) - 1
+    while low < high:
+        mid = (low + high + 1) // 2
+        if fits(sizes[mid]):
+            low = mid
+        else:
+            high = mid - 1
+    return sizes[low], text
+
+
+def _place(
+    area: str,
+    text: str,
+    size: int,
+    face: str,
+    box: Box,
+    line_top: int,
+    reference: str,
+    steady: bool = False,
+    pen: int | None = None,
+) -> Placed:
+    """``text`` centred across ``box`` with its reference band starting at row ``line_top``.
+
+    Centred on its ink, or on its advance when ``steady`` (big digits: a ticking timer must
+    not shuffle sideways), kept inside the margins either way; or drawn from column ``pen``.
+    """
+    left, _, right, _ = box
+    ink_left, ink_top, ink_right, ink_bottom = fonts.ink(text, size, face)
+    band_top, _ = fonts.band(text, size, face, reference)
+    if pen is not None:
+        x = pen
+    elif steady:
+        x = left + (right - left - fonts.advance(text, size, face)) // 2
+        x = min(x, right - MARGIN - ink_right)
+        x = max(x, left + MARGIN - ink_left)
+    else:
+        x = left + (right - left - (ink_right - ink_left)) // 2 - ink_left
+    y = line_top - band_top
+    return Placed(
+        area=area,
+        text=text,
+        size=size,
+        face=face,
+        origin=(x, y),
+        box=(x + ink_left, y + ink_top, x + ink_right, y + ink_bottom),
+    )
+
+
+def _middle(screen: Screen, box: Box) -> tuple[list[Placed], Box | None]:
+    """The texts of the middle area, and the box left for a picture (None: no picture)."""
+    left, top, right, bottom = box
+    room = bottom - top
+    lines = [line for line in screen.lines if line.strip()]
+    big = screen.big if screen.big is not None and screen.big.strip() else None
+    if screen.picture is not None:
+        name = screen.picture[0]
+        if name not in PICTURES:
+            known = ", ".join(sorted(PICTURES))
+            raise ValueError(f"screen {screen.title!r}: no picture named {name!r} ({known})")
+    if screen.picture is not None and big is None:
+        if not lines:
+            return [], box
+        block = _block(lines, SMALL, right - left, room - PICTURE_MIN_HEIGHT - GAP, False)
+        if block.lines == tuple(lines):
+            block_top = bottom - block.height
+            return block.place(box, block_top), (left, top, right, block_top - GAP)
+    if screen.picture is not None:
+        # The picture is the extra: big digits, or lines that do not fit beside it, win.
+        log.debug("picture %r left out: the middle needs the room", screen.picture[0])
+    if big is None:
+        if not lines:
+            return [], None
+        block = _block(lines, MEDIUM, right - left, room, spread=True)
+        return block.place(box, top + (room - block.height) // 2), None
+    under = None
+    big_room = room
+    if lines:
+        under = _block(lines, SMALL, right - left, room - BIG_MIN_HEIGHT - BIG_GAP, False)
+        big_room = room - under.height - BIG_GAP
+    size, shown = _fit_big(big, right - left - 2 * MARGIN, big_room)
+    big_height = fonts.height(shown, size, BIG.face, DIGIT_REFERENCE)
+    total = big_height + (under.height + BIG_GAP if under else 0)
+    big_top = top + (room - total) // 2
+    placed = [_place("big", shown, size, BIG.face, box, big_top, DIGIT_REFERENCE, True)]
+    if under:
+        placed.extend(under.place(box, big_top + big_height + BIG_GAP))
+    return placed, None
