@@ -88,3 +88,13 @@ def test_shutdown_leaves_a_stopped_screen_and_the_led_off(tmp_path):
     box.device.close()
     box.port.close()
     box.factory.reset()
+
+
+def test_a_number_option_takes_any_value_with_a_long_press_on_ok():
+    presses = "press down\n" * 2 + "press ok\npress down\nhold ok 1.2\n"
+    presses += "hold up 1.2\npress up\npress up\npress down\npress ok\npress green\n"
+    out = run_script("wait 0\n" + presses)
+    editing = [o for o in out if o["screen"][0] == "Turn time"]
+    assert editing and editing[0]["screen"][1] == "45"
+    assert out[-1]["game"] == "trapwords"
+    assert out[-1]["state"]["timer"]["limit"] == 56

@@ -60,23 +60,38 @@ class ListMenu:
 
 @dataclass
 class OptionsMenu:
-    """A game's options before it starts: up/down choose a row, ok changes it, green starts."""
+    """A game's options before it starts: up/down choose a row, ok changes it, green starts.
+
+    A choice option cycles through its values. A number that may take any value (a turn
+    length) cycles through its presets, and a long press on ok edits it: up/down step by one,
+    a long press by ten, ok again when done.
+    """
 
     game: str
     title: str
     options: tuple[Option, ...]
     values: dict[str, str] = field(default_factory=dict)
     cursor: int = 0
+    editing: bool = False
 
     def __post_init__(self) -> None:
         for option in self.options:
             self.values.setdefault(option.name, option.default)
 
     def screen(self) -> Screen:
+        if self.editing:
+            option = self.options[self.cursor]
+            return Screen(option.label, big=self.values[option.name], footer="^v change  ok done")
         rows = [f"{o.label}: {self.values[o.name]}" for o in self.options] or ["no options"]
         return Screen(self.title, _window(rows, self.cursor), footer="G start  ok change")
 
+    @staticmethod
+    def _numeric(option: Option) -> bool:
+        return not option.choices and all(v.isdigit() for v in option.menu_values())
+
     def press(self, button: str, long: bool) -> Command:
+        if self.editing:
+            return self._edit(button, long)
         if button == "green":
             return Command("start", {"game": self.game, "options": dict(self.values)})
         if button in ("back", "red"):
@@ -88,10 +103,23 @@ class OptionsMenu:
             self.cursor = (self.cursor + step) % len(self.options)
         elif button == "ok":
             option = self.options[self.cursor]
+            if long and self._numeric(option):
+                self.editing = True
+                return STAY
             values = option.menu_values()
             current = self.values[option.name]
             i = values.index(current) if current in values else -1
             self.values[option.name] = values[(i + 1) % len(values)]
+        return STAY
+
+    def _edit(self, button: str, long: bool) -> Command:
+        name = self.options[self.cursor].name
+        if button in ("up", "down"):
+            step = (10 if long else 1) * (1 if button == "up" else -1)
+            value = int(self.values[name]) if self.values[name].isdigit() else 0
+            self.values[name] = str(max(0, min(999, value + step)))
+        elif button in ("ok", "back", "green", "red"):
+            self.editing = False
         return STAY
 
 
