@@ -18,6 +18,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -77,63 +78,59 @@ def _start_game(box: SimulatedBox, watch: _FrameWatch, name: str, **options: str
     watch.event.wait(5)
 
 
-def button_latency(presses: int = 1000) -> dict[str, float]:
-    """Release edge of a green press (a short press is known at release) -> new frame."""
+def _latency(
+    name: str, samples: int, prepare: Callable[[SimulatedBox, int], Callable[[], None]]
+) -> dict[str, float]:
+    """Time from ``trigger()`` (returned by ``prepare``) to the display being handed a frame."""
     watch = _FrameWatch()
+    times = []
     with tempfile.TemporaryDirectory() as tmp:
         box, consumer = _running_box(Path(tmp), watch)
         try:
             _start_game(box, watch, "dice")
-            pin = box.pin("green")
-            debounce = box.config.buttons.debounce_ms / 1000
-            samples = []
-            for _ in range(presses):
-                pin.drive_low()
-                time.sleep(debounce * 2)  # the harness's finger, not the box's timing
+            for i in range(samples):
+                trigger = prepare(box, i)
                 watch.event.clear()
                 t0 = time.perf_counter()
-                pin.drive_high()
+                trigger()
                 if not watch.event.wait(2):
-                    raise RuntimeError("no frame after a button press")
-                samples.append((watch.at - t0) * 1000)
+                    raise RuntimeError(f"no new frame after {name} {i}")
+                times.append((watch.at - t0) * 1000)
         finally:
             _stop(box, consumer)
     return {
-        "button_p50_ms": round(statistics.median(samples), 3),
-        "button_p99_ms": round(_pct(samples, 0.99), 3),
-        "button_presses": presses,
+        f"{name}_p50_ms": round(statistics.median(times), 3),
+        f"{name}_p99_ms": round(_pct(times, 0.99), 3),
+        f"{name}_samples": samples,
     }
+
+
+def button_latency(presses: int = 1000) -> dict[str, float]:
+    """Release edge of a green press (a short press is known at release) -> new frame."""
+
+    def prepare(box: SimulatedBox, i: int) -> Callable[[], None]:
+        pin = box.pin("green")
+        pin.drive_low()
+        time.sleep(box.config.buttons.debounce_ms / 1000 * 2)  # the harness's finger
+        return pin.drive_high
+
+    return _latency("button", presses, prepare)
 
 
 def card_latency(taps: int = 300) -> dict[str, float]:
-    """Last byte of the confirming RDM6300 frame written to the pty -> new frame."""
-    watch = _FrameWatch()
-    with tempfile.TemporaryDirectory() as tmp:
-        box, consumer = _running_box(Path(tmp), watch)
-        try:
-            _start_game(box, watch, "dice")
-            device = box.device
-            assert isinstance(device, FakeRdm6300)
-            uids = ["00DEADBEE1", "00DEADBEE2"]
-            samples = []
-            for i in range(taps):
-                uid = uids[i % 2]
-                device.write_frames(uid, 1)
-                time.sleep(0.002)  # the first frame, then the confirming one
-                watch.event.clear()
-                t0 = time.perf_counter()
-                device.write_frames(uid, 1)
-                if not watch.event.wait(2):
-                    raise RuntimeError("no frame after a card tap")
-                samples.append((watch.at - t0) * 1000)
-                time.sleep(0.002)
-        finally:
-            _stop(box, consumer)
-    return {
-        "card_p50_ms": round(statistics.median(samples), 3),
-        "card_p99_ms": round(_pct(samples, 0.99), 3),
-        "card_taps": taps,
-    }
+    """Last byte of the confirming RDM6300 frame written to the pty -> new frame. Two cards
+    alternate, so every confirmed frame is a new tap (an unknown card's notice)."""
+
+    def prepare(box: SimulatedBox, i: int) -> Callable[[], None]:
+        device = box.device
+        assert isinstance(device, FakeRdm6300)
+        uid = ("00DEADBEE1", "00DEADBEE2")[i % 2]
+        time.sleep(0.002)
+        device.write_frames(uid, 1)  # the first frame; the trigger writes the confirming one
+        time.sleep(0.002)
+        return lambda: device.write_frames(uid, 1)
+
+    return _latency("card", taps, prepare)
 
 
 def idle_cpu(seconds: float = 10.0) -> dict[str, float]:

@@ -1,0 +1,27 @@
+"""bench measures through the real paths (no timing is asserted here: the figures live in
+docs/performance.md); these check that each measurement runs and reports what it claims."""
+
+from companion import bench
+
+
+def test_latency_measurements_report_percentiles():
+    button = bench.button_latency(5)
+    card = bench.card_latency(5)
+    assert button["button_samples"] == 5
+    assert 0 < button["button_p50_ms"] <= button["button_p99_ms"]
+    assert card["card_samples"] == 5
+    assert 0 < card["card_p50_ms"] <= card["card_p99_ms"]
+
+
+def test_timer_precision_runs_whole_turns():
+    result = bench.timer_precision(turns=2, seconds=0.3)
+    assert result["timer_turns"] == 2
+    assert len(result["timer_errors_ms"]) == 2
+    assert result["timer_error_ms"] == max(result["timer_errors_ms"])
+
+
+def test_daemon_start_reaches_ready_and_stops():
+    result = bench.daemon_start(runs=1)
+    assert result["ready_seconds"] > 0
+    assert result["stop_seconds"] > 0
+    assert result["peak_rss_mb"] > 10
