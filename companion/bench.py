@@ -73,6 +73,9 @@ def _stop(box: SimulatedBox, consumer: threading.Thread) -> None:
 
 
 def _start_game(box: SimulatedBox, watch: _FrameWatch, name: str, **options: str) -> None:
+    from companion.games import registry
+
+    registry.get(name).check_options(options)  # a bad option fails here, loudly
     watch.event.clear()
     box.loop.post(Call(lambda: box.app.new_game(name, dict(options))))
     watch.event.wait(5)
