@@ -1,0 +1,190 @@
+"""Which actions exist, when the rules refuse them, and the dice each one needs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+from companion.games.base import Action, BadAction, Rejected
+from companion.games.trap_attack import ai, forms, pawns, scoring, turns
+from companion.games.trap_attack.args import optional_pawn, pawn_arg
+from companion.games.trap_attack.scoring import scored
+from companion.games.trap_attack.state import AI, Played, State, Ui, name
+from companion.games.trap_attack.step import Step
+
+Handler = Callable[[Step, Action, tuple[int, ...]], None]
+
+# Actions that only move the menu's cursor: they leave the game's books alone.
+UI_ACTIONS = ("menu", "ask", "pick", "next", "close")
+# Actions of the race itself, refused once it is over.
+RACE_ACTIONS = (
+    *("ai_turn", "attack", "turn", "first_player", "card", "blocked", "take", "aim", "play"),
+    *("damage", "heal", "paralyze"),
+)
+# Actions that start something new, refused while the AI's card waits.
+FLOW_ACTIONS = ("ai_turn", "attack", "turn", "first_player")
+
+
+def refusal(state: State, action: Action) -> None:
+    """Raise Rejected when the rules do not allow this action now."""
+    what = action.name
+    if what in RACE_ACTIONS and state.race_over:
+        raise Rejected("the race is over: only scoring entries now")
+    if what in ("ai_turn", "attack") and not state.options.ai:
+        raise Rejected("this game has no AI pawn (option ai=off)")
+    if what in FLOW_ACTIONS and state.pending == "card":
+        raise Rejected("the AI is casting: tap the card it drew, or pick it")
+    if what in FLOW_ACTIONS and state.pending == "block" and state.threat is not None:
+        raise Rejected(f"{name(state.threat.target)} must say blocked or taken first")
+    if what == "card" and state.pending != "card":
+        raise Rejected("the AI is not casting a card now")
+    if what in ("blocked", "take", "aim") and state.pending != "block":
+        raise Rejected("no attack is waiting to be blocked or taken")
+
+
+def understood(state: State, action: Action) -> None:
+    """Raise BadAction for a malformed action, before asking whether the rules allow it now."""
+    if action.name not in HANDLERS:
+        raise BadAction(f"trap-attack has no action {action.name!r} (known: {', '.join(HANDLERS)})")
+    if action.name == "card":
+        ai.card_effect(action)
+    elif action.name == "attack":
+        ai.attack_effect(action)
+    elif action.name == "play":
+        ai.card_effect(Action("play", {"id": action.args.get("card", "")}))
+    for key in ("player", "by", "target"):
+        if key in action.args and str(action.args[key]) != "none":
+            pawn_arg(state, action, key)
+
+
+def faces(state: State, action: Action) -> tuple[int, ...]:
+    """The dice an action needs in this state (whether the box or the table rolls them)."""
+    understood(state, action)
+    refusal(state, action)
+    die = state.rules.action_faces
+    if action.name == "ai_turn":
+        return ai.move_faces(state)
+    if action.name == "attack":
+        return (die,)
+    if action.name == "play":
+        return (die,) if turns.play_needs_die(state, action) else ()
+    if action.name == "first_player":
+        return (state.rules.pawn_die,) * len(turns.first_player_seats(state))
+    return ()
+
+
+# --- handlers that are too small for a module of their own -----------------------------------
+
+
+def _attack(step: Step, action: Action, rolls: tuple[int, ...]) -> None:
+    state = step.state
+    kind, amount = ai.attack_effect(action)
+    by = pawn_arg(state, action, "by", ai=False, default=turns.default_user(state))
+    if "card" in action.args:
+        turns.check_attack(state, by, AI)
+        step.state = replace(state, played=(*state.played, Played(by, "attack", AI)))
+    ai.attack_ai(step, by, kind, amount, rolls[0])
+
+
+def _damage(step: Step, action: Action, rolls: tuple[int, ...]) -> None:
+    state = step.state
+    who = pawn_arg(state, action, "player")
+    amount = action.int_arg("amount", *state.rules.range("amount"))
+    if "by" in action.args:
+        by = optional_pawn(state, action, "by")
+    else:
+        by = AI if state.options.ai and who != AI else None
+    pawns.hurt(step, who, amount, by)
+
+
+def _heal(step: Step, action: Action, rolls: tuple[int, ...]) -> None:
+    who = pawn_arg(step.state, action, "player")
+    pawns.heal(step, who, action.int_arg("amount", *step.state.rules.range("amount")))
+
+
+def _paralyze(step: Step, action: Action, rolls: tuple[int, ...]) -> None:
+    pawns.paralyze(step, pawn_arg(step.state, action, "player"))
+
+
+def _menu(step: Step, action: Action, rolls: tuple[int, ...]) -> None:
+    step.state = replace(step.state, ui=Ui("menu"))
+
+
+def _ask(step: Step, action: Action, rolls: tuple[int, ...]) -> None:
+    kind = str(action.arg("form"))
+    preset = {k: str(v) for k, v in action.args.items() if k != "form"}
+    step.state = forms.open_form(step.state, kind, preset)
+
+
+def _pick(step: Step, action: Action, rolls: tuple[int, ...]) -> None:
+    state = step.state
+    ui = state.ui
+    if ui.mode == "menu":
+        size = len(forms.menu_entries(state))
+    elif ui.mode == "form" and ui.form is not None:
+        size = len(forms.progress(state, ui.form).field.choices)
+    elif state.race_over:
+        size = len(scored(state))
+        ui = Ui("detail")
+    else:
+        raise Rejected("nothing to choose from now")
+    index = action.int_arg("index", 0, max(0, size - 1))
+    if ui.mode == "form" and ui.form is not None:
+        step.state = replace(state, ui=replace(ui, form=replace(ui.form, cursor=index)))
+    else:
+        step.state = replace(state, ui=replace(ui, cursor=index))
+
+
+def _next(step: Step, action: Action, rolls: tuple[int, ...]) -> None:
+    step.state = forms.next_field(step.state)
+
+
+def _close(step: Step, action: Action, rolls: tuple[int, ...]) -> None:
+    """Red in a question steps back one field; elsewhere it closes."""
+    ui = step.state.ui
+    if not ui.mode:
+        raise Rejected("nothing to close")
+    form = ui.form
+    if form is not None and form.values:
+        shorter = replace(form, values=form.values[:-1], cursor=0)
+        field = forms.progress(step.state, shorter).field
+        cursor = field.choices.index(form.values[-1]) if form.values[-1] in field.choices else 0
+        step.state = replace(step.state, ui=replace(ui, form=replace(shorter, cursor=cursor)))
+    else:
+        step.state = replace(step.state, ui=Ui())
+
+
+def _only(fn: Callable[[Step], None]) -> Handler:
+    return lambda step, action, rolls: fn(step)
+
+
+def _with_action(fn: Callable[[Step, Action], None]) -> Handler:
+    return lambda step, action, rolls: fn(step, action)
+
+
+HANDLERS: dict[str, Handler] = {
+    "ai_turn": ai.ai_turn,
+    "card": _with_action(ai.cast),
+    "blocked": _only(ai.blocked),
+    "take": _only(ai.take),
+    "aim": _with_action(ai.aim),
+    "attack": _attack,
+    "play": turns.play,
+    "turn": _only(turns.next_turn),
+    "first_player": lambda step, action, rolls: turns.first_player(step, rolls),
+    "damage": _damage,
+    "heal": _heal,
+    "paralyze": _paralyze,
+    "set_ai": _with_action(ai.set_ai),
+    "relic": _with_action(scoring.relic),
+    "loot": _with_action(scoring.loot),
+    "coins": _with_action(scoring.coins),
+    "finish": _with_action(scoring.finish),
+    "winner": _with_action(scoring.winner),
+    "scoring": _only(scoring.enter_scoring),
+    "menu": _menu,
+    "ask": _ask,
+    "pick": _pick,
+    "next": _next,
+    "close": _close,
+}

@@ -1,0 +1,395 @@
+"""The players' menu and its questions, answered with up/down and ok.
+
+Every entry ends in a plain game action (the same one ``do`` gives in replay), so buttons and
+scripts reach the same rules. A form asks one field at a time; with ``dice=table`` the dice an
+action needs are fields too, and their faces travel in the action as ``rolled=...``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from companion.games.base import Action, BadAction, Rejected
+from companion.games.trap_attack import ai, board, turns
+from companion.games.trap_attack.state import AI, Form, State, Ui, name, short
+from companion.games.trap_attack.tables import catalog
+
+Values = dict[str, str]
+
+
+@dataclass(frozen=True)
+class Field:
+    key: str
+    label: str
+    choices: tuple[str, ...]
+    names: tuple[str, ...] = ()
+    start: int = 0
+    die: bool = False
+
+    def shown(self, index: int) -> str:
+        return (self.names or self.choices)[index]
+
+
+@dataclass(frozen=True)
+class FormSpec:
+    title: str
+    fields: Callable[[State, Values], list[Field]]
+    build: Callable[[State, Values], Action]
+    refused: Callable[[State], str | None] = lambda state: None
+
+
+# --- field builders ---------------------------------------------------------------------------
+
+
+def _numbers(lo: int, hi: int) -> tuple[str, ...]:
+    return tuple(str(n) for n in range(lo, hi + 1))
+
+
+def _pick_start(choices: tuple[str, ...], wanted: str | None) -> int:
+    return choices.index(wanted) if wanted in choices else 0
+
+
+def player_field(state: State, key: str = "player", *, ai_too: bool = True, label: str = "Who?"):
+    seats = tuple(s for s in state.seats if ai_too or s != AI)
+    wanted = state.card_to[1] if state.card_to else state.turn
+    return Field(key, label, seats, tuple(map(name, seats)), _pick_start(seats, wanted))
+
+
+def number_field(key: str, label: str, lo: int, hi: int, start: int | None = None) -> Field:
+    choices = _numbers(lo, hi)
+    return Field(key, label, choices, start=_pick_start(choices, str(start)))
+
+
+def dice_fields(state: State, faces: tuple[int, ...], labels: tuple[str, ...]) -> list[Field]:
+    """One field per die the action needs, when the table rolls its own dice."""
+    if state.options.dice != "table":
+        return []
+    out = []
+    for n, (face, label) in enumerate(zip(faces, labels, strict=True)):
+        choices = _numbers(1, face)
+        names = choices
+        if label == "Action die":
+            names = tuple(f"{c} {ai.READING_NAMES[state.rules.reading(int(c))]}" for c in choices)
+        out.append(Field(f"die{n}", label, choices, names, die=True))
+    return out
+
+
+def with_dice(values: Values, args: dict[str, str | int]) -> dict[str, str | int]:
+    faces = [values[k] for k in sorted(k for k in values if k.startswith("die"))]
+    if faces:
+        args["rolled"] = ",".join(faces)
+    return args
+
+
+def ai_turn_labels(state: State) -> tuple[str, ...]:
+    faces = ai.move_faces(state)
+    return ("Action die",) if len(faces) == 1 else (f"Move die d{faces[0]}", "Action die")
+
+
+def attack_choices() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    effects = [e for e in catalog().effects if e.group == "attack"]
+    return tuple(e.id for e in effects), tuple(e.name for e in effects)
+
+
+def spot_choices(state: State) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    spots = board.journey(state.board, state.options.ai_route)[:-1]
+    ids = tuple(f"{s.position}{'c' if s.has_crystal else ''}" for s in spots)
+    names = tuple(
+        "Crystal (0)"
+        if s.position == 0
+        else f"{s.position}{' with crystal' if s.has_crystal else ''}"
+        for s in spots
+    )
+    return ids, names
+
+
+def _by_default(state: State, target: str | None) -> str:
+    if state.turn != target:
+        return state.turn
+    return AI if state.options.ai and target != AI else "none"
+
+
+# --- the forms --------------------------------------------------------------------------------
+
+
+def _needs_ai(state: State) -> str | None:
+    return None if state.options.ai else "this game has no AI pawn"
+
+
+def _needs_calm(state: State) -> str | None:
+    if state.race_over:
+        return "the race is over"
+    if state.pending is not None:
+        return "finish the AI's card first"
+    return None
+
+
+def _calm_ai(state: State) -> str | None:
+    return _needs_ai(state) or _needs_calm(state)
+
+
+def _ai_turn_fields(state: State, v: Values) -> list[Field]:
+    return dice_fields(state, ai.move_faces(state), ai_turn_labels(state))
+
+
+def _first_fields(state: State, v: Values) -> list[Field]:
+    seats = turns.first_player_seats(state)
+    faces = (state.rules.pawn_die,) * len(seats)
+    return dice_fields(state, faces, tuple(f"{short(s)} rolls" for s in seats))
+
+
+def _attack_fields(state: State, v: Values) -> list[Field]:
+    ids, names = attack_choices()
+    return [
+        Field("effect", "Attack the AI", ids, names),
+        *dice_fields(state, (state.rules.action_faces,), ("Action die",)),
+    ]
+
+
+def _attack_build(state: State, v: Values) -> Action:
+    effect = catalog().effect(v["effect"])
+    assert effect is not None
+    args: dict[str, str | int] = {"kind": effect.kind, "by": turns.default_user(state)}
+    if effect.kind != "paralysis":
+        args["amount"] = effect.amount
+    return Action("attack", with_dice(v, args))
+
+
+def _target_fields(state: State, v: Values) -> list[Field]:
+    by = v.get("by", turns.default_user(state))
+    rivals = turns.opponents(state, by)
+    fields = [Field("target", "At whom?", rivals, tuple(map(name, rivals)))]
+    if v.get("target", rivals[0] if rivals else None) == AI:
+        fields += dice_fields(state, (state.rules.action_faces,), ("Action die",))
+    return fields
+
+
+def _target_build(state: State, v: Values) -> Action:
+    by = v.get("by", turns.default_user(state))
+    if v["target"] == AI:
+        return Action("attack", with_dice(v, {"card": v["card"], "by": by}))
+    return Action("play", {"card": v["card"], "by": by, "target": v["target"]})
+
+
+def _card_fields(state: State, v: Values) -> list[Field]:
+    effects = catalog().effects
+    return [Field("id", "AI's card", tuple(e.id for e in effects), tuple(e.short for e in effects))]
+
+
+def _damage_fields(state: State, v: Values) -> list[Field]:
+    who = player_field(state)
+    target = v.get("player", who.choices[who.start])
+    others = (*[s for s in state.seats if s != target], "none")
+    by = Field("by", "Hit by?", others, tuple("Nobody" if o == "none" else name(o) for o in others))
+    by = replace(by, start=_pick_start(others, _by_default(state, target)))
+    return [who, number_field("amount", "Damage", *state.rules.range("amount")), by]
+
+
+def _spot_fields(state: State, v: Values) -> list[Field]:
+    ids, names = spot_choices(state)
+    spot = state.ai_spot
+    current = f"{spot.position}{'c' if spot.has_crystal else ''}"
+    return [Field("spot", "AI is on", ids, names, _pick_start(ids, current))]
+
+
+def _spot_build(state: State, v: Values) -> Action:
+    spot = v["spot"]
+    crystal = spot.endswith("c") or spot == "0"
+    return Action(
+        "set_ai", {"position": int(spot.rstrip("c")), "crystal": "yes" if crystal else "no"}
+    )
+
+
+def _relic_fields(state: State, v: Values) -> list[Field]:
+    return [
+        player_field(state),
+        number_field("value", "Relic value", *state.rules.range("relic_value"), start=1),
+        number_field("combo", "Combo number", *state.rules.range("combo")),
+    ]
+
+
+def _finish_fields(state: State, v: Values) -> list[Field]:
+    fields = [
+        player_field(state),
+        Field("crystal", "Holds the crystal?", ("yes", "no"), ("Yes", "No")),
+    ]
+    if v.get("crystal", "yes") == "yes":
+        fields.append(number_field("space", "Last space", 0, state.board.start, state.board.start))
+    return fields
+
+
+def _plain(name_: str, keys: tuple[str, ...]) -> Callable[[State, Values], Action]:
+    def build(state: State, v: Values) -> Action:
+        return Action(name_, with_dice(v, {k: v[k] for k in keys if k in v}))
+
+    return build
+
+
+FORMS: dict[str, FormSpec] = {
+    "ai_turn": FormSpec("AI turn", _ai_turn_fields, _plain("ai_turn", ()), _calm_ai),
+    "first_player": FormSpec(
+        "First player", _first_fields, _plain("first_player", ()), _needs_calm
+    ),
+    "attack": FormSpec("Attack the AI", _attack_fields, _attack_build, _calm_ai),
+    "target": FormSpec("Play a card", _target_fields, _target_build, _needs_calm),
+    "card": FormSpec(
+        "AI's card",
+        _card_fields,
+        _plain("card", ("id",)),
+        lambda s: None if s.pending == "card" else "the AI is not casting a card",
+    ),
+    "damage": FormSpec(
+        "Damage", _damage_fields, _plain("damage", ("player", "amount", "by")), _needs_calm
+    ),
+    "heal": FormSpec(
+        "Heal",
+        lambda s, v: [player_field(s), number_field("amount", "Heal", *s.rules.range("amount"))],
+        _plain("heal", ("player", "amount")),
+        _needs_calm,
+    ),
+    "paralyze": FormSpec(
+        "Paralyze", lambda s, v: [player_field(s)], _plain("paralyze", ("player",)), _needs_calm
+    ),
+    "set_ai": FormSpec("AI position", _spot_fields, _spot_build, _needs_ai),
+    "relic": FormSpec("Relic", _relic_fields, _plain("relic", ("player", "value", "combo"))),
+    "loot": FormSpec(
+        "Battle loot",
+        lambda s, v: [
+            player_field(s),
+            number_field("value", "Loot value", *s.rules.range("loot_value")),
+        ],
+        _plain("loot", ("player", "value")),
+    ),
+    "coins": FormSpec(
+        "Coins",
+        lambda s, v: [
+            player_field(s, ai_too=False),
+            number_field("n", "Unused coins", *s.rules.range("coins")),
+        ],
+        _plain("coins", ("player", "n")),
+    ),
+    "finish": FormSpec("Finish", _finish_fields, _plain("finish", ("player", "crystal", "space"))),
+    "winner": FormSpec(
+        "Race winner",
+        lambda s, v: [player_field(s, label="Won the race")],
+        _plain("winner", ("player",)),
+        lambda s: None if s.winner is None else "the race already has a winner",
+    ),
+}
+
+
+# --- reading a form's progress ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Where a form stands: the field being asked, the answers so far, and whether it is last."""
+
+    spec: FormSpec
+    field: Field
+    values: Values
+    last: bool
+
+
+def progress(state: State, form: Form) -> Progress:
+    spec = FORMS[form.kind]
+    preset = dict(form.preset)
+    values = dict(preset)
+
+    def remaining(known: Values) -> list[Field]:
+        return [f for f in spec.fields(state, known) if f.key not in preset]
+
+    fields = remaining(values)
+    for answer in form.values:
+        values[fields[len(values) - len(preset)].key] = answer
+        fields = remaining(values)
+    field = fields[len(form.values)]
+    with_current = {**values, field.key: field.choices[form.cursor]}
+    return Progress(spec, field, values, len(remaining(with_current)) == len(form.values) + 1)
+
+
+def final_action(state: State, form: Form) -> Action:
+    """The game action a form ends in, built from its answers and the current choice."""
+    p = progress(state, form)
+    return p.spec.build(state, {**p.values, p.field.key: p.field.choices[form.cursor]})
+
+
+def open_form(state: State, kind: str, preset: Values) -> State:
+    spec = FORMS.get(kind)
+    if spec is None:
+        raise BadAction(f"no form {kind!r} (known: {', '.join(FORMS)})")
+    reason = spec.refused(state)
+    if reason:
+        raise Rejected(reason)
+    form = Form(kind, tuple(sorted(preset.items())))
+    if kind == "target":
+        effect = catalog().effect(preset.get("card", ""))
+        if effect is None or effect.group != "attack":
+            raise BadAction("form=target needs card=ID of an attack card")
+    fields = [f for f in spec.fields(state, dict(preset)) if f.key not in preset]
+    if not fields or not all(f.choices for f in fields):
+        raise Rejected(f"nothing to choose for {spec.title}")
+    form = replace(form, cursor=fields[0].start)
+    return replace(state, ui=Ui("form", form=form))
+
+
+def next_field(state: State) -> State:
+    form = state.ui.form
+    if form is None:
+        raise Rejected("no question is open")
+    p = progress(state, form)
+    if p.last:
+        raise Rejected("that was the last question: confirm it with its action")
+    answered = replace(form, values=(*form.values, p.field.choices[form.cursor]))
+    after = progress(state, replace(answered, cursor=0))
+    return replace(state, ui=Ui("form", form=replace(answered, cursor=after.field.start)))
+
+
+# --- the menu ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Entry:
+    label: str
+    action: Action
+
+
+def ask(kind: str, **preset: str) -> Action:
+    return Action("ask", {"form": kind, **preset})
+
+
+def menu_entries(state: State) -> tuple[Entry, ...]:
+    table = state.options.dice == "table"
+    out: list[Entry] = []
+    if not state.race_over:
+        if state.pending is None:
+            if state.options.ai:
+                out.append(Entry("AI turn", ask("ai_turn") if table else Action("ai_turn")))
+            out.append(Entry("Next turn", Action("turn")))
+            if state.options.ai:
+                out.append(Entry("Attack the AI", ask("attack")))
+            out.append(
+                Entry("First player roll", ask("first_player") if table else Action("first_player"))
+            )
+        if state.pending == "card":
+            out.append(Entry("Pick the AI's card", ask("card")))
+        if state.pending is None:
+            out += [
+                Entry("Damage a pawn", ask("damage")),
+                Entry("Heal a pawn", ask("heal")),
+                Entry("Paralyze a pawn", ask("paralyze")),
+            ]
+    if state.options.ai:
+        out.append(Entry("AI position", ask("set_ai")))
+    out += [
+        Entry("Relic", ask("relic")),
+        Entry("Battle loot", ask("loot")),
+        Entry("Coins", ask("coins")),
+        Entry("Finish space", ask("finish")),
+    ]
+    if state.winner is None:
+        out.append(Entry("Race winner", ask("winner")))
+    if not state.race_over:
+        out.append(Entry("Score now", Action("scoring")))
+    return tuple(out)

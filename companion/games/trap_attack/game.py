@@ -1,0 +1,114 @@
+"""Trap Attack as a pure game: the solo AI, the pawns' books and the final scoring."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from companion.games.base import Action, BadAction, CardKind, Input, Option, Outcome
+from companion.games.trap_attack import actions, control, public, view
+from companion.games.trap_attack.args import check_rolls, rolled_faces
+from companion.games.trap_attack.board import ROUTES, Spot, load_board
+from companion.games.trap_attack.state import AI, HUMANS, Options, Pawn, State, Ui
+from companion.games.trap_attack.step import Step
+from companion.games.trap_attack.tables import catalog, rules
+from companion.ui.screen import Lights, Screen
+
+OPTIONS = (
+    Option("players", "Players", "1", choices=("1", "2", "3")),
+    Option("ai_route", "AI route", "long", choices=ROUTES),
+    Option("ai_move", "AI move", "d4", choices=("d4", "d4-only", "d3")),
+    Option("ai", "AI pawn", "auto", choices=("auto", "on", "off")),
+    Option("dice", "Dice", "box", choices=("box", "table")),
+    Option("board", "Board file", ""),
+)
+
+
+class TrapAttack:
+    name = "trap-attack"
+    title = "Trap Attack"
+    options = OPTIONS
+
+    def check_options(self, options: Mapping[str, str]) -> dict[str, Any]:
+        known = {o.name: o for o in OPTIONS}
+        unknown = sorted(set(options) - set(known))
+        if unknown:
+            raise BadAction(
+                f"trap-attack has no option {unknown[0]!r} (options: {', '.join(known)})"
+            )
+        out: dict[str, Any] = {}
+        for option in OPTIONS:
+            value = str(options.get(option.name, option.default))
+            if option.choices and value not in option.choices:
+                raise BadAction(
+                    f"{option.name}={value!r} is not one of {', '.join(option.choices)}"
+                )
+            out[option.name] = value
+        out["players"] = int(out["players"])
+        if out["ai"] == "auto":
+            out["ai"] = "on" if out["players"] == 1 else "off"
+        if out["board"]:
+            load_board(out["board"])  # a broken file is named now, not mid-game
+        return out
+
+    def setup_dice(self, options: Mapping[str, Any]) -> tuple[int, ...]:
+        return ()
+
+    def initial(self, options: Mapping[str, Any], rolls: tuple[int, ...]) -> Outcome:
+        parsed = self.check_options({k: str(v) for k, v in options.items()})
+        opts = Options(
+            players=parsed["players"],
+            ai_route=parsed["ai_route"],
+            ai_move=parsed["ai_move"],
+            ai=parsed["ai"] == "on",
+            dice=parsed["dice"],
+            board=parsed["board"],
+        )
+        board = load_board(opts.board)
+        table = rules()
+        pawns = (*(Pawn(h, table.life) for h in HUMANS[: opts.players]), Pawn(AI, table.life))
+        state = State(opts, board, table, pawns, Spot(board.start))
+        return Outcome(state)
+
+    def dice_for(self, state: State, action: Action) -> tuple[int, ...]:
+        faces = actions.faces(state, action)
+        return () if "rolled" in action.args else faces
+
+    def apply(self, state: State, action: Action) -> Outcome:
+        faces = actions.faces(state, action)
+        rolls = rolled_faces(action, faces)
+        if rolls is None:
+            rolls = action.rolls
+            check_rolls(action.name, rolls, faces)
+        step = Step(state)
+        fresh = (Ui(), None, False)  # a game action closes menus and one-shot hints
+        if (
+            action.name not in actions.UI_ACTIONS
+            and (state.ui, state.card_to, state.alert) != fresh
+        ):
+            step.state = replace(state, ui=Ui(), card_to=None, alert=False)
+        actions.HANDLERS[action.name](step, action, rolls)
+        return step.outcome()
+
+    def public(self, state: State) -> dict[str, Any]:
+        return public.public(state)
+
+    def view(self, state: State) -> tuple[Screen, Lights]:
+        return view.view(state)
+
+    def control(self, state: State, event: Input) -> Action | None:
+        return control.control(state, event)
+
+    def restore(self, state: State) -> State:
+        """After a power cut or an undo a half-answered menu question is dropped."""
+        return replace(state, ui=Ui())
+
+    def catalog(self) -> tuple[CardKind, ...]:
+        cards = catalog()
+        kinds = [CardKind(e.id, e.name, e.group) for e in cards.effects]
+        kinds += [CardKind(s.id, s.name, s.id, s.fields) for s in cards.scoring]
+        return tuple(kinds)
+
+
+GAME = TrapAttack()

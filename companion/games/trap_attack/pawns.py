@@ -1,0 +1,89 @@
+"""Life, knock-outs, paralysis and turn ends: the books kept for every pawn, AI or human."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from companion.games.trap_attack import board as track
+from companion.games.trap_attack.state import AI, State, name, short
+from companion.games.trap_attack.step import Step
+
+
+def hurt(step: Step, target: str, amount: int, by: str | None) -> None:
+    """Damage; at 0 life the pawn is knocked out (rulebook: Players, General Rules)."""
+    pawn = step.state.pawn(target)
+    life = pawn.life - amount
+    if life > 0:
+        step.state = step.state.with_pawn(replace(pawn, life=life))
+        step.log(f"{name(target)} loses {amount} life: {pawn.life} -> {life}")
+        step.say(f"{short(target)} life {pawn.life} -> {life}")
+        return
+    step.log(f"{name(target)} loses {amount} life: {pawn.life} -> 0")
+    knockout(step, target, by)
+
+
+def knockout(step: Step, target: str, by: str | None) -> None:
+    """Back some spaces, full life, and the attacker earns a battle loot card."""
+    rules = step.state.rules
+    pawn = step.state.pawn(target)
+    step.state = step.state.with_pawn(replace(pawn, life=rules.life))
+    back = rules.knockout_back
+    if target == AI:
+        state = step.state
+        was = state.ai_spot
+        spot = track.back(state.board, state.options.ai_route, was, back)
+        step.state = replace(state, ai_spot=spot)
+        step.log(
+            f"AI is knocked out: back {back} spaces ({was.label()} -> {spot.label()}),"
+            f" life {rules.life}"
+        )
+        step.say("AI knocked out!", f"AI back: {was.label()} -> {spot.label()}")
+    else:
+        step.log(f"{name(target)} is knocked out: back {back} spaces, life {rules.life}")
+        step.say(f"{short(target)} knocked out!", f"Back {back} spaces, life {rules.life}")
+    step.sound("knockout")
+    step.alert = True
+    if by is not None and by != target:
+        winner = step.state.pawn(by)
+        step.state = step.state.with_pawn(replace(winner, loot=winner.loot + 1))
+        step.state = replace(step.state, card_to=("loot", by))
+        step.log(f"{name(by)} earns a battle loot card")
+        step.say(f"{short(by)}: take a loot card")
+
+
+def heal(step: Step, target: str, amount: int) -> None:
+    """Heal, never above full life (rulebook: Players)."""
+    pawn = step.state.pawn(target)
+    life = min(step.state.rules.life, pawn.life + amount)
+    step.state = step.state.with_pawn(replace(pawn, life=life))
+    step.log(f"{name(target)} heals {amount}: life {pawn.life} -> {life}")
+    step.say(f"{short(target)} heals: {pawn.life} -> {life}")
+
+
+def paralyze(step: Step, target: str) -> None:
+    """No movement for the pawn's next turn; it may still act (rulebook: Paralysis Effect)."""
+    pawn = step.state.pawn(target)
+    step.state = step.state.with_pawn(replace(pawn, paralyzed_at=step.state.turn_no))
+    step.log(f"{name(target)} is paralyzed: no move next turn")
+    step.say(f"{short(target)} paralyzed:", "no move next turn")
+
+
+def end_turn(state: State) -> State:
+    """The turn owner's paralysis wears off if it was there before this turn began."""
+    pawn = state.pawn(state.turn)
+    served = pawn.paralyzed_at is not None and (pawn.id == AI or pawn.paralyzed_at < state.turn_no)
+    if served:
+        state = state.with_pawn(replace(pawn, paralyzed_at=None))
+    return state
+
+
+def begin_turn(state: State, seat: str) -> State:
+    """A new turn: per-turn card limits start afresh."""
+    return replace(state, turn=seat, turn_no=state.turn_no + 1, played=())
+
+
+def next_seat(state: State, seat: str) -> str:
+    seats = state.seats
+    if seat not in seats:
+        return seats[0]
+    return seats[(seats.index(seat) + 1) % len(seats)]

@@ -1,0 +1,277 @@
+"""The control map and the screens: one press of green runs the AI's turn, every step is one
+instruction, and the players' menu reaches every action."""
+
+from __future__ import annotations
+
+import contextlib
+import random
+
+import pytest
+from test_trap_attack_support import Table
+
+from companion.games.base import Action, BadAction, Press, Rejected, Tap
+from companion.games.trap_attack import GAME
+from companion.games.trap_attack.forms import menu_entries
+from companion.ui.screen import AMBER, BLUE, PURPLE
+
+
+def test_one_press_of_green_runs_the_ai_turn_and_names_each_step():
+    table = Table()
+    assert table.screen()[-1] == "G AI turn  R menu"
+    table.dice(3, 3)
+    assert table.press("green") == Action("ai_turn")
+    assert table.screen() == [
+        "Trap Attack  P1",
+        "AI moves 4: 30 -> 26",
+        "AI takes right relic",
+        "AI 26  life 6",
+        "G AI turn  R menu",
+    ]
+
+
+def test_pending_card_tap_it_or_pick_its_effect():
+    table = Table()
+    table.dice(1, 6)
+    table.press("green")
+    assert table.screen()[2:4] == ["Draw top action card", "and tap it"]
+    assert GAME.view(table.state)[1].color == PURPLE
+    assert table.tap("shield") == Action("card", {"id": "shield"})
+    assert table.pub["pending"] == "card"
+    table.press("down")  # opens the list of effects
+    assert table.screen()[0] == "AI's card"
+    while table.screen()[2] != "< Heal 2 >":
+        table.press("down")
+    assert table.press("ok") == Action("card", {"id": "heal-2"})
+    assert table.pub["pending"] is None
+
+
+def test_pending_block_green_blocked_red_taken_as_the_footer_says():
+    table = Table()
+    table.do("ai_turn", 1, 4)
+    table.do("card", id="damage-2")
+    screen, lights = GAME.view(table.state)
+    assert screen.footer == "G blocked  R taken"
+    assert lights.color == AMBER
+    assert table.press("red") == Action("take")
+    assert table.pub["players"]["1"]["life"] == 4
+    table.do("ai_turn", 1, 4)
+    table.do("card", id="damage-2")
+    assert table.press("green") == Action("blocked")
+    assert table.pub["players"]["1"]["life"] == 4
+
+
+def test_up_down_choose_who_an_ai_attack_hits_with_several_players():
+    table = Table({"players": "2", "ai": "on"})
+    table.do("turn")
+    table.do("ai_turn", 1, 4)
+    table.do("card", id="paralysis")
+    assert "^v other player" in table.screen()
+    assert table.press("down") == Action("aim", {"player": "2"})
+    table.press("red")
+    assert table.pub["players"]["2"]["paralyzed"] is True
+    assert table.pub["players"]["1"]["paralyzed"] is False
+
+
+def test_the_led_shows_whose_turn_it_is():
+    table = Table({"players": "2"})
+    assert GAME.view(table.state)[1].color == BLUE
+    table.press("green")  # no AI: green passes the turn
+    assert table.pub["turn"] == "2"
+    assert GAME.view(table.state)[1].color != BLUE
+
+
+def _menu_to(table: Table, label: str) -> None:
+    table.press("red")
+    labels = [e.label for e in menu_entries(table.state)]
+    for _ in range(labels.index(label)):
+        table.press("down")
+
+
+def test_players_menu_attack_the_ai_with_a_picked_effect():
+    table = Table()
+    _menu_to(table, "Attack the AI")
+    table.press("ok")
+    while table.screen()[2] != "< Push back 2 >":
+        table.press("down")
+    table.dice(5)
+    assert table.press("green") == Action("attack", {"kind": "push", "by": "1", "amount": 2})
+    assert table.pub["last_roll"]["action"] == "cast"  # face 5: not blocked
+
+
+def test_players_menu_correct_the_ai_position():
+    table = Table()
+    _menu_to(table, "AI position")
+    table.press("ok")
+    assert table.screen()[2] == "< 30 >"
+    table.press("up")  # the list runs the other way round: the boat side
+    assert table.screen()[2] == "< 30 with crystal >"
+    table.press("ok")
+    assert (table.pub["ai"]["position"], table.pub["ai"]["has_crystal"]) == (30, True)
+
+
+def test_red_steps_back_a_question_and_then_closes():
+    table = Table()
+    _menu_to(table, "Relic")
+    table.press("ok")
+    table.press("ok")  # player 1
+    assert table.screen()[1] == "Relic value"
+    table.press("red")
+    assert table.screen()[1] == "Who?"
+    table.press("red")
+    assert table.pub["menu"] is None
+    with pytest.raises(Rejected):
+        table.do("close")
+
+
+def test_every_menu_entry_ends_in_an_action_the_rules_understand():
+    """Walking each entry with the default answers never produces a malformed action."""
+    for options in ({}, {"players": "3"}, {"dice": "table"}, {"players": "2", "ai": "on"}):
+        for index in range(len(menu_entries(Table(options).state))):
+            table = Table(options)
+            table.press("red")
+            for _ in range(index):
+                table.press("down")
+            for _ in range(12):
+                action = GAME.control(table.state, Press("ok"))
+                try:
+                    table.submit(action)
+                except Rejected:
+                    break
+                if table.pub["menu"] is None:
+                    break
+            assert table.pub["menu"] in (None, "form", "menu")
+
+
+def test_tapped_attack_card_in_solo_is_cast_at_the_ai_and_counted():
+    table = Table()
+    table.dice(6)
+    assert table.tap("damage-2") == Action("attack", {"card": "damage-2", "by": "1"})
+    assert table.pub["ai"]["life"] == 4
+    with pytest.raises(Rejected, match="already cast an attack"):
+        table.tap("push-1")
+
+
+def test_tapped_attack_card_with_several_opponents_asks_the_target():
+    table = Table({"players": "3"})
+    table.tap("push-2")
+    assert table.screen()[1] == "At whom?"
+    table.press("down")
+    assert table.press("ok") == Action("play", {"card": "push-2", "by": "1", "target": "3"})
+    assert table.pub["pending"] == "block"
+
+
+def test_tapped_relic_files_its_enrolled_value_for_the_right_owner():
+    table = Table()
+    assert table.tap("relic", value=2, combo=5) == Action(
+        "relic", {"player": "1", "value": 2, "combo": 5}
+    )
+    table.do("ai_turn", 1, 3)  # the AI buys a relic: the next relic tapped is the AI's
+    assert table.tap("relic", value=4, combo=1) == Action(
+        "relic", {"player": "ai", "value": 4, "combo": 1}
+    )
+    assert table.tap("relic", value=6, combo=5).args["player"] == "1"
+    assert table.pub["scores"]["1"]["relics"] == 11
+
+
+def test_tapped_scoring_card_without_a_value_asks_for_it():
+    table = Table()
+    table.tap("loot")
+    assert table.screen()[:2] == ["Battle loot", "Loot value"]
+    table.press("up")
+    table.press("ok")
+    assert table.pub["scores"]["1"]["loot"] == 2
+
+
+def test_knockout_of_a_player_gives_the_loot_tap_to_the_attacker():
+    table = Table()
+    table.do("ai_turn", 1, 4)
+    table.do("card", id="damage-4")
+    table.do("take")
+    table.do("ai_turn", 1, 4)
+    table.do("card", id="damage-3")
+    table.do("take")
+    assert "AI: take a loot card" in table.screen()
+    assert GAME.view(table.state)[0].inverted is True
+    assert table.tap("loot", value=3) == Action("loot", {"player": "ai", "value": 3})
+
+
+def test_cards_of_other_games_and_unknown_cards_are_not_taken():
+    table = Table()
+    assert GAME.control(table.state, _tap(None)) is None
+    assert GAME.control(table.state, _tap({"game": "trapwords", "card": "curse"})) is None
+    assert GAME.control(table.state, _tap({"game": "trap-attack", "card": "nope"})) is None
+
+
+def _tap(entry):
+    return Tap("0A", entry)
+
+
+def test_relic_and_loot_values_stay_off_the_screen_until_the_race_is_over():
+    """Victory condition, Important note: no peeking at relic or loot values mid-race."""
+    table = Table()
+    table.do("relic", player="1", value=17, combo=3)
+    table.do("loot", player="1", value=4)
+    during = " ".join(table.screen())
+    assert "17" not in during and "21" not in during
+    _menu_to(table, "Relic")
+    assert "17" not in " ".join(table.screen())
+    table.press("red")
+    table.do("winner", player="ai")
+    assert "P1 21" in " ".join(table.screen())
+    table.press("up")  # the last row: the AI
+    assert table.screen()[0] == "Score AI"
+    table.press("up")
+    assert table.screen() == [
+        "Score Player 1",
+        "Race 0  Relics 17",
+        "Loot 4  Coins 0",
+        "Total 21",
+        "G menu  R back",
+    ]
+
+
+def test_control_of_unknown_buttons_does_nothing_harmful():
+    table = Table()
+    table.press("red")
+    assert GAME.control(table.state, Press("back")) is None
+
+
+def test_menu_pick_out_of_range_is_a_bad_action():
+    table = Table()
+    table.do("menu")
+    with pytest.raises(BadAction):
+        table.do("pick", index=99)
+    with pytest.raises(BadAction):
+        table.do("ask", form="teleport")
+
+
+def test_without_opponents_an_attack_card_is_not_needed():
+    table = Table({"ai": "off"})
+    assert table.tap("damage-1") is None
+    with pytest.raises(BadAction):
+        table.do("ask", form="target", card="shield")
+
+
+def test_screens_met_in_play_fit_the_oled_without_being_cut():
+    """The real renderer draws every screen seen over seeded button-and-card sessions."""
+    from companion.ui.fonts import ELLIPSIS
+    from companion.ui.render import layout
+
+    events = ["up", "down", "ok", "red", *["green"] * 5]
+    cards = ["@damage-2", "@shield", "@paralysis", "@relic", "@loot", "@invisibility-cape"]
+    seen = set()
+    for seed in range(30):
+        rng = random.Random(seed)
+        options = {"players": rng.choice("123"), "ai": "on", "dice": rng.choice(["box", "table"])}
+        table = Table(options, seed=seed)
+        for _ in range(40):
+            event = rng.choice(events + cards)
+            with contextlib.suppress(Rejected):
+                table.tap(event[1:]) if event.startswith("@") else table.press(event)
+            screen = GAME.view(table.state)[0]
+            if screen in seen:
+                continue
+            seen.add(screen)
+            for placed in layout(screen).texts:
+                assert not placed.text.endswith(ELLIPSIS), screen.text_lines()
+    assert len(seen) > 100

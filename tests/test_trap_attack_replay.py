@@ -1,0 +1,138 @@
+"""Trap Attack through the replay contract (shared/notes/replay.md): the scripts in
+tests/scripts/trap-attack-*.txt run on the simulated box and their output is checked."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from companion.errors import UsageError
+from companion.replay import run_script
+
+SCRIPTS = Path(__file__).parent / "scripts"
+
+
+def run(name: str, **kwargs) -> list[dict]:
+    return run_script((SCRIPTS / name).read_text(encoding="utf-8"), **kwargs)
+
+
+def with_log(out: list[dict], text: str) -> dict:
+    return next(o for o in out if any(text in line for line in o["log"]))
+
+
+@pytest.fixture(scope="module")
+def solo() -> list[dict]:
+    return run("trap-attack-solo-to-boat.txt")
+
+
+def test_solo_game_reaches_the_boat_and_the_ai_wins_the_race(solo):
+    final = solo[-1]["state"]
+    assert final["winner"] == "ai"
+    assert final["ai"]["at_boat"] is True
+    assert final["ai"]["has_crystal"] is True
+    assert final["race_over"] is True
+    assert "race_end" in with_log(solo, "reaches the boat")["sounds"]
+
+
+def test_solo_game_each_ai_step_is_one_instruction_on_screen(solo):
+    first = with_log(solo, "AI moves 4: 30 -> 26")
+    assert first["screen"][1:3] == ["AI moves 4: 30 -> 26", "Draw top action card"]
+    assert first["state"]["pending"] == "card"
+    shield = with_log(solo, "Shield: no effect")
+    assert shield["state"]["pending"] == "card"
+    assert "No effect: discard it" in shield["screen"]
+    attack = with_log(solo, "AI casts Damage 2 at Player 1")
+    assert attack["screen"][-1] == "G blocked  R taken"
+    assert "attack" in attack["sounds"]
+    relic = with_log(solo, "AI buys the rightmost relic")
+    assert "AI takes right relic" in relic["screen"]
+
+
+def test_solo_game_books_life_knockout_paralysis_and_crystal(solo):
+    taken = with_log(solo, "Player 1 loses 2 life")
+    assert taken["state"]["players"]["1"]["life"] == 4
+    knocked = with_log(solo, "AI is knocked out")
+    assert knocked["state"]["ai"]["position"] == 28
+    assert knocked["state"]["players"]["1"]["loot"] == 1
+    assert "knockout" in knocked["sounds"]
+    stuck = with_log(solo, "AI is paralyzed: no move this turn")
+    assert stuck["state"]["last_roll"]["move"] is None
+    assert stuck["state"]["ai"]["paralyzed"] is False
+    crystal = with_log(solo, "AI takes the crystal")
+    assert crystal["state"]["ai"]["position"] == 0
+    assert crystal["state"]["last_roll"]["spaces"] == 1  # the crystal stopped a walk of 5
+    assert "crystal" in crystal["sounds"]
+
+
+def test_solo_game_second_tapped_attack_is_rejected_and_changes_nothing(solo):
+    refused = [o for o in solo if "rejected" in o]
+    assert [o["rejected"] for o in refused] == ["Player 1 has already cast an attack this turn"]
+    before = solo[solo.index(refused[0]) - 1]["state"]
+    assert refused[0]["state"] == before
+
+
+def test_solo_game_final_scores(solo):
+    final = solo[-1]
+    assert final["state"]["scores"] == {
+        "1": {"race": 12, "relics": 11, "loot": 3, "coins": 2, "total": 28},
+        "ai": {"race": 30, "relics": 4, "loot": 0, "coins": 0, "total": 34},
+    }
+    assert final["state"]["leaders"] == ["ai"]
+    assert final["screen"][1:3] == ["P1 28  AI 34", "Best: AI"]
+
+
+def test_solo_game_replays_byte_identically(solo):
+    again = run("trap-attack-solo-to-boat.txt")
+    assert [json.dumps(o) for o in again] == [json.dumps(o) for o in solo]
+
+
+def test_scoring_example_from_the_rulebook_two_plus_six_plus_combo_is_eleven():
+    out = run("trap-attack-scoring-example.txt")
+    during = out[-2]
+    assert during["state"]["scores"]["1"]["relics"] == 11
+    assert not any("11" in line or "8" in line for line in during["screen"])  # hidden mid-race
+    final = out[-1]
+    assert final["state"]["scores"]["1"] == {
+        "race": 0,
+        "relics": 11,
+        "loot": 0,
+        "coins": 0,
+        "total": 11,
+    }
+    assert "P1 11  AI 0" in final["screen"]
+
+
+def test_buttons_only_solo_turns_with_the_replay_dice_directive():
+    out = run_script(
+        "dice 2 4\npress green\npress down\npress ok\npress green\n",
+        game="trap-attack",
+    )
+    assert out[1]["state"]["ai"]["position"] == 27
+    assert out[2]["screen"][0] == "AI's card"
+    assert out[3]["state"]["pending"] == "block"  # Damage 1, the first effect in the list
+    assert out[4]["state"]["pending"] is None and out[4]["sounds"] == ["block"]
+
+
+def test_table_dice_entered_with_the_buttons():
+    script = "press green\npress up\npress ok\npress ok\n"
+    out = run_script(script, game="trap-attack", sets=["dice=table"])
+    assert out[-1]["state"]["last_roll"] == {
+        "move": 2,
+        "action": "block",
+        "spaces": 3,
+        "action_face": 1,
+    }
+
+
+def test_a_bad_trap_attack_line_exits_with_a_usage_error():
+    with pytest.raises(UsageError, match="line 2"):
+        run_script("game trap-attack\ndo card fireball\n")
+    with pytest.raises(UsageError, match="players"):
+        run_script("game trap-attack players=5\n")
+
+
+def test_do_card_takes_the_card_id_as_a_bare_word():
+    out = run_script("dice 1 6\ndo ai_turn\ndo card forward-3\n", game="trap-attack")
+    assert out[-1]["state"]["ai"]["position"] == 25

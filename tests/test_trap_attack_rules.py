@@ -1,0 +1,484 @@
+"""Trap Attack rules, each test naming the rulebook section (shared/rules/trap-attack.txt) or
+the ruling (shared/notes/rulings.md, Trap Attack) it checks."""
+
+from __future__ import annotations
+
+import pytest
+from test_trap_attack_support import Table
+
+from companion.games.base import Action, BadAction, Rejected
+from companion.games.trap_attack import GAME
+
+NO_EFFECT_ITEMS = (
+    "ancient-ceremony-plate",
+    "invisibility-cape",
+    "reflective-energy",
+    "shield",
+    "swap-effect",
+)
+
+
+def ai(table: Table) -> dict:
+    return table.pub["ai"]
+
+
+def player(table: Table, p: str = "1") -> dict:
+    return table.pub["players"][p]
+
+
+# --- Solo Mode: the AI's turn --------------------------------------------------------------
+
+
+def test_solo_mode_ai_moves_one_free_space_plus_the_movement_die():
+    table = Table()
+    out = table.do("ai_turn", 3, 1)
+    assert ai(table)["position"] == 26
+    assert table.pub["last_roll"] == {"move": 3, "action": "block", "spaces": 4, "action_face": 1}
+    assert "AI moves 4: 30 -> 26" in [e.text for e in out.effects if hasattr(e, "text")]
+    assert "AI moves 4: 30 -> 26" in table.screen()
+
+
+@pytest.mark.parametrize(
+    ("ai_move", "faces", "spaces"), [("d4", (4, 6), 3), ("d4-only", (4, 6), 2), ("d3", (3, 6), 3)]
+)
+def test_ruling_2_movement_options(ai_move, faces, spaces):
+    table = Table({"ai_move": ai_move})
+    assert GAME.dice_for(table.state, Action("ai_turn")) == faces
+    table.do("ai_turn", 2, 1)
+    assert ai(table)["position"] == 30 - spaces
+
+
+@pytest.mark.parametrize(("face", "reading"), [(1, "block"), (2, "block"), (3, "relic")])
+def test_solo_mode_block_does_nothing_on_its_own_turn_and_relic_buys_the_rightmost(face, reading):
+    table = Table()
+    table.do("ai_turn", 1, face)
+    assert table.pub["last_roll"]["action"] == reading
+    assert table.pub["pending"] is None
+    assert table.pub["turn"] == "1"  # the AI's turn is over
+    assert ai(table)["relics"] == (1 if reading == "relic" else 0)
+    if reading == "relic":
+        assert "AI buys the rightmost relic, free" in table.logs
+
+
+@pytest.mark.parametrize("face", [4, 5, 6])
+def test_solo_mode_cast_card_asks_for_the_top_action_card(face):
+    table = Table()
+    table.do("ai_turn", 1, face)
+    assert table.pub["last_roll"]["action"] == "cast"
+    assert table.pub["pending"] == "card"
+    assert table.pub["turn"] == "ai"
+    assert "Draw top action card" in table.screen()
+    with pytest.raises(Rejected):
+        table.do("ai_turn", 1, 1)
+
+
+@pytest.mark.parametrize("item", NO_EFFECT_ITEMS)
+def test_solo_mode_exceptions_no_effect_items_are_discarded_and_another_drawn(item):
+    table = Table()
+    table.do("ai_turn", 1, 4)
+    table.do("card", id=item)
+    table.do("card", id="shield")
+    assert table.pub["pending"] == "card"
+    assert table.pub["discarded"] == 2
+    assert any("No effect" in line for line in table.screen())
+    assert ai(table)["life"] == 6 and player(table)["life"] == 6
+
+
+def test_ruling_6_attack_cards_target_the_player_who_blocks_or_takes():
+    table = Table()
+    table.do("ai_turn", 1, 4)
+    table.do("card", id="damage-3")
+    assert table.pub["pending"] == "block"
+    assert "attack" in table.sounds
+    assert table.screen()[-1] == "G blocked  R taken"
+    table.do("take")
+    assert player(table)["life"] == 3
+    assert table.pub["pending"] is None and table.pub["turn"] == "1"
+    table.do("ai_turn", 1, 4)
+    table.do("card", id="damage-4")
+    table.do("blocked")
+    assert player(table)["life"] == 3
+    assert table.sounds[-1] == "block"
+
+
+def test_ruling_6_push_and_paralysis_cards_on_the_player():
+    table = Table()
+    table.do("ai_turn", 1, 4)
+    table.do("card", id="push-3")
+    table.do("take")
+    assert "Player 1 goes back 3 spaces" in table.logs
+    table.do("ai_turn", 1, 4)
+    table.do("card", id="paralysis")
+    table.do("take")
+    assert player(table)["paralyzed"] is True
+
+
+def test_ruling_6_heal_and_forward_items_apply_to_the_ai():
+    table = Table()
+    table.do("attack", 6, kind="damage", amount=4)
+    assert ai(table)["life"] == 2
+    table.do("ai_turn", 1, 4)  # 30 -> 28
+    table.do("card", id="heal-3")
+    assert ai(table)["life"] == 5
+    table.do("ai_turn", 1, 4)  # 28 -> 26
+    table.do("card", id="heal-6")
+    assert ai(table)["life"] == 6  # Players: life never above 6
+    table.do("ai_turn", 1, 4)  # 26 -> 24
+    table.do("card", id="forward-3")
+    assert ai(table)["position"] == 21
+    assert table.pub["pending"] is None
+
+
+# --- Solo Mode: Block, and the effects of offensive cards -------------------------------------
+
+
+@pytest.mark.parametrize("face", [1, 2])
+def test_solo_mode_block_cancels_a_players_attack_two_faces_in_six(face):
+    table = Table()
+    table.do("attack", face, kind="damage", amount=4)
+    assert ai(table)["life"] == 6
+    assert table.pub["last_roll"]["action"] == "block"
+    assert "block" in table.sounds
+
+
+def test_dealing_damage_pushing_backwards_and_paralysis_hit_the_ai():
+    table = Table()
+    table.do("ai_turn", 4, 1)  # 30 -> 25
+    table.do("attack", 3, kind="damage", amount=2)
+    assert ai(table)["life"] == 4
+    table.do("attack", 5, kind="push", amount=3)
+    assert ai(table)["position"] == 28
+    table.do("attack", 6, kind="paralysis")
+    assert ai(table)["paralyzed"] is True
+
+
+def test_attack_amounts_come_from_the_catalog():
+    table = Table()
+    with pytest.raises(BadAction):
+        table.do("attack", 6, kind="damage", amount=5)
+    with pytest.raises(BadAction):
+        table.do("attack", 6, kind="push", amount=4)
+    with pytest.raises(BadAction):
+        table.do("attack", 6, kind="fire")
+
+
+# --- Paralysis Effect / ruling 3 --------------------------------------------------------------
+
+
+def test_paralysis_effect_a_paralyzed_ai_skips_movement_but_still_acts_for_one_turn():
+    table = Table()
+    table.do("attack", 6, kind="paralysis")
+    assert GAME.dice_for(table.state, Action("ai_turn")) == (6,)
+    table.do("ai_turn", 3)
+    assert ai(table)["position"] == 30
+    assert table.pub["last_roll"] == {
+        "move": None,
+        "action": "relic",
+        "spaces": None,
+        "action_face": 3,
+    }
+    assert ai(table)["paralyzed"] is False
+    assert GAME.dice_for(table.state, Action("ai_turn")) == (4, 6)
+
+
+def test_paralysis_effect_a_player_is_paralyzed_through_their_next_turn_only():
+    table = Table({"players": "2"})
+    table.do("paralyze", player="2")  # during player 1's turn
+    table.do("turn")  # player 2's turn: still paralyzed
+    assert player(table, "2")["paralyzed"] is True
+    assert "Paralyzed: no moves" in table.screen()
+    table.do("turn")  # player 2's turn ended
+    assert player(table, "2")["paralyzed"] is False
+
+
+# --- Players / General Rules: knock-outs ------------------------------------------------------
+
+
+def test_players_unconscious_ai_goes_back_two_full_life_and_the_attacker_earns_loot():
+    table = Table()
+    table.do("ai_turn", 4, 1)  # 30 -> 25
+    table.do("attack", 6, kind="damage", amount=4)
+    table.do("attack", 6, kind="damage", amount=2)
+    assert ai(table)["life"] == 6
+    assert ai(table)["position"] == 27
+    assert player(table)["loot"] == 1
+    assert "knockout" in table.sounds
+    assert "Player 1 earns a battle loot card" in table.logs
+    assert any("loot" in line for line in table.screen())
+
+
+def test_players_unconscious_player_loot_goes_to_the_attacker_or_else_the_ai():
+    table = Table({"players": "2", "ai": "on"})
+    table.do("damage", player="1", amount=6, by="2")
+    assert player(table, "1")["life"] == 6
+    assert player(table, "2")["loot"] == 1
+    table.do("damage", player="1", amount=6)
+    assert ai(table)["loot"] == 1
+    table.do("damage", player="1", amount=6, by="none")
+    assert (player(table, "2")["loot"], ai(table)["loot"]) == (1, 1)
+
+
+def test_players_heal_never_exceeds_six():
+    table = Table()
+    table.do("damage", player="1", amount=2)
+    table.do("heal", player="1", amount=5)
+    assert player(table)["life"] == 6
+
+
+def test_players_important_note_knocked_out_after_the_shortcut_goes_back_the_way_it_came():
+    table = Table({"ai_route": "shortcut"})
+    table.do("set_ai", position=20)
+    table.do("damage", player="ai", amount=6, by="1")
+    assert ai(table)["position"] == 26  # 20 -> 25 (the shortcut) -> 26, not the mine path
+    table = Table()
+    table.do("set_ai", position=20)
+    table.do("damage", player="ai", amount=6, by="1")
+    assert ai(table)["position"] == 22
+
+
+def test_knocked_out_never_walks_past_the_start_or_back_over_the_crystal():
+    table = Table()
+    table.do("damage", player="ai", amount=6, by="1")
+    assert ai(table)["position"] == 30
+    table.do("set_ai", position=1, crystal="yes")
+    table.do("attack", 6, kind="push", amount=3)
+    assert (ai(table)["position"], ai(table)["has_crystal"]) == (0, True)
+
+
+# --- After getting the Crystal / ruling 5 -----------------------------------------------------
+
+
+def test_after_getting_the_crystal_it_stops_movement_heals_two_and_turns_the_ai_back():
+    table = Table()
+    table.do("set_ai", position=2)
+    table.do("attack", 6, kind="damage", amount=3)
+    table.do("ai_turn", 4, 1)  # would walk 5, stops on the crystal
+    assert ai(table)["position"] == 0
+    assert table.pub["last_roll"]["spaces"] == 2
+    assert "AI moves 2: 2 -> 0" in table.logs
+    assert ai(table)["has_crystal"] is True
+    assert ai(table)["life"] == 5
+    assert "crystal" in table.sounds
+    table.do("ai_turn", 2, 1)
+    assert ai(table)["position"] == 3  # walking back up toward the boat
+
+
+def test_after_getting_the_crystal_the_boat_ends_the_race_without_an_exact_roll():
+    table = Table()
+    table.do("set_ai", position=29, crystal="yes")
+    table.do("ai_turn", 4, 5)
+    assert table.pub["winner"] == "ai"
+    assert ai(table)["at_boat"] is True
+    assert table.pub["pending"] is None  # the race ended before the action die counted
+    assert table.pub["last_roll"] == {"move": 4, "action": None, "spaces": 2, "action_face": 5}
+    assert "race_end" in table.sounds
+    with pytest.raises(Rejected, match="race is over"):
+        table.do("ai_turn", 1, 1)
+
+
+def test_ruling_9_the_owner_corrects_the_ai_position():
+    table = Table({"ai_route": "shortcut"})
+    table.do("set_ai", position=14, life=3)
+    assert (ai(table)["position"], ai(table)["life"]) == (14, 3)
+    with pytest.raises(Rejected, match="not on the AI's shortcut route"):
+        table.do("set_ai", position=22)
+    table.do("set_ai", position=0)
+    assert ai(table)["has_crystal"] is True
+    with pytest.raises(BadAction):
+        table.do("set_ai", position=31)
+
+
+# --- How to Play: Starting up; Game Play: turns and the per-turn limits -----------------------
+
+
+def test_starting_up_the_highest_pawn_roll_plays_first_and_ties_roll_again():
+    table = Table({"players": "3", "ai": "on"})
+    assert GAME.dice_for(table.state, Action("first_player")) == (6, 6, 6, 6)
+    table.do("first_player", 5, 2, 5, 1)
+    assert table.pub["first_tie"] == ["1", "3"]
+    assert GAME.dice_for(table.state, Action("first_player")) == (6, 6)
+    table.do("first_player", 2, 4)
+    assert table.pub["turn"] == "3"
+    assert table.pub["first_tie"] == []
+
+
+def test_game_flow_turns_cycle_through_the_players_and_the_ai():
+    table = Table({"players": "2", "ai": "on"})
+    seen = []
+    for _ in range(4):
+        table.do("turn")
+        seen.append(table.pub["turn"])
+    assert seen == ["2", "ai", "1", "2"]
+    assert table.sounds.count("turn") == 4
+
+
+def test_game_play_important_rule_solo_one_attack_and_one_item_per_turn():
+    table = Table()
+    table.do("attack", 6, kind="damage", amount=1, card="damage-1")
+    with pytest.raises(Rejected, match="already cast an attack this turn"):
+        table.do("attack", 6, kind="damage", amount=1, card="damage-1")
+    table.do("play", card="heal-1")
+    with pytest.raises(Rejected, match="already used an item this turn"):
+        table.do("play", card="shield")
+    table.do("ai_turn", 1, 1)  # a new turn of player 1 follows
+    table.do("attack", 6, card="push-1")
+    table.do("play", card="shield")
+    assert len(table.pub["played"]) == 2
+
+
+def test_game_play_important_rule_three_players_one_attack_per_opponent():
+    table = Table({"players": "3"})
+    table.do("play", card="damage-1", target="2")
+    table.do("take")
+    table.do("play", card="push-2", target="3")
+    table.do("blocked")
+    with pytest.raises(Rejected, match="already attacked Player 2 this turn"):
+        table.do("play", card="paralysis", target="2")
+    with pytest.raises(BadAction, match="target=P"):
+        table.do("play", card="paralysis")
+    assert player(table, "2")["life"] == 5
+
+
+def test_action_cards_attacks_only_in_ones_own_turn_items_any_time():
+    table = Table({"players": "2"})
+    with pytest.raises(Rejected, match="only in their own turn"):
+        table.do("play", card="damage-1", by="2")
+    table.do("play", card="shield", by="2")
+    assert table.pub["played"] == [{"by": "2", "group": "item", "target": None}]
+
+
+# --- Victory condition / Scoring --------------------------------------------------------------
+
+
+def test_victory_condition_the_relic_example_two_plus_six_plus_a_combo_is_eleven():
+    table = Table()
+    table.do("relic", player="1", value=2, combo=4)
+    table.do("relic", player="1", value=6, combo=4)
+    assert table.pub["scores"]["1"]["relics"] == 11
+
+
+def test_victory_condition_race_points_winner_30_crystal_holders_their_space_else_0():
+    table = Table({"players": "3"})
+    table.do("finish", player="2", space=15, crystal="yes")
+    table.do("finish", player="3", space=12, crystal="no")
+    table.do("winner", player="1")
+    scores = table.pub["scores"]
+    assert [scores[p]["race"] for p in "123"] == [30, 15, 0]
+    assert "ai" not in scores  # no AI pawn with three players
+
+
+def test_scoring_the_minimum_race_point_is_one_with_the_crystal():
+    table = Table()
+    table.do("finish", player="1", space=0, crystal="yes")
+    assert table.pub["scores"]["1"]["race"] == 1
+
+
+def test_victory_condition_loot_values_and_one_point_per_unused_coin():
+    table = Table()
+    table.do("loot", player="1", value=3)
+    table.do("loot", player="1", value=4)
+    table.do("coins", player="1", n=2)
+    table.do("coins", player="1", n=3)  # a correction, not an addition
+    assert table.pub["scores"]["1"] == {"race": 0, "relics": 0, "loot": 7, "coins": 3, "total": 10}
+    with pytest.raises(Rejected, match="no coins"):
+        table.do("coins", player="ai", n=1)
+
+
+def test_scoring_the_ai_score_is_computed_from_its_own_position_once_the_race_is_over():
+    table = Table()
+    table.do("set_ai", position=17, crystal="yes")
+    table.do("relic", player="ai", value=5, combo=1)
+    table.do("winner", player="1")
+    assert table.pub["scores"]["ai"] == {
+        "race": 17,
+        "relics": 5,
+        "loot": 0,
+        "coins": 0,
+        "total": 22,
+    }
+    assert table.pub["scores"]["1"]["race"] == 30
+
+
+def test_scoring_ties_are_shown_as_ties():
+    table = Table()
+    table.do("set_ai", position=10, crystal="yes")
+    table.do("finish", player="1", space=10, crystal="yes")
+    table.do("scoring")
+    assert table.pub["leaders"] == ["1", "ai"]
+    assert "Tie: P1 AI" in table.screen()
+
+
+def test_scoring_is_usable_on_its_own_and_then_play_stops():
+    table = Table({"players": "2"})
+    table.do("relic", player="2", value=3, combo=1)
+    table.do("scoring")
+    assert table.pub["race_over"] is True and table.pub["winner"] is None
+    assert set(table.pub["scores"]) == {"1", "2"}
+    with pytest.raises(Rejected, match="race is over"):
+        table.do("turn")
+    table.do("loot", player="1", value=2)  # entries go on
+    assert table.pub["scores"]["1"]["total"] == 2
+
+
+def test_one_race_winner_only():
+    table = Table()
+    table.do("winner", player="1")
+    with pytest.raises(Rejected, match="already has a winner"):
+        table.do("winner", player="ai")
+
+
+# --- malformed input --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "rolls"),
+    [
+        ("fly", {}, ()),
+        ("ai_turn", {}, (5, 1)),  # a d4 has no 5
+        ("ai_turn", {}, (1,)),
+        ("relic", {"player": "4", "value": 2, "combo": 1}, ()),
+        ("relic", {"player": "1", "value": 2}, ()),
+        ("loot", {"player": "1", "value": 9}, ()),
+        ("damage", {"player": "1", "amount": "lots"}, ()),
+        ("finish", {"player": "1", "crystal": "maybe", "space": 3}, ()),
+        ("ai_turn", {"rolled": "1,x"}, ()),
+    ],
+)
+def test_malformed_actions_are_bad_actions(name, args, rolls):
+    table = Table()
+    with pytest.raises(BadAction):
+        GAME.apply(table.state, Action(name, args, rolls))
+
+
+def test_card_ids_outside_the_catalog_are_bad_actions():
+    table = Table()
+    table.do("ai_turn", 1, 4)
+    with pytest.raises(BadAction, match="unknown action card"):
+        table.do("card", id="fireball")
+    with pytest.raises(BadAction):
+        table.do("card")
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"players": "4"}, {"ai_route": "tunnel"}, {"ai_move": "d6"}, {"colour": "red"}],
+)
+def test_bad_options_name_themselves(options):
+    key = next(iter(options))
+    with pytest.raises(BadAction, match=key):
+        GAME.check_options(options)
+
+
+def test_options_defaults_and_the_ai_plays_alone_with_one_player():
+    assert GAME.check_options({}) == {
+        "players": 1,
+        "ai_route": "long",
+        "ai_move": "d4",
+        "ai": "on",
+        "dice": "box",
+        "board": "",
+    }
+    assert GAME.check_options({"players": "2"})["ai"] == "off"
+    table = Table({"players": "2"})
+    with pytest.raises(Rejected, match="no AI"):
+        table.do("ai_turn", 1, 1)
