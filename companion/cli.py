@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import sys
 from collections.abc import Sequence
 
@@ -64,6 +65,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return err.exit_status
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `trap-companion replay x | head`: the reader has had enough
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     except Exception:  # a bug: say so plainly, with the traceback for the report
         logging.getLogger("companion").exception("internal error")
         print(
