@@ -58,7 +58,7 @@ def _sound(factory, volume):
 
 
 def test_a_cue_plays_its_notes_on_deadlines_then_falls_silent(factory):
-    clock, loop, sound = _sound(factory, 1.0)
+    _, loop, sound = _sound(factory, 1.0)
     pin = factory.pin(18)
     sound.play("card_ok")
     loop.drain()
@@ -86,7 +86,7 @@ def test_volume_scales_the_duty_cycle_and_zero_is_silent(factory):
 
 
 def test_a_new_cue_cuts_the_old_one_short(factory):
-    clock, loop, sound = _sound(factory, 1.0)
+    _, loop, sound = _sound(factory, 1.0)
     sound.play("time_up")
     loop.drain()
     sound.play("tick")
