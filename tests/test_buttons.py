@@ -53,7 +53,7 @@ def test_twenty_edges_within_five_ms_are_one_press(rig):
 
 
 def test_a_clean_press_is_reported_on_release_without_debounce_delay(rig):
-    factory, clock, loop, presses = rig
+    factory, _, loop, presses = rig
     p = factory.pin(21)
     p.drive_low()
     loop.advance_to(0.05)
@@ -63,7 +63,7 @@ def test_a_clean_press_is_reported_on_release_without_debounce_delay(rig):
 
 
 def test_holding_past_the_hold_time_is_one_long_press_and_no_short_one(rig):
-    factory, clock, loop, presses = rig
+    factory, _, loop, presses = rig
     p = factory.pin(26)
     p.drive_low()
     loop.advance_to(0.999)
@@ -76,7 +76,7 @@ def test_holding_past_the_hold_time_is_one_long_press_and_no_short_one(rig):
 
 
 def test_a_spike_shorter_than_the_debounce_window_is_not_a_press(rig):
-    factory, clock, loop, presses = rig
+    factory, _, loop, presses = rig
     p = factory.pin(26)
     p.drive_low()
     loop.advance_to(0.001)
@@ -86,7 +86,7 @@ def test_a_spike_shorter_than_the_debounce_window_is_not_a_press(rig):
 
 
 def test_two_buttons_are_independent(rig):
-    factory, clock, loop, presses = rig
+    factory, _, loop, presses = rig
     g, r = factory.pin(26), factory.pin(21)
     g.drive_low()
     loop.advance_to(0.01)

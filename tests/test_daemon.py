@@ -60,7 +60,7 @@ def test_ready_status_watchdog_then_a_clean_stop(daemon_env, sig):
     try:
         seen = _messages_until(sock, "READY=1")
         assert any("STATUS=" in m for m in seen)
-        ready = [m for m in seen if "READY=1" in m][0]
+        ready = next(m for m in seen if "READY=1" in m)
         assert "reader" in ready and "display ok" in ready
         _messages_until(sock, "WATCHDOG=1")
         t0 = time.monotonic()

@@ -26,7 +26,7 @@ def test_every_directive_line_prints_one_object_with_the_contract_keys():
     out = run_script("# a comment\n\ngame dice\npress green\nwait 2\ndice 3\ndo roll\n")
     assert [o["line"] for o in out] == [3, 4, 5, 6, 7]
     for obj in out:
-        assert KEYS <= obj.keys()
+        assert obj.keys() >= KEYS
     assert out[1]["t"] == 0.05
     assert out[2]["t"] == 2.05
     assert out[4]["state"]["last"] == [3]

@@ -4,8 +4,8 @@ keys, answers keys, and q quits and restores the terminal."""
 import fcntl
 import os
 import pty
-import struct
 import select
+import struct
 import subprocess
 import sys
 import termios
