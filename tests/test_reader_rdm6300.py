@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 
@@ -147,7 +148,7 @@ def module() -> Iterator[FakeRdm6300]:
 
 @pytest.fixture
 def driver(module: FakeRdm6300) -> Iterator[Rdm6300Driver]:
-    drv = Rdm6300Driver(module.path)
+    drv = Rdm6300Driver(module.path, read_window=0.1)
     drv.open()
     yield drv
     drv.close()
@@ -172,10 +173,23 @@ def test_driver_resynchronises_after_line_noise(module: FakeRdm6300, driver: Rdm
     assert read_until(driver, 1) == [TAG]
 
 
-def test_read_window_is_short_when_nothing_arrives(driver: Rdm6300Driver) -> None:
+def test_a_read_waits_at_most_its_window_when_nothing_arrives(driver: Rdm6300Driver) -> None:
     started = time.monotonic()
     assert driver.read_uids() == []
     assert time.monotonic() - started < 0.3
+
+
+def test_cancel_cuts_a_long_read_short(module: FakeRdm6300) -> None:
+    drv = Rdm6300Driver(module.path, read_window=30.0)
+    drv.open()
+    try:
+        timer = threading.Timer(0.1, drv.cancel)
+        timer.start()
+        started = time.monotonic()
+        assert drv.read_uids() == []
+        assert time.monotonic() - started < 2.0
+    finally:
+        drv.close()
 
 
 def test_held_tag_keeps_appearing_until_released(
@@ -203,6 +217,6 @@ def test_opening_a_missing_port_raises_serial_exception(tmp_path) -> None:
 
 
 def test_reading_a_closed_driver_raises_serial_exception(module: FakeRdm6300) -> None:
-    drv = Rdm6300Driver(module.path)
+    drv = Rdm6300Driver(module.path, read_window=0.1)
     with pytest.raises(serial.SerialException, match="not open"):
         drv.read_uids()

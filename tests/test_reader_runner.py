@@ -62,7 +62,7 @@ def modules() -> Iterator[list[FakeRdm6300]]:
 
 def test_delivers_reads_and_reports_ready(harness: Harness, modules: list[FakeRdm6300]) -> None:
     modules.append(FakeRdm6300())
-    runner = harness.runner(lambda: Rdm6300Driver(modules[0].path))
+    runner = harness.runner(lambda: Rdm6300Driver(modules[0].path, read_window=0.1))
     assert harness.status.wait_for(lambda s: "reader ready: RDM6300" in s)
     assert runner.status == "reader ready: RDM6300"
     modules[0].write_frames(TAG, 3)
@@ -76,7 +76,7 @@ def test_wait_seen_times_out_when_nothing_comes(
     harness: Harness, modules: list[FakeRdm6300]
 ) -> None:
     modules.append(FakeRdm6300())
-    runner = harness.runner(lambda: Rdm6300Driver(modules[0].path))
+    runner = harness.runner(lambda: Rdm6300Driver(modules[0].path, read_window=0.1))
     assert not runner.wait_seen(1, timeout=0.2)
 
 
@@ -84,7 +84,7 @@ def test_unplug_is_reported_and_a_new_port_is_picked_up(
     harness: Harness, modules: list[FakeRdm6300]
 ) -> None:
     modules.append(FakeRdm6300())
-    runner = harness.runner(lambda: Rdm6300Driver(modules[-1].path))
+    runner = harness.runner(lambda: Rdm6300Driver(modules[-1].path, read_window=0.1))
     assert harness.status.wait_for(lambda s: s[-1:] == ["reader ready: RDM6300"])
     modules.append(FakeRdm6300())
     modules[0].port.unplug()
@@ -109,7 +109,7 @@ def test_port_that_appears_later_is_opened(harness: Harness, modules: list[FakeR
     def factory() -> ReaderDriver:
         if not modules:
             return Rdm6300Driver("/dev/ttyTRAPCOMPANION-missing")
-        return Rdm6300Driver(modules[0].path)
+        return Rdm6300Driver(modules[0].path, read_window=0.1)
 
     runner = harness.runner(factory)
     assert harness.status.wait_for(lambda s: len(s) >= 2)
@@ -161,7 +161,9 @@ def test_a_failing_consumer_does_not_stop_reading(modules: list[FakeRdm6300]) ->
         raise KeyError(uid)
 
     status = Recorder()
-    runner = ReaderRunner(lambda: Rdm6300Driver(modules[0].path), explode, status, backoff=FAST)
+    runner = ReaderRunner(
+        lambda: Rdm6300Driver(modules[0].path, read_window=0.1), explode, status, backoff=FAST
+    )
     runner.start()
     try:
         assert status.wait_for(lambda s: "reader ready: RDM6300" in s)
@@ -204,7 +206,7 @@ def test_backoff_restarts_after_a_successful_open(
         return False
 
     runner = harness.runner(
-        lambda: Rdm6300Driver(modules[-1].path), backoff=(1.0, 2.0, 3.0), wait=wait
+        lambda: Rdm6300Driver(modules[-1].path, read_window=0.1), backoff=(1.0, 2.0, 3.0), wait=wait
     )
     for cycle in range(1, 4):
         assert harness.status.wait_for(lambda s, n=cycle: s.count("reader ready: RDM6300") == n)
@@ -246,3 +248,20 @@ def test_rejects_an_empty_or_negative_backoff() -> None:
         ReaderRunner(lambda: Rdm6300Driver("x"), Recorder(), Recorder(), backoff=())
     with pytest.raises(ValueError, match="backoff"):
         ReaderRunner(lambda: Rdm6300Driver("x"), Recorder(), Recorder(), backoff=(1.0, -1.0))
+
+
+def test_stop_cancels_a_long_blocked_read_at_once(tmp_path) -> None:
+    module = FakeRdm6300()
+    try:
+        runner = ReaderRunner(
+            lambda: Rdm6300Driver(module.path, read_window=30.0), lambda uid: None, lambda t: None
+        )
+        runner.start()
+        deadline = time.monotonic() + 2
+        while runner.status != "reader ready: RDM6300" and time.monotonic() < deadline:
+            time.sleep(0.01)
+        started = time.monotonic()
+        assert runner.stop(timeout=2.0)
+        assert time.monotonic() - started < 1.0
+    finally:
+        module.close()

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from gpiozero import Button
+from gpiozero import DigitalInputDevice
 
 from companion.core.clock import Clock
 from companion.core.events import ButtonEdge
@@ -23,16 +23,20 @@ log = logging.getLogger(__name__)
 
 
 class ButtonPins:
-    """One gpiozero Button per named pin, pulled up, wired to GND."""
+    """One gpiozero input per named pin, pulled up, wired to GND.
+
+    DigitalInputDevice, not Button: Button's hold thread wakes ten times a second per button
+    to time long presses, which we time ourselves with a deadline.
+    """
 
     def __init__(
         self, pins: dict[str, int], factory: Any, post: Callable[[Any], None], clock: Clock
     ):
-        self.devices: dict[str, Button] = {}
+        self.devices: dict[str, DigitalInputDevice] = {}
         for name, pin in pins.items():
-            button = Button(pin, pull_up=True, bounce_time=None, pin_factory=factory)
-            button.when_pressed = self._edge(post, clock, name, True)
-            button.when_released = self._edge(post, clock, name, False)
+            button = DigitalInputDevice(pin, pull_up=True, bounce_time=None, pin_factory=factory)
+            button.when_activated = self._edge(post, clock, name, True)
+            button.when_deactivated = self._edge(post, clock, name, False)
             self.devices[name] = button
 
     @staticmethod

@@ -26,9 +26,10 @@ _HEX_DIGITS = frozenset(string.hexdigits)
 class ReaderDriver(Protocol):
     """One card reader on one serial port.
 
-    ``read_uids`` blocks for a short window (about 0.1 s) and returns one entry per confirmed
-    read, so a card held on the reader keeps appearing; the presence state machine turns those
-    reads into taps. An unplugged port raises ``serial.SerialException``.
+    ``read_uids`` blocks for a bounded window (at most about a second) and returns one entry
+    per confirmed read, so a card held on the reader keeps appearing; the presence state
+    machine turns those reads into taps. An unplugged port raises ``serial.SerialException``.
+    A driver may offer ``cancel()`` to cut a blocked read short from another thread.
     """
 
     kind: str

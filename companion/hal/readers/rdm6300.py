@@ -19,7 +19,7 @@ STX = 0x02
 ETX = 0x03
 FRAME_LENGTH = 14
 BAUDRATE = 9600
-READ_WINDOW = 0.1
+READ_WINDOW = 1.0  # the module speaks only when a tag is near; cancel() cuts a wait short
 
 _HEX_BYTES = frozenset(b"0123456789ABCDEFabcdef")
 
@@ -97,15 +97,16 @@ class Rdm6300Driver:
 
     kind = "rdm6300"
 
-    def __init__(self, port: str, baudrate: int = BAUDRATE) -> None:
+    def __init__(self, port: str, baudrate: int = BAUDRATE, read_window: float = READ_WINDOW):
         self.port = port
         self.baudrate = baudrate
+        self.read_window = read_window
         self._serial: serial.Serial | None = None
         self._parser = Rdm6300Parser()
 
     def open(self) -> None:
         self.close()
-        self._serial = serial.Serial(self.port, self.baudrate, timeout=READ_WINDOW)
+        self._serial = serial.Serial(self.port, self.baudrate, timeout=self.read_window)
         self._serial.reset_input_buffer()
         self._parser.reset()
 
@@ -123,6 +124,12 @@ class Rdm6300Driver:
         except OSError as exc:
             raise serial.SerialException(f"RDM6300 on {self.port}: {exc}") from exc
         return self._parser.feed(data)
+
+    def cancel(self) -> None:
+        """Unblock a read in progress (from another thread), so stopping is immediate."""
+        port = self._serial
+        if port is not None:
+            port.cancel_read()
 
     def close(self) -> None:
         port, self._serial = self._serial, None

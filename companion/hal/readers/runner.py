@@ -44,6 +44,7 @@ class ReaderRunner:
         self._stop = threading.Event()
         self._wait = wait or self._stop.wait
         self._thread: threading.Thread | None = None
+        self._driver: ReaderDriver | None = None  # the open one, so stop() can cancel its read
         self._seen = threading.Condition()
         self._seen_count = 0
         self._status = "reader starting"
@@ -71,6 +72,12 @@ class ReaderRunner:
     def stop(self, timeout: float = 2.0) -> bool:
         """Asks the worker to finish; True once it has."""
         self._stop.set()
+        cancel = getattr(self._driver, "cancel", None)
+        if cancel is not None:
+            try:
+                cancel()
+            except Exception:
+                logger.debug("cancelling the card reader's read failed", exc_info=True)
         thread = self._thread
         if thread is None:
             return True
@@ -104,6 +111,7 @@ class ReaderRunner:
         opened = False
         try:
             driver = self._driver_factory()
+            self._driver = driver
             driver.open()
             opened = True
             self._report(f"reader ready: {driver.describe()}")
@@ -113,6 +121,7 @@ class ReaderRunner:
         except OSError as exc:  # serial.SerialException is an OSError
             self._report(f"reader lost: {exc}")
         finally:
+            self._driver = None
             if driver is not None:
                 try:
                     driver.close()
