@@ -81,3 +81,22 @@ def test_append_fsyncs_every_entry(tmp_path, monkeypatch):
     j.action(Action("roll", rolls=(1,)))
     j.action(Action("roll", rolls=(2,)))
     assert len(synced) - before == 2
+
+
+def test_a_big_journal_moves_to_history_when_a_new_game_starts(tmp_path, monkeypatch):
+    from companion.core import journal as journal_module
+
+    monkeypatch.setattr(journal_module, "ROTATE_BYTES", 500)
+    j = _journal(tmp_path)
+    j.new_game("dice", {}, (), 0.0)
+    for i in range(20):
+        j.action(Action("roll", rolls=(i % 6 + 1,), at=float(i)))
+    j.new_game("dice", {"die": "d4"}, (), 30.0)
+    j.action(Action("roll", rolls=(2,), at=31.0))
+    j.close()
+    archived = list((tmp_path / "history").glob("journal-*.jsonl"))
+    assert len(archived) == 1
+    assert len(read_entries(archived[0])[0]) == 21
+    record = Journal(tmp_path / "journal.jsonl").open()
+    assert record.options == {"die": "d4"}
+    assert [a.rolls for a in record.actions] == [(2,)]

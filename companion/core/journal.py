@@ -21,6 +21,7 @@ from companion.games.base import Action
 log = logging.getLogger(__name__)
 
 VERSION = 1
+ROTATE_BYTES = 256 * 1024  # past this, a new game starts a fresh file; the old one is kept
 
 
 class JournalUnreadable(Exception):
@@ -151,6 +152,8 @@ class Journal:
     def new_game(
         self, game: str, options: dict[str, Any], rolls: tuple[int, ...], at: float
     ) -> None:
+        if self._fd is not None and os.fstat(self._fd).st_size > ROTATE_BYTES:
+            self.rotate()
         self.append(
             {"kind": "game", "game": game, "options": options, "rolls": list(rolls), "at": at}
         )
@@ -160,6 +163,19 @@ class Journal:
 
     def undo(self) -> None:
         self.append({"kind": "undo"})
+
+    def rotate(self) -> Path:
+        """Move the finished games to history/ so start-up reads only the current one."""
+        history = self.path.parent / "history"
+        history.mkdir(exist_ok=True)
+        target = history / f"journal-{time.strftime('%Y%m%dT%H%M%S')}-{self._seq}.jsonl"
+        self.close()
+        os.replace(self.path, target)
+        _fsync_dir(history)
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o640)
+        _fsync_dir(self.path.parent)
+        log.info("journal history moved to %s", target)
+        return target
 
     def close(self) -> None:
         if self._fd is not None:
