@@ -64,8 +64,7 @@ class Daemon:
     def _display_retry(self) -> None:
         display = self.app.display
         if not display.available and display.retry():
-            log.info("display is back")
-            self.app.shown = None
+            self.app.shown = None  # the display logs its own return
             self.app.refresh()
         self._report()
         self.app.loop.call_later(DISPLAY_RETRY_SECONDS, self._display_retry, "display-retry")
@@ -80,6 +79,19 @@ class Daemon:
     def stop(self, reason: str = "stop") -> None:
         self.app.loop.post(Stop(reason))
 
+    def ready(self) -> None:
+        """After ``app.start()``: the daemon's deadlines, then READY=1. Tests call it and drive
+        the loop themselves on a virtual clock."""
+        app = self.app
+        interval = self.notifier.watchdog_interval()
+        if interval:
+            self._watchdog(interval)
+        app.loop.call_later(DISPLAY_RETRY_SECONDS, self._display_retry, "display-retry")
+        app.on_refresh.append(self._report)
+        self._status = app.status_line()
+        self.notifier.ready(self._status)
+        log.info("ready: %s", self._status)
+
     def run(self) -> int:
         app = self.app
         app.start()
@@ -89,13 +101,7 @@ class Daemon:
             for sig in (signal.SIGTERM, signal.SIGINT)
         }
         try:
-            interval = self.notifier.watchdog_interval()
-            if interval:
-                self._watchdog(interval)
-            loop.call_later(DISPLAY_RETRY_SECONDS, self._display_retry, "display-retry")
-            app.on_refresh.append(self._report)
-            self.notifier.ready(app.status_line())
-            log.info("ready: %s", app.status_line())
+            self.ready()
             stop = loop.run()
             log.info("stopping (%s)", stop.reason)
             self.notifier.stopping()

@@ -50,9 +50,13 @@ def test_missing_file_is_a_config_error(tmp_path):
 def test_state_dir_prefers_config_then_systemd_then_xdg(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg"))
     monkeypatch.delenv("STATE_DIRECTORY", raising=False)
-    assert configuration.Config().state_dir() == tmp_path / "xdg" / "trap-companion"
+    absent = tmp_path / "not-installed"
+    assert configuration.Config().state_dir(absent) == tmp_path / "xdg" / "trap-companion"
+    installed = tmp_path / "var-lib"
+    installed.mkdir()
+    assert configuration.Config().state_dir(installed) == installed  # the daemon's, on a Pi
     monkeypatch.setenv("STATE_DIRECTORY", "/var/lib/trap-companion")
-    assert str(configuration.Config().state_dir()) == "/var/lib/trap-companion"
+    assert str(configuration.Config().state_dir(absent)) == "/var/lib/trap-companion"
     cfg = configuration.from_dict({"state": {"dir": str(tmp_path / "s")}})
     assert cfg.state_dir() == tmp_path / "s"
 

@@ -39,8 +39,9 @@ def main(args: argparse.Namespace) -> int:
         config = dataclasses.replace(
             config, reader=dataclasses.replace(config.reader, type=args.reader)
         )
-    if args.state_dir:
-        config = dataclasses.replace(
-            config, state=dataclasses.replace(config.state, dir=str(args.state_dir))
-        )
+    # The simulator keeps its own journal and cards, never an installed daemon's.
+    state_dir = args.state_dir or config.state.dir or config.user_state_dir() / "sim"
+    config = dataclasses.replace(
+        config, state=dataclasses.replace(config.state, dir=str(state_dir))
+    )
     return TerminalSim(config, compact=args.compact or None).run()

@@ -17,6 +17,7 @@ DISPLAYS = ("ssd1306", "sh1106", "dummy", "none")
 READERS = ("rdm6300", "pn532", "none")
 DICE_SOURCES = ("box", "table")
 DEFAULT_PATH = Path("/etc/trap-companion/config.toml")
+INSTALLED_STATE_DIR = Path("/var/lib/trap-companion")  # systemd's StateDirectory=
 
 
 @dataclass(frozen=True)
@@ -90,11 +91,19 @@ class Config:
     state: StateConfig = field(default_factory=StateConfig)
     source: str = "defaults"
 
-    def state_dir(self) -> Path:
+    def state_dir(self, installed: Path = INSTALLED_STATE_DIR) -> Path:
+        """The configured dir; else systemd's; else an installed box's (so `cards` and `check`
+        run from a shell see the daemon's cards); else the user's XDG state dir."""
         if self.state.dir:
             return Path(self.state.dir).expanduser()
         if os.environ.get("STATE_DIRECTORY"):  # set by systemd's StateDirectory=
             return Path(os.environ["STATE_DIRECTORY"].split(":")[0])
+        if installed.is_dir():
+            return installed
+        return self.user_state_dir()
+
+    @staticmethod
+    def user_state_dir() -> Path:
         base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
         return Path(base) / "trap-companion"
 

@@ -175,7 +175,15 @@ class Display:
         return True
 
     def _lost(self, err: Exception) -> None:
-        self.device = None
+        device, self.device = self.device, None
+        if device is not None:
+            # Free the dead panel's bus handle, or each outage would leak one; persist skips
+            # the blanking commands that the dead panel cannot take.
+            device.persist = True
+            try:
+                device.cleanup()
+            except DEVICE_ERRORS as cleanup_err:
+                log.debug("releasing the lost display: %s", cleanup_err)
         self.error = f"{type(err).__name__}: {err}"
         if self._warned:
             log.debug("display still unavailable: %s", self.error)

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from companion.core.config import INSTALLED_STATE_DIR
+
 INSTALL_DIR = Path("/opt/trap-companion")
 VENV_DIR = INSTALL_DIR / "venv"
 CONFIG_DIR = Path("/etc/trap-companion")
 CONFIG_FILE = CONFIG_DIR / "config.toml"
-STATE_DIR = Path("/var/lib/trap-companion")
+STATE_DIR = INSTALLED_STATE_DIR
 UNIT_NAME = "trap-companion.service"
 SERVICE_USER = "trap-companion"
 DEVICE_GROUPS = ("gpio", "i2c", "dialout")
