@@ -178,7 +178,7 @@ cat <<EOF
 
 Next: test every part of the box with
 
-  sudo systemctl stop $NAME && $NAME check; sudo systemctl start $NAME
+  sudo systemctl stop $NAME && sudo $NAME check; sudo systemctl start $NAME
 
 It asks for each button, lights the LED, plays a tone and waits for a card.
 EOF

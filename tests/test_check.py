@@ -475,7 +475,7 @@ def test_the_guide_describes_every_option_and_every_part_of_the_check() -> None:
 def test_the_installers_closing_words_match_what_check_asks() -> None:
     script = (REPO / "systemd" / "install.sh").read_text()
     closing = script.rsplit("Next: test every part of the box", 1)[1]
-    assert "systemctl stop $NAME && $NAME check; sudo systemctl start $NAME" in closing
+    assert "systemctl stop $NAME && sudo $NAME check; sudo systemctl start $NAME" in closing
     with selftest.simulated(Config()) as (cfg, parts, operator):
         SelfTest(cfg, parts, operator, 5.0).run()
     kinds = {step.partition(":")[0] for step in operator.asked}

@@ -35,7 +35,8 @@ def make_factory(name: str) -> Any:
     except Exception as err:  # gpiozero raises BadPinFactory, ImportError, OSError...
         raise HardwareError(
             f"hardware.pin_factory = {name!r}: no GPIO backend works here ({err}). "
-            'On a laptop use `trap-companion sim`, or pin_factory = "mock".'
+            "On a laptop use `trap-companion sim` or `trap-companion check --simulate`, "
+            'or pin_factory = "mock".'
         ) from None
 
 

@@ -139,8 +139,9 @@ class ReaderRunner:
             self._seen.notify_all()
 
     def _report(self, text: str) -> None:
+        repeated = text == self._status  # a reader left unplugged says the same every retry
         self._status = text
-        logger.info("%s", text)
+        logger.log(logging.DEBUG if repeated else logging.INFO, "%s", text)
         try:
             self._on_status(text)
         except Exception:
