@@ -3,13 +3,18 @@ never picked automatically, so a laptop run without it fails loudly instead of p
 
 from __future__ import annotations
 
+import logging
+import warnings
 from typing import Any
 
 from companion.errors import HardwareError
 
+log = logging.getLogger(__name__)
+
 
 def make_factory(name: str) -> Any:
     """A fresh factory (tests make one per test and ``reset()``/``close()`` it afterwards)."""
+    tried = ""  # the backends gpiozero skipped, for the error message
     try:
         if name == "mock":
             from gpiozero.pins.mock import MockFactory, MockPWMPin
@@ -30,11 +35,21 @@ def make_factory(name: str) -> Any:
         from gpiozero import Device
 
         if Device.pin_factory is None:
-            Device.pin_factory = Device._default_pin_factory()
+            # gpiozero warns about each backend it skips; say it once, in our own log.
+            with warnings.catch_warnings(record=True) as skipped:
+                warnings.simplefilter("always")
+                try:
+                    Device.pin_factory = Device._default_pin_factory()
+                finally:
+                    tried = "; ".join(str(w.message) for w in skipped)
+            if tried:
+                log.debug("GPIO backends skipped: %s", tried)
         return Device.pin_factory
     except Exception as err:  # gpiozero raises BadPinFactory, ImportError, OSError...
         raise HardwareError(
-            f"hardware.pin_factory = {name!r}: no GPIO backend works here ({err}). "
+            f"hardware.pin_factory = {name!r}: no GPIO backend works here ({err}"
+            + (f"; tried: {tried}" if tried else "")
+            + "). "
             "On a laptop use `trap-companion sim` or `trap-companion check --simulate`, "
             'or pin_factory = "mock".'
         ) from None
