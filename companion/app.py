@@ -384,8 +384,7 @@ class App:
         return fire
 
     def _cancel_game_timers(self) -> None:
-        for key in [k for k in self.loop._timers if k.startswith("game:")]:
-            self.loop.cancel(key)
+        self.loop.cancel_prefix("game:")
 
     def _build(self, name: str, raw: dict[str, Any], rolls: tuple[int, ...] | None) -> Session:
         rules = games.get(name)

@@ -108,3 +108,14 @@ def test_an_event_never_overtakes_an_earlier_deadline():
     loop.post(Stop())
     loop.run()
     assert order == [("deadline", 1.0), ("event", 1.5)]
+
+
+def test_cancel_prefix_drops_a_group_of_timers():
+    loop = Loop(VirtualClock())
+    fired = []
+    loop.call_at(1, lambda: fired.append("a"), key="game:tick")
+    loop.call_at(2, lambda: fired.append("b"), key="game:timeout")
+    loop.call_at(3, lambda: fired.append("c"), key="toast")
+    loop.cancel_prefix("game:")
+    loop.advance_to(10)
+    assert fired == ["c"]

@@ -53,6 +53,11 @@ class Loop:
     def cancel(self, key: str) -> None:
         self._timers.pop(key, None)
 
+    def cancel_prefix(self, prefix: str) -> None:
+        """Drop every timer whose key starts with ``prefix`` (e.g. all of a game's)."""
+        for key in [k for k in self._timers if k.startswith(prefix)]:
+            del self._timers[key]
+
     def pending(self, key: str) -> float | None:
         entry = self._timers.get(key)
         return entry[0] if entry else None
