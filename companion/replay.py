@@ -171,8 +171,14 @@ def run(
             box.app.logs.clear()
             replay = Replay(box)
             if game is not None:
+                options = {}
+                for item in sets:
+                    key, sep, value = item.partition("=")
+                    if not sep or not key or not value:
+                        raise UsageError(f"--set {item!r}: expected KEY=VALUE")
+                    options[key] = value
                 try:
-                    box.app.new_game(game, parse_kv(list(sets), 0))
+                    box.app.new_game(game, options)
                 except BadAction as err:
                     raise UsageError(f"--game {game}: {err}") from None
                 box.app.sounds.clear()
