@@ -129,3 +129,37 @@ def test_the_journal_resumes_a_game_in_a_named_state_dir(tmp_path):
     assert resumed["game"] == "dice"
     assert resumed["state"]["die"] == "d4"
     assert resumed["state"]["history"] == [[3]]
+
+
+def test_taps_of_the_same_card_again_and_again_are_each_one_tap_and_repeatable():
+    script = (
+        "game dice\n"
+        + "tap 0102030405\nwait 3\n" * 3
+        + "tap 0A0B0C0D0E\ntap 0A0B0C0D0E\nwait 1\ntap 0102030405\nwait 3\n"
+    )
+    runs = [[json.dumps(o) for o in run_script(script)] for _ in range(3)]
+    assert runs[0] == runs[1] == runs[2]
+    taps = [json.loads(o)["sounds"].count("card_unknown") for o in runs[0]]
+    assert taps == [0, 1, 0, 1, 0, 1, 0, 1, 0, 0, 1, 0]
+
+
+@pytest.mark.parametrize("reader", ["rdm6300", "pn532"])
+def test_a_resumed_box_hears_a_tap_on_its_very_first_line(tmp_path, reader):
+    cfg = tmp_path / "config.toml"
+    cfg.write_text(f'[reader]\ntype = "{reader}"\n[state]\ndir = "{tmp_path}/state"\n')
+    first = _cli(["-", "--config", str(cfg)], stdin="game dice\n")
+    assert first.returncode == 0, first.stderr
+    second = _cli(["-", "--config", str(cfg)], stdin="tap 04A1B2C3\n")
+    assert second.returncode == 0, second.stderr
+    assert json.loads(second.stdout)["sounds"] == ["card_unknown"]
+
+
+def test_a_pn532_uid_of_a_length_no_card_has_is_a_script_error():
+    with pytest.raises(UsageError, match="line 2: .*4, 7 or 10 bytes"):
+        run_script("game dice\ntap 0A0B0C0D0E\n", config=_pn532())
+
+
+def _pn532():
+    from companion.core.config import Config, ReaderConfig
+
+    return Config(reader=ReaderConfig(type="pn532"))

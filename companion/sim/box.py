@@ -40,6 +40,7 @@ class SimulatedBox:
         self.kind = self.config.reader.type
         self.port: PtyPort | None = None
         self.device: FakeRdm6300 | FakePn532 | None = None
+        self._last_uid: str | None = None  # the tag the RDM6300 parser last confirmed
         reader = None
         if self.kind != "none":
             self.port = PtyPort()
@@ -93,15 +94,21 @@ class SimulatedBox:
         runner = self.app.runner
         if runner is None or self.device is None:
             raise UsageError("no card reader is running")
+        if not runner.wait_ready(SYNC_TIMEOUT):
+            raise HardwareError(f"the card reader did not open ({runner.status})")
         base = runner.seen_count
         if isinstance(self.device, FakeRdm6300):
-            self.device.write_frames(uid, 2)  # two identical frames confirm a tag
-            self._sync(runner, base + 1)
+            # Two identical frames confirm a tag; the parser already knows the last tag it
+            # confirmed (until another one comes), and then the first frame counts at once.
+            first = 2 if uid == self._last_uid else 1
+            self._last_uid = uid
+            self.device.write_frames(uid, 2)
+            self._sync(runner, base + first)
             repeats = int(seconds / RDM6300_REPEAT + 1e-9)
             for n in range(1, repeats + 1):
                 self.advance(RDM6300_REPEAT)
                 self.device.write_frames(uid, 1)
-                self._sync(runner, base + 1 + n)
+                self._sync(runner, base + first + n)
             self.advance(max(0.0, seconds - repeats * RDM6300_REPEAT))
         else:
             self.device.present(uid)

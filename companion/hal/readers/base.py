@@ -18,6 +18,7 @@ READER_KINDS = ("rdm6300", "pn532")
 RDM6300_UID_CHARS = 10
 PN532_MIN_UID_BYTES = 4
 PN532_MAX_UID_BYTES = 10
+NFC_UID_BYTES = (4, 7, 10)  # ISO/IEC 14443-3 single, double and triple size
 
 _SEPARATORS = str.maketrans("", "", ":-._ \t")
 _HEX_DIGITS = frozenset(string.hexdigits)
@@ -84,9 +85,8 @@ def canonical_uid(text: str, kind: str) -> str:
     if len(digits) % 2:
         digits = "0" + digits
     n_bytes = len(digits) // 2
-    if not PN532_MIN_UID_BYTES <= n_bytes <= PN532_MAX_UID_BYTES:
+    if n_bytes not in NFC_UID_BYTES:
         raise ValueError(
-            f"card UID {text!r} is {n_bytes} bytes; an NFC card UID is "
-            f"{PN532_MIN_UID_BYTES} to {PN532_MAX_UID_BYTES} bytes"
+            f"card UID {text!r} is {n_bytes} bytes; an NFC card UID is 4, 7 or 10 bytes"
         )
     return digits

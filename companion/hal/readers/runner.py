@@ -45,6 +45,7 @@ class ReaderRunner:
         self._wait = wait or self._stop.wait
         self._thread: threading.Thread | None = None
         self._driver: ReaderDriver | None = None  # the open one, so stop() can cancel its read
+        self._ready = threading.Event()  # the port is open and the chip answered
         self._seen = threading.Condition()
         self._seen_count = 0
         self._status = "reader starting"
@@ -138,7 +139,15 @@ class ReaderRunner:
             self._seen_count += 1
             self._seen.notify_all()
 
+    def wait_ready(self, timeout: float) -> bool:
+        """Block until the reader is open (tests and replay: no tap may be lost to start-up)."""
+        return self._ready.wait(timeout)
+
     def _report(self, text: str) -> None:
+        if text.startswith("reader ready"):
+            self._ready.set()
+        else:
+            self._ready.clear()
         repeated = text == self._status  # a reader left unplugged says the same every retry
         self._status = text
         logger.log(logging.DEBUG if repeated else logging.INFO, "%s", text)
