@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from companion.games.trapwords.dungeon import (
     clue_order,
+    curse_pushes,
     default_curse_rooms,
     discard_in,
     glowing_for,
@@ -105,3 +106,21 @@ def test_a_step_keeps_every_curse_moves_the_monster_one_room_and_keeps_order(
     # No curse moves away from the teams, and none moves more than one room.
     for before, after in zip(curses, new_curses, strict=True):
         assert rooms.index(before) - 1 <= rooms.index(after) <= rooms.index(before)
+
+
+def test_curse_pushes_name_each_card_to_move() -> None:
+    assert curse_pushes(ROOMS, 7, (4, 6)) == ((6, 5),)
+    assert curse_pushes(ROOMS, 7, (4, 5, 6)) == ((6, 5), (5, 4), (4, 3))
+    assert curse_pushes(ROOMS, 7, (4, 5)) == ()
+    assert curse_pushes(ROOMS, 4, (3, 3)) == ()  # the first room keeps its curses
+
+
+@given(dungeons())
+def test_moving_the_named_cards_gives_the_monster_step(
+    dungeon: tuple[tuple[int, ...], int, tuple[int, ...]],
+) -> None:
+    rooms, monster, curses = dungeon
+    pushes = dict(curse_pushes(rooms, monster, curses))
+    assert all(rooms.index(end) == rooms.index(start) - 1 for start, end in pushes.items())
+    moved = sorted(pushes.get(room, room) for room in curses)  # all cards move at once
+    assert tuple(moved) == monster_step(rooms, monster, curses)[1]

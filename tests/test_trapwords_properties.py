@@ -8,6 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_trapwords_support import Table
 
+from companion.games.base import Press, Tap
 from companion.games.trapwords import GAME
 from companion.games.trapwords.data import TABLES
 
@@ -115,3 +116,48 @@ def test_every_round_takes_two_turns_and_the_game_ends_by_round_eight(results: l
             assert table.public["round"] == before
     if len(results) == 16:
         assert table.public["winner"] is not None
+
+
+# --- power cuts and undos at random moments ----------------------------------------------------
+
+ECHO = {"game": "trapwords", "card": "curse-echo", "name": "Echo"}
+INPUTS = (
+    *(Press("ok"),) * 4,
+    *(Press("green"),) * 2,
+    *(Press("red"),) * 3,
+    Press("red", long=True),
+    Press("up"),
+    Press("down"),
+    Tap("0A0B0C0D", ECHO),
+    "cut",
+    "undo",
+)
+table_plans = st.lists(
+    st.tuples(st.sampled_from(INPUTS), st.floats(min_value=0.0, max_value=8.0)),
+    min_size=20,
+    max_size=150,
+)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(setup=setups, plan=table_plans)
+def test_cuts_and_undos_fold_back_to_what_the_table_saw(setup: dict[str, str], plan: list) -> None:
+    """The journal never records the pause that a power cut or an undo makes; whatever the
+    buttons do afterwards, folding the journal (then restoring) gives the state the live box
+    showed, and never refuses an action the live box accepted."""
+    table = Table.new(**setup)
+    for step, gap in plan:
+        table.wait(gap)
+        if step == "cut":
+            table.state = GAME.restore(table.state)
+            table.timers.clear()
+        elif step == "undo":
+            if table.journal:
+                table.journal.pop()
+                table.state = GAME.restore(table.fold())
+                table.timers.clear()
+        else:
+            action = GAME.control(table.state, step)
+            if action is not None:
+                table.do(action.name, **dict(action.args))
+        assert GAME.restore(table.fold()) == GAME.restore(table.state)

@@ -101,8 +101,19 @@ def test_a_round_played_with_buttons() -> None:
     assert end["glowing"] == "B"
     assert end["clue_team"] == "B"
     assert "End of round 1: A -> 4" in out[12]["log"]
-    assert out[12]["screen"][1] == "Reveal curse: A"
+    # The round's report: how the last turn ended and what the table moves by hand.
+    assert out[12]["screen"] == [
+        "End of round 1",
+        "B: trapword said",
+        "A to room 4",
+        "ok next  ^v map",
+    ]
     assert out[13]["screen"] == ["Trapwords  R2", "B first  A:3 B:4", "ok start  ^v map"]
+    assert out[14]["screen"][0] == "End of round 1"  # back from the map: the report is unread
+    assert out[15]["screen"][1:4] == ["Reveal curse: A", "A writes 3, B 4", "B gives clues first"]
+    assert out[15]["state"]["page"] == "round"
+    assert out[16]["state"]["timer"]["running"] is True
+    assert out[16]["state"]["page"] is None
 
 
 def test_curses_cascade_and_a_tapped_card_names_the_curse() -> None:
@@ -112,9 +123,17 @@ def test_curses_cascade_and_a_tapped_card_names_the_curse() -> None:
     assert out[11]["state"]["monster_room"] == 5
     assert out[11]["state"]["curse_rooms"] == [3, 4]
     assert "Curse in room 3 applies to A and B: reveal it" in out[11]["log"]
+    assert out[11]["screen"] == [
+        "End of round 2",
+        "A: trapword said",
+        "Dragon to room 5",
+        "Curses 5>4>3",
+        "ok next  ^v map",
+    ]
     assert out[12]["sounds"] == ["card_ok"]
     assert "Curse (room 3): Echo" in out[12]["log"]
-    assert out[12]["screen"][1] == "Curse: Echo"
+    assert out[12]["screen"][0] == "End of round 2"  # the report stays until ok
+    assert out[14]["screen"][1] == "Curse: Echo"
     assert out[13]["rejected"] == "every curse of this round is already revealed"
 
 
@@ -122,15 +141,16 @@ def test_tiebreak_and_the_nasty_mummys_curses() -> None:
     out = run("tiebreak")
     assert out[19]["state"]["monster_room"] == 3
     assert "The Mummy brings 2 new curses: draw and reveal" in out[19]["log"]
-    assert out[19]["screen"][1] == "Mummy: draw 2 curses"
-    assert "Curse (Mummy): Feeblemind" in out[21]["log"]
-    assert out[24]["state"]["timer"]["limit"] == 12.55
-    assert "Tiebreak: B has 12.55 s to win" in out[24]["log"]
-    final = out[26]["state"]
+    assert out[19]["screen"][1:3] == ["A: trapword said", "Mummy to room 3"]
+    assert out[20]["screen"][1] == "Mummy: draw 2 curses"
+    assert "Curse (Mummy): Feeblemind" in out[22]["log"]
+    assert out[25]["state"]["timer"]["limit"] == 12.55
+    assert "Tiebreak: B has 12.55 s to win" in out[25]["log"]
+    final = out[27]["state"]
     assert final["result"] == "timeout"
     assert final["winner"] == "A"
     assert final["clue_team"] is None
-    assert out[26]["sounds"][-2:] == ["time_up", "win"]
+    assert out[27]["sounds"][-2:] == ["time_up", "win"]
 
 
 def test_the_monster_wins_after_round_eight() -> None:
@@ -176,3 +196,35 @@ def test_power_cut_mid_turn_resumes_paused_with_the_time_left(tmp_path: Path) ->
 def test_bad_lines_stop_the_script(script: str, message: str) -> None:
     with pytest.raises(UsageError, match=message.replace("(", r"\(")):
         run_script(script)
+
+
+def test_every_start_mode_with_the_buttons_alone() -> None:
+    out = run("menu")
+    assert out[7]["screen"][2] == "> Timer starts: official"
+    assert out[9]["state"]["phase"] == "reading"  # official: time to read first
+    assert out[9]["screen"][2] == "A reads the word"
+    assert out[16]["screen"][2] == "> Timer starts: pickup"
+    assert out[18]["state"]["phase"] == "running"  # pickup: the start press starts the clock
+    assert out[25]["screen"][2] == "> Timer starts: clue"
+    assert out[27]["state"]["phase"] == "waiting"  # clue: the clock waits for the first clue
+    assert out[28]["state"]["timer"]["remaining"] == 45.0
+    assert out[29]["state"]["timer"]["running"] is True
+
+
+def test_undo_during_and_between_turns() -> None:
+    out = run("undo")
+    # During a turn the confirmation names what goes; the turn comes back paused.
+    assert out[8]["screen"][:3] == ["Undo?", "Take back", "'tick'?"]
+    assert out[9]["sounds"] == ["undo"]
+    assert out[9]["state"]["phase"] == "paused"
+    assert out[9]["state"]["guesses_left"] == 4
+    assert out[9]["state"]["timer"] == {"remaining": 40.0, "running": False, "limit": 45.0}
+    assert out[10]["state"]["timer"]["running"] is True  # ok resumes
+    assert out[13]["state"]["phase"] == "paused"  # a second undo after resuming
+    # Between turns: the guess that ended A's turn is taken back; A's turn is paused again.
+    assert out[16]["state"]["clue_team"] == "B"
+    assert out[17]["screen"][2] == "'correct'?"
+    back = out[18]["state"]
+    assert (back["clue_team"], back["phase"], back["result"]) == ("A", "paused", None)
+    assert back["guesses_left"] == 4
+    assert out[20]["state"]["timer"] == {"remaining": 34.0, "running": True, "limit": 45.0}

@@ -208,7 +208,7 @@ def test_both_failing_moves_the_monster_and_pushes_its_curse() -> None:
     fail_rounds(table, 1)
     assert table.public["monster_room"] == 6
     assert table.public["curse_rooms"] == [4, 5]
-    assert "End of round 1: Monster -> 6" in table.logs
+    assert "End of round 1: Monster -> 6, curse 6 -> 5" in table.logs
 
 
 def test_curse_pushes_cascade() -> None:

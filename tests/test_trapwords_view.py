@@ -3,13 +3,18 @@ actions."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from test_trapwords_support import Table
 
-from companion.games.base import Action, Press, Tap
+from companion.games.base import Action, BadAction, Press, Tap
 from companion.games.trapwords import GAME
 from companion.games.trapwords.data import TABLES
+from companion.ui.render import layout
 from companion.ui.screen import RED, WHITE, fraction_color
+
+AREAS = ("title", "footer", "big", "line")
 
 TEAM_A = TABLES.team_colours["A"]
 TEAM_B = TABLES.team_colours["B"]
@@ -22,17 +27,19 @@ def shown(table: Table) -> tuple[list[str], tuple[float, float, float], str]:
     return screen.text_lines(), lights.color, lights.pattern
 
 
-def test_round_start_says_how_many_traps_and_who_goes_first() -> None:
+def test_round_start_names_the_monster_says_how_many_traps_and_who_goes_first() -> None:
     table = Table.new()
     lines, colour, _ = shown(table)
     assert lines == [
         "Trapwords  R1",
-        "All start in room 3",
-        "Traps: A 3  B 3",
+        "Dragon in room 7",
+        "A writes 3, B 3",
         "A gives clues first",
         "ok start  ^v map",
     ]
     assert colour == TEAM_A
+    nasty = Table.new(monster="vampire", nasty="on", rooms="2,4,6,8,10")
+    assert shown(nasty)[0][1] == "Nasty Vampire: 10"
 
 
 def test_up_or_down_between_turns_flips_to_the_dungeon_picture() -> None:
@@ -40,7 +47,8 @@ def test_up_or_down_between_turns_flips_to_the_dungeon_picture() -> None:
     table.play_round("correct", "trap")
     screen, _ = GAME.view(table.state)
     assert screen.picture is None
-    assert shown(table)[0][1:4] == ["Reveal curse: A", "Traps: A 3  B 4", "B gives clues first"]
+    assert table.press("ok")  # past the round's report
+    assert shown(table)[0][1:4] == ["Reveal curse: A", "A writes 3, B 4", "B gives clues first"]
     assert table.press("down")
     screen, _ = GAME.view(table.state)
     assert screen.picture == ("dungeon", ((3, 4, 5, 6, 7), 4, 3, 7, (4, 6)))
@@ -134,6 +142,8 @@ def test_battle_and_tiebreak_lines() -> None:
     table = Table.new(start_mode="pickup", tiebreak="on", monster="troll")
     for _ in range(4):
         table.play_round("trap", "trap")
+    assert shown(table)[0][1:3] == ["A: trapword said", "Troll to room 3"]
+    table.press("ok")
     assert shown(table)[0][1] == "A fights the Troll"
     table.do("start")
     assert shown(table)[0][2] == "A vs Troll: 5 left"
@@ -190,7 +200,7 @@ def test_ok_resumes_when_paused() -> None:
     table.do("start")
     table.press("ok")
     assert table.state.phase == "paused"
-    assert GAME.control(table.state, Press("ok")) == Action("resume")
+    assert GAME.control(table.state, Press("ok")) == Action("resume", {"paused": "yes"})
 
 
 def test_up_and_down_choose_why_the_turn_failed() -> None:
@@ -228,3 +238,178 @@ def test_curse_card_taps() -> None:
     assert GAME.control(table.state, Tap("0A1D", None)) is None
     relic = {"game": "trap-attack", "card": "shield", "name": "Shield"}
     assert GAME.control(table.state, Tap("0A1E", relic)) is None
+
+
+# --- the round's report ------------------------------------------------------------------------
+
+
+def test_after_a_round_the_report_says_how_the_turn_ended_and_what_to_move() -> None:
+    table = Table.new(start_mode="pickup")
+    table.play_round("correct", "timeout")
+    screen, lights = GAME.view(table.state)
+    assert screen.text_lines() == [
+        "End of round 1",
+        "B: time is up",
+        "A to room 4",
+        "ok next  ^v map",
+    ]
+    assert screen.inverted  # time up: the alert look
+    assert lights.color == TEAM_B  # B is behind: B gives clues first in round 2
+    assert table.public["page"] == "report"
+    assert GAME.control(table.state, Press("ok")) == Action("next")
+    assert GAME.control(table.state, Press("green")) == Action("next")
+    assert table.press("ok")
+    assert table.public["page"] == "round"
+    assert not GAME.view(table.state)[0].inverted
+    assert GAME.control(table.state, Press("ok")) == Action("start")
+
+
+@pytest.mark.parametrize(
+    ("results", "setup", "moves"),
+    [
+        (("correct", "correct"), {}, ["A and B to room 4"]),
+        (("trap", "trap"), {}, ["Dragon to room 6", "Curse 6 to room 5"]),
+        (("trap", "trap"), {"curses": "none"}, ["Dragon to room 6"]),
+        (("trap", "trap"), {"curses": "4,5,6"}, ["Dragon to room 6", "Curses 6>5>4>3"]),
+        (("trap", "trap"), {"curses": "3,4"}, ["Dragon to room 6", "Discard curse of 3"]),
+    ],
+)
+def test_report_moves(results: tuple[str, str], setup: dict[str, str], moves: list[str]) -> None:
+    table = Table.new(start_mode="pickup", **setup)
+    table.play_round(*results)
+    assert list(GAME.view(table.state)[0].lines[1:]) == moves
+
+
+def test_report_when_teams_part_and_when_no_one_moves() -> None:
+    table = Table.new(start_mode="pickup", monster="troll")
+    table.play_round("correct", "trap")  # A to 4; B stays in 3 (and the curse of 4 waits for A)
+    table.press("ok")
+    table.play_round("trap", "correct")  # B first (behind): B fails, A guesses
+    assert list(GAME.view(table.state)[0].lines[1:]) == ["A to room 5", "Discard curse of 4"]
+    table.press("ok")
+    table.play_round("correct", "correct")
+    assert list(GAME.view(table.state)[0].lines[1:]) == ["A to 6, B to 4"]
+    table = Table.new(start_mode="pickup", monster="troll")
+    for _ in range(4):
+        table.play_round("trap", "trap")
+    table.press("ok")
+    table.play_round("trap", "trap")  # both fought the Troll and failed: it stays
+    assert list(GAME.view(table.state)[0].lines[1:]) == ["No one moves"]
+
+
+def test_start_also_leaves_the_report_and_next_is_refused_elsewhere() -> None:
+    table = Table.new(start_mode="pickup")
+    assert not table.do("next")
+    table.play_round("correct", "trap")
+    assert table.do("start")  # `do start` as in the replay contract: straight into the turn
+    assert table.state.report is None
+    assert not table.do("next")
+    assert table.rejected == ["there is no round report to move past"] * 2
+
+
+def test_from_the_map_ok_starts_even_with_the_report_unread() -> None:
+    table = Table.new(start_mode="pickup")
+    table.play_round("correct", "trap")
+    table.press("down")
+    assert table.public["page"] == "map"
+    assert GAME.control(table.state, Press("ok")) == Action("start")
+    table.press("up")
+    assert table.public["page"] == "report"
+
+
+# --- paused: what the buttons give says so -----------------------------------------------------
+
+
+def test_actions_given_while_paused_carry_the_mark() -> None:
+    table = Table.new(start_mode="pickup")
+    table.do("start")
+    assert GAME.control(table.state, Press("red")) == Action("wrong")
+    table.press("ok")
+    paused = {"paused": "yes"}
+    assert GAME.control(table.state, Press("red")) == Action("wrong", paused)
+    assert GAME.control(table.state, Press("green")) == Action("correct", paused)
+    assert GAME.control(table.state, Press("red", long=True)) == Action("fail", paused)
+    table.press("red", long=True)
+    assert GAME.control(table.state, Press("red")) == Action("keep", paused)
+    echo = {"game": "trapwords", "card": "curse-echo", "name": "Echo"}
+    assert GAME.control(table.state, Tap("0A1B", echo)) == Action(
+        "curse", {"card": "curse-echo", "paused": "yes"}
+    )
+
+
+def test_a_wrong_guess_after_a_power_cut_folds_to_the_same_paused_turn() -> None:
+    table = Table.new(start_mode="pickup", seconds=30)
+    table.do("start", at=0.0)
+    table.wait(6.5)  # last journaled: the tick at 6.0 (24 s left)
+    table.state = GAME.restore(table.state)  # the power comes back 100 s later
+    table.timers.clear()
+    table.now = 106.5
+    assert table.press("red")
+    assert table.journal[-1] == Action("wrong", {"paused": "yes"}, at=106.5)
+    assert table.fold() == table.state
+    assert table.public["timer"] == {"remaining": 24.0, "running": False, "limit": 30.0}
+    assert table.press("ok")  # resume
+    assert table.fold() == table.state
+    assert table.timers["timeout"][0] == pytest.approx(130.5)
+
+
+def test_a_bad_paused_mark_is_a_bad_action() -> None:
+    table = Table.new(start_mode="pickup")
+    table.do("start")
+    with pytest.raises(BadAction, match="paused='no'"):
+        GAME.apply(table.state, Action("wrong", {"paused": "no"}))
+
+
+# --- every screen fits the OLED ----------------------------------------------------------------
+
+FIT_SETUPS = (
+    {"start_mode": "pickup", "monster": "vampire", "nasty": "on", "rooms": "2,4,6,8,10"},
+    {"start_mode": "official", "monster": "mummy", "nasty": "on", "tiebreak": "on"},
+    {"start_mode": "clue", "monster": "troll", "rooms": "3,4,5,6,7", "curses": "3,4,5,6"},
+    {"start_mode": "pickup", "monster": "demon", "rooms": "10,20,30,40,50,60,99", "seconds": "125"},
+)
+FIT_INPUTS = (
+    *(Press("ok"),) * 4,
+    *(Press("green"),) * 3,
+    *(Press("red"),) * 3,
+    Press("red", long=True),
+    Press("up"),
+    Press("down"),
+    Tap("0A1B", {"game": "trapwords", "card": "curse-word-of-terror", "name": "Word of Terror"}),
+    Tap("0A1C", {"game": "trapwords", "card": "curse-other", "name": "Mute"}),
+)
+
+
+def every_screen() -> set:
+    """The screens of many button-driven games, each once."""
+    rng = random.Random(5)
+    screens = set()
+    for setup in FIT_SETUPS:
+        for _ in range(12):
+            table = Table.new(**setup)
+            for _ in range(250):
+                action = GAME.control(table.state, rng.choice(FIT_INPUTS))
+                if action is not None:
+                    table.do(action.name, **dict(action.args))
+                table.wait(rng.choice((0.0, 0.4, 2.0, 9.0, 40.0)))
+                screens.add(GAME.view(table.state)[0])
+    return screens
+
+
+def test_every_screen_fits_whole_without_cutting_a_word() -> None:
+    screens = every_screen()
+    assert len(screens) > 200
+    pages = {screen.title.split("  ")[0] for screen in screens}
+    assert pages >= {"Trapwords", "End of round 1"}
+    for screen in screens:
+        if screen.big is not None or screen.picture is not None:
+            assert len(screen.lines) <= 1, screen
+        assert len(screen.lines) <= 3, screen
+        plan = layout(screen)
+        texts = {area: [p.text for p in plan.texts if p.area == area] for area in AREAS}
+        assert texts["line"] == list(screen.lines), screen
+        assert texts["title"] == [screen.title]
+        assert texts["footer"] == [screen.footer]
+        assert texts["big"] == ([screen.big] if screen.big is not None else [])
+        if screen.picture is not None:
+            assert plan.picture_box is not None, screen

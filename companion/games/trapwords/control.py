@@ -2,13 +2,18 @@
 
 ok starts and pauses, green is a correct guess, red a wrong one, a long red ends the turn as a
 failure and asks why (up/down choose, green or ok confirm, red goes back). Between turns up/down
-flip to the dungeon picture and back. A tapped curse card names the curse just revealed.
+flip to the dungeon picture and back; after a round, ok first moves from the round's report to
+the new round's page. A tapped curse card names the curse just revealed.
+
+Whatever is given while the timer stands paused carries ``paused=yes``, so that the journal
+alone can tell it (see rules.py).
 """
 
 from __future__ import annotations
 
 from companion.games.base import Action, Input, Press, Tap
 from companion.games.trapwords.data import TABLES
+from companion.games.trapwords.rules import PAUSED_ARG
 from companion.games.trapwords.state import (
     IN_TURN,
     OVER,
@@ -26,6 +31,17 @@ OK_IN_PHASE = {READY: "start", READING: "go", WAITING: "go", RUNNING: "pause", P
 
 
 def control(state: TrapwordsState, event: Input) -> Action | None:
+    action = _action(state, event)
+    if action is not None and _paused(state):
+        return Action(action.name, {**action.args, PAUSED_ARG: "yes"})
+    return action
+
+
+def _paused(state: TrapwordsState) -> bool:
+    return state.phase == PAUSED or (state.phase == WHY and state.before_why == PAUSED)
+
+
+def _action(state: TrapwordsState, event: Input) -> Action | None:
     if isinstance(event, Tap):
         return _tap(event)
     if not isinstance(event, Press):
@@ -35,8 +51,10 @@ def control(state: TrapwordsState, event: Input) -> Action | None:
         return _why_press(state, button)
     if state.phase in (READY, OVER) and button in ("up", "down"):
         return Action("map")
+    if state.phase == READY and button in ("ok", "green"):
+        return Action("next" if state.report is not None and not state.show_map else "start")
     if state.phase == READY:
-        return Action("start") if button in ("ok", "green") else None
+        return None
     if state.phase not in IN_TURN:
         return None
     if button == "ok":

@@ -68,6 +68,21 @@ def monster_step(
     return rooms[entered], curses
 
 
+def curse_pushes(
+    rooms: Sequence[int], monster_room: int, curse_rooms: Sequence[int]
+) -> tuple[tuple[int, int], ...]:
+    """The moves ``monster_step`` makes the curses do, nearest the monster first, as (from, to)
+    rooms: the table has to move those cards by hand."""
+    entered = rooms.index(monster_room) - 1
+    held = set(curse_rooms)
+    moves = []
+    slot = entered
+    while slot > 0 and rooms[slot] in held:
+        moves.append((rooms[slot], rooms[slot - 1]))
+        slot -= 1
+    return tuple(moves)
+
+
 def discard_in(curse_rooms: Sequence[int], occupied: Sequence[int]) -> tuple[int, ...]:
     """Curses in a room where a team played this round have applied: they go."""
     return tuple(room for room in curse_rooms if room not in occupied)

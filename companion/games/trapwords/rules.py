@@ -4,6 +4,11 @@ A round is two turns (the team behind first, else the glowing book's team). When
 turn ends the round is resolved at once: teams that guessed advance (or win, if they fought the
 monster), the curses that applied are discarded, and if nobody guessed and nobody has fought the
 monster yet, the monster moves one room closer, pushing curses ahead of it.
+
+A power cut or an undo pauses a running timer (``restore``), but the journal does not record
+that pause. So the actions the buttons give while paused say so (``paused=yes``), and ``resume``
+always implies it: folding the journal then pauses at the same moment the live box did, and the
+rebuilt game is the one the table saw.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from companion.games.trapwords.data import TABLES
 from companion.games.trapwords.dungeon import (
     TEAMS,
     clue_order,
+    curse_pushes,
     discard_in,
     glowing_for,
     monster_step,
@@ -46,12 +52,14 @@ from companion.games.trapwords.state import (
     WAITING,
     WHY,
     CurseNamed,
+    RoundReport,
     Settings,
     TrapwordsState,
     Turn,
 )
 
 Effects = tuple[Effect, ...]
+PAUSED_ARG = "paused"  # on an action given while the timer was paused (see above)
 Handler = Callable[[TrapwordsState, Action], tuple[TrapwordsState, Effects]]
 
 RESULT_WORDS = {
@@ -92,7 +100,6 @@ def initial(options: Mapping[str, Any], rolls: tuple[int, ...]) -> Outcome:
         guesses_left=TABLES.guesses,
         timer=clock.fresh(settings.seconds),
         last_at=0.0,
-        summary=f"All start in room {first}",
     )
     monster = ("nasty " if settings.nasty else "") + settings.monster_info.name
     curses = ", ".join(map(str, settings.curses)) or "none"
@@ -145,6 +152,7 @@ def _start(state: TrapwordsState, action: Action) -> tuple[TrapwordsState, Effec
         raise Rejected("a turn is already under way")
     team = state.clue_team
     mode = state.settings.start_mode
+    state = replace(state, report=None)
     opening: Effects = (Sound("turn"), Log(f"{team} gives clues ({state.timer.limit:g} s)"))
     if mode == "pickup" or (mode == "official" and state.settings.read_seconds <= 0):
         new, effects = _run_clock(state, action.at)
@@ -271,6 +279,13 @@ def _need_turn(state: TrapwordsState) -> None:
         raise Rejected("no turn is under way: press ok to start")
 
 
+def _next(state: TrapwordsState, action: Action) -> tuple[TrapwordsState, Effects]:
+    """From the end-of-round report to the new round's page (trapwords to write, who starts)."""
+    if state.phase != READY or state.report is None:
+        raise Rejected("there is no round report to move past")
+    return replace(state, report=None, show_map=False), ()
+
+
 def _map(state: TrapwordsState, action: Action) -> tuple[TrapwordsState, Effects]:
     """Between turns (and at the end) up/down flip between the text page and the dungeon."""
     if state.phase not in (READY, OVER):
@@ -370,18 +385,36 @@ def resolve_round(state: TrapwordsState) -> tuple[TrapwordsState, Effects]:
     effects: list[Effect] = []
     if len(curses) < len(state.curse_rooms):
         effects.append(Log(f"Discarded the curse(s) of room(s) {_rooms_text(state.cursed_rooms)}"))
+    moved_to: int | None = None
+    pushes: tuple[tuple[int, int], ...] = ()
     if not guessed and not state.battled:
+        pushes = curse_pushes(rooms, monster, curses)
         monster, curses = monster_step(rooms, monster, curses)
+        moved_to = monster
         moves.append(f"Monster -> {monster}")
+        moves.extend(f"curse {a} -> {b}" for a, b in pushes)
     summary = ", ".join(moves) or "No one moves"
     if winner is None or moves:
         effects.append(Log(f"End of round {state.round}: {summary}"))
+    report = RoundReport(
+        round=state.round,
+        last=state.turns[-1],
+        advanced=tuple(
+            (team, room)
+            for team, room, before in zip(TEAMS, team_rooms, state.team_rooms, strict=True)
+            if room != before
+        ),
+        monster_to=moved_to,
+        pushes=pushes,
+        discarded=tuple(sorted(set(state.cursed_rooms))),
+    )
     new = replace(
         state,
         team_rooms=(team_rooms[0], team_rooms[1]),
         monster_room=monster,
         curse_rooms=curses,
-        summary=summary,
+        report=report,
+        show_map=False,
     )
     name = state.settings.monster_info.name
     if winner is not None:
@@ -418,6 +451,7 @@ HANDLERS: dict[str, Handler] = {
     "keep": _keep,
     "curse": _curse,
     "map": _map,
+    "next": _next,
 }
 ACTIONS = tuple(HANDLERS)
 
@@ -433,8 +467,19 @@ def apply(state: TrapwordsState, action: Action) -> Outcome:
         raise BadAction(f"trapwords action {action.name!r} takes no dice, got {action.rolls}")
     if state.phase == OVER and action.name not in ("curse", "map"):
         raise Rejected("the game is over")
+    if _given_while_paused(action):
+        state = restore(state)
     new, effects = HANDLERS[action.name](state, action)
     return Outcome(replace(new, last_at=action.at), effects)
+
+
+def _given_while_paused(action: Action) -> bool:
+    """The box was paused when this action was given: by a pause, or by a power cut or an undo
+    that the journal does not show (see the module's docstring)."""
+    marker = action.args.get(PAUSED_ARG)
+    if marker is not None and str(marker) != "yes":
+        raise BadAction(f"{PAUSED_ARG}={marker!r}: the only value is yes")
+    return marker is not None or action.name == "resume"
 
 
 def restore(state: TrapwordsState) -> TrapwordsState:

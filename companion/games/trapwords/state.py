@@ -64,6 +64,19 @@ class CurseNamed:
 
 
 @dataclass(frozen=True)
+class RoundReport:
+    """What the end of a round changed on the table, shown until the next round is under way:
+    the players move the pieces by hand, so the box tells them which."""
+
+    round: int
+    last: Turn  # the round's second turn: how it ended
+    advanced: tuple[tuple[str, int], ...]  # (team, new room)
+    monster_to: int | None  # the monster's new room, if it moved
+    pushes: tuple[tuple[int, int], ...]  # curses pushed (from room, to room)
+    discarded: tuple[int, ...]  # rooms whose curse has applied and goes
+
+
+@dataclass(frozen=True)
 class TrapwordsState:
     settings: Settings
     round: int
@@ -82,7 +95,7 @@ class TrapwordsState:
     why: str = "trap"  # cursor of the failure choice
     before_why: str = RUNNING  # the phase to go back to if the failure choice is dropped
     named: tuple[CurseNamed, ...] = ()
-    summary: str = ""  # what the last round did, for the screen
+    report: RoundReport | None = None  # the round just ended, until ok moves on or a turn starts
     show_map: bool = False  # between turns: the dungeon picture instead of the text page
 
     # --- derived facts: the same for the whole round --------------------------------------

@@ -2,6 +2,10 @@
 
 Everything is worked out from the state alone, so the time shown is the time left as of the
 last applied action; while a timer runs, the ticks (one a second) keep it fresh.
+
+Between turns there are up to three pages: after a round, its report (how the last turn ended
+and which pieces to move); the round's page (the monster or what to mind, how many trapwords
+each team writes, who gives clues first); and the dungeon picture, reached with up/down.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from companion.games.trapwords.state import (
     RUNNING,
     WAITING,
     WHY,
+    RoundReport,
     TrapwordsState,
 )
 from companion.games.trapwords.timer import show
@@ -25,6 +30,7 @@ from companion.ui.screen import RED, WHITE, Lights, Screen, fraction_color
 TITLE = "Trapwords"
 TURN_FOOTER = "G got it  R wrong"
 READY_FOOTER = "ok start  ^v map"
+REPORT_FOOTER = "ok next  ^v map"
 RESULT_LINES = {
     "correct": "{team} guessed it!",
     "wrong": "{team}: out of guesses",
@@ -70,7 +76,19 @@ def public(state: TrapwordsState) -> dict[str, Any]:
         ],
         "why": state.why if state.phase == WHY else None,
         "map": state.show_map,
+        "page": page(state),
     }
+
+
+def page(state: TrapwordsState) -> str | None:
+    """Which page the screen shows between turns (None during a turn)."""
+    if state.phase not in (READY, OVER):
+        return None
+    if state.show_map:
+        return "map"
+    if state.phase == READY and state.report is not None:
+        return "report"
+    return "over" if state.phase == OVER else "round"
 
 
 def dungeon_picture(state: TrapwordsState) -> tuple[str, tuple[object, ...]]:
@@ -107,8 +125,53 @@ def _ready_lines(state: TrapwordsState) -> tuple[str, ...]:
             lines.append(_note(state, team))
         return tuple(line for line in lines if line)
     room_a, room_b = state.team_rooms
-    first = _note(state, team) or state.summary
-    return (first, f"Traps: A {room_b}  B {room_a}", f"{team} gives clues first")
+    first = _note(state, team) or _monster_line(state)
+    return (first, f"A writes {room_b}, B {room_a}", f"{team} gives clues first")
+
+
+def _monster_line(state: TrapwordsState) -> str:
+    """Which monster waits where: a random draw is announced here, on the first page."""
+    name = state.settings.monster_info.name
+    if state.settings.nasty:
+        name = f"Nasty {name}"
+    line = f"{name} in room {state.monster_room}"
+    return line if len(line) <= 21 else f"{name}: {state.monster_room}"
+
+
+def _report_lines(state: TrapwordsState, report: RoundReport) -> tuple[str, ...]:
+    """How the round's last turn ended, then what the table moves by hand."""
+    last = report.last
+    lines = [RESULT_LINES[last.result].format(team=last.team)]
+    monster = state.settings.monster_info.name
+    if report.advanced:
+        rooms = {room for _, room in report.advanced}
+        if len(report.advanced) == 2 and len(rooms) == 1:
+            lines.append(f"A and B to room {rooms.pop()}")
+        elif len(report.advanced) == 2:
+            lines.append(", ".join(f"{team} to {room}" for team, room in report.advanced))
+        else:
+            team, room = report.advanced[0]
+            lines.append(f"{team} to room {room}")
+    elif report.monster_to is not None:
+        lines.append(f"{monster} to room {report.monster_to}")
+    else:
+        lines.append("No one moves")
+    if report.pushes:
+        lines.append(_pushes_line(report.pushes))
+    elif len(report.discarded) == 1:
+        lines.append(f"Discard curse of {report.discarded[0]}")
+    elif report.discarded:
+        lines.append(f"Discard curses of {', '.join(map(str, report.discarded))}")
+    return tuple(lines)
+
+
+def _pushes_line(pushes: tuple[tuple[int, int], ...]) -> str:
+    """One push: "Curse 6 to room 5". A cascade is a chain, each curse one room on: "6>5>4"."""
+    if len(pushes) == 1:
+        start, end = pushes[0]
+        return f"Curse {start} to room {end}"
+    chain = [str(start) for start, _ in pushes] + [str(pushes[-1][1])]
+    return f"Curses {'>'.join(chain)}"
 
 
 def _map_line(state: TrapwordsState, team: str) -> str:
@@ -152,6 +215,7 @@ def view(state: TrapwordsState) -> tuple[Screen, Lights]:
         return Screen(title, lines, footer="^v map"), Lights(colour, "blink")
     assert team is not None
     if state.phase == READY:
+        time_up = state.result == "timeout"
         if state.show_map:
             screen = Screen(
                 title,
@@ -159,8 +223,20 @@ def view(state: TrapwordsState) -> tuple[Screen, Lights]:
                 footer=READY_FOOTER,
                 picture=dungeon_picture(state),
             )
+        elif state.report is not None:
+            screen = Screen(
+                f"End of round {state.report.round}",
+                _report_lines(state, state.report),
+                footer=REPORT_FOOTER,
+                inverted=time_up,
+            )
         else:
-            screen = Screen(title, _ready_lines(state), footer=READY_FOOTER)
+            screen = Screen(
+                title,
+                _ready_lines(state),
+                footer=READY_FOOTER,
+                inverted=time_up and bool(state.turns),
+            )
         return screen, Lights(_team_colour(team))
     if state.phase == WHY:
         marks = {reason: ("> " if state.why == reason else "  ") for reason in WHY_LABELS}
