@@ -12,7 +12,7 @@ from test_trap_attack_support import Table
 from companion.games.base import Action, BadAction, Press, Rejected, Tap
 from companion.games.trap_attack import GAME
 from companion.games.trap_attack.forms import menu_entries
-from companion.ui.screen import AMBER, BLUE, PURPLE
+from companion.ui.screen import BLUE, GREEN, PURPLE, RED, YELLOW, Lights
 
 
 def test_one_press_of_green_runs_the_ai_turn_and_names_each_step():
@@ -51,7 +51,7 @@ def test_pending_block_green_blocked_red_taken_as_the_footer_says():
     table.do("card", id="damage-2")
     screen, lights = GAME.view(table.state)
     assert screen.footer == "G blocked  R taken"
-    assert lights.color == AMBER
+    assert (lights.color, lights.pattern) == (BLUE, "blink")  # player 1 must answer
     assert table.press("red") == Action("take")
     assert table.pub["players"]["1"]["life"] == 4
     table.do("ai_turn", 1, 4)
@@ -72,12 +72,31 @@ def test_up_down_choose_who_an_ai_attack_hits_with_several_players():
     assert table.pub["players"]["1"]["paralyzed"] is False
 
 
-def test_the_led_shows_whose_turn_it_is():
-    table = Table({"players": "2"})
-    assert GAME.view(table.state)[1].color == BLUE
-    table.press("green")  # no AI: green passes the turn
-    assert table.pub["turn"] == "2"
-    assert GAME.view(table.state)[1].color != BLUE
+def test_the_led_shows_whose_turn_it_is_and_who_must_answer():
+    table = Table({"players": "3", "ai": "on"})
+    seen = []
+    for _ in range(4):
+        lights = GAME.view(table.state)[1]
+        seen.append((table.pub["turn"], lights.color, lights.pattern))
+        table.do("turn")
+    assert seen == [
+        ("1", BLUE, "solid"),
+        ("2", GREEN, "solid"),
+        ("3", YELLOW, "solid"),
+        ("ai", PURPLE, "solid"),
+    ]
+    table.do("play", card="damage-2", target="3")  # player 1 attacks player 3
+    assert GAME.view(table.state)[1] == Lights(YELLOW, "blink")
+    table.do("take")
+    table.do("ai_turn", 1, 4)
+    assert GAME.view(table.state)[1] == Lights(PURPLE, "blink")  # the AI's card is awaited
+    table.do("card", id="damage-4")
+    table.press("down")  # the AI's attack aimed at player 2 instead
+    assert GAME.view(table.state)[1] == Lights(GREEN, "blink")
+    table.press("red")  # taken: player 2 has 2 life left
+    assert GAME.view(table.state)[1] == Lights(BLUE, "solid")  # the AI's turn is over
+    table.do("damage", player="2", amount=2)
+    assert GAME.view(table.state)[1] == Lights(RED, "blink")  # a knock-out
 
 
 def _menu_to(table: Table, label: str) -> None:
@@ -125,7 +144,7 @@ def test_red_steps_back_a_question_and_then_closes():
 
 def test_every_menu_entry_ends_in_an_action_the_rules_understand():
     """Walking each entry with the default answers never produces a malformed action."""
-    for options in ({}, {"players": "3"}, {"dice": "table"}, {"players": "2", "ai": "on"}):
+    for options in ({}, {"players": "3"}, {"players": "2", "ai": "on"}):
         for index in range(len(menu_entries(Table(options).state))):
             table = Table(options)
             table.press("red")
@@ -262,7 +281,7 @@ def test_screens_met_in_play_fit_the_oled_without_being_cut():
     seen = set()
     for seed in range(30):
         rng = random.Random(seed)
-        options = {"players": rng.choice("123"), "ai": "on", "dice": rng.choice(["box", "table"])}
+        options = {"players": rng.choice("123"), "ai": "on"}
         table = Table(options, seed=seed)
         for _ in range(40):
             event = rng.choice(events + cards)
@@ -275,3 +294,59 @@ def test_screens_met_in_play_fit_the_oled_without_being_cut():
             for placed in layout(screen).texts:
                 assert not placed.text.endswith(ELLIPSIS), screen.text_lines()
     assert len(seen) > 100
+
+
+def test_a_scoring_card_enrolled_with_a_value_the_rules_refuse_asks_for_it():
+    """The Enrol menu starts numbers at 0: a relic left at combo 0 must not be lost."""
+    table = Table()
+    assert table.tap("relic", value=2, combo=0) == Action(
+        "ask", {"form": "relic", "player": "1", "value": "2"}
+    )
+    assert table.screen()[:3] == ["Relic", "Combo number", "< 1 >"]  # the value stays hidden
+    table.press("up")
+    table.press("ok")
+    assert table.journal[-1] == Action("relic", {"player": "1", "value": "2", "combo": "2"})
+    table.tap("loot", value=0)
+    assert table.screen()[:2] == ["Battle loot", "Loot value"]
+
+
+def test_an_item_with_several_players_asks_whose_it_is():
+    """Action Cards: items may be used in an opponent's turn; the limit is each player's own."""
+    table = Table({"players": "2"})
+    table.do("damage", player="2", amount=3)
+    assert table.tap("heal-2") == Action("ask", {"form": "user", "card": "heal-2"})
+    assert table.screen()[1:3] == ["Who plays it?", "< Player 1 >"]  # the turn's player
+    table.press("up")
+    assert table.press("ok") == Action("play", {"card": "heal-2", "by": "2"})
+    assert (table.pub["players"]["2"]["life"], table.pub["played"][0]["by"]) == (5, "2")
+    table.tap("shield")
+    table.press("ok")  # player 1's own item this turn is still allowed
+    assert [p["by"] for p in table.pub["played"]] == ["2", "1"]
+
+
+def test_an_item_with_one_player_needs_one_tap():
+    table = Table()
+    assert table.tap("heal-1") == Action("play", {"card": "heal-1", "by": "1"})
+
+
+def test_the_ai_names_the_heal_or_forward_card_it_casts():
+    table = Table()
+    table.do("ai_turn", 1, 4)
+    table.tap("forward-2")
+    assert table.screen()[1:3] == ["AI casts Forward 2", "AI moves 2: 28 -> 26"]
+    table.do("attack", 6, kind="damage", amount=3)
+    table.do("ai_turn", 1, 4)
+    table.tap("heal-2")
+    assert table.screen()[1:3] == ["AI casts Heal 2", "AI heals: 3 -> 5"]
+
+
+def test_the_first_player_roll_reads_as_who_rolled_what():
+    table = Table({"players": "3", "ai": "on"})
+    table.do("first_player", 5, 2, 5, 1)
+    assert table.screen()[1:4] == ["P1:5 P2:2 P3:5 AI:1", "Tie: roll again", "P1 P3"]
+
+
+def test_the_options_menu_names_the_default_board():
+    board = next(o for o in GAME.options if o.name == "board")
+    assert f"{board.label}: {board.default}" == "Board: default"
+    assert "dice" not in {o.name for o in GAME.options}  # the box's own dice setting rules

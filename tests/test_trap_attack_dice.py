@@ -1,5 +1,6 @@
-"""The AI's dice (rulebook: Solo Mode; rulings 1-2): distributions over many seeded rolls, dice
-read off the table's own dice, and undo never changing a roll."""
+"""The AI's dice (rulebook: Solo Mode; rulings 1-2): distributions over many seeded rolls, the
+dice each action asks the app for (rolled by the box or read off the table, one mechanism for
+every game), and undo never changing a roll."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from collections import Counter
 import pytest
 from test_trap_attack_support import Table
 
-from companion.games.base import Action, BadAction, Press
+from companion.games.base import Action, BadAction, Rejected
 from companion.games.trap_attack import GAME
 
 ROLLS = 60_000
@@ -112,51 +113,52 @@ def test_undo_of_the_card_the_ai_cast_returns_to_the_pending_card():
     assert table.pub["last_roll"]["move"] == 2
 
 
-# --- dice read off the table's own dice (option dice=table) ---------------------------------
+# --- one dice mechanism: the game asks, the app rolls them or reads the table's dice ---------
 
 
-def test_table_dice_green_asks_each_die_and_the_faces_travel_in_the_action():
-    table = Table({"dice": "table"})
-    table.press("green")
-    assert table.pub["menu"] == "form"
-    assert table.screen()[1:3] == ["1", "Move die d4"]
-    table.press("up")
-    table.press("up")  # move die shows 3
-    table.press("ok")
-    assert table.screen()[2] == "Action die"
-    table.press("down")  # 1 wraps to 6
-    assert table.screen()[1] == "6"
-    action = GAME.control(table.state, Press("green"))
-    assert action == Action("ai_turn", {"rolled": "3,6"})
-    assert GAME.dice_for(table.state, action) == ()  # read off the table: the box rolls nothing
-    table.submit(action)
-    assert table.journal[-1].args["rolled"] == "3,6"
-    assert table.pub["last_roll"]["move"] == 3
-    assert table.pub["last_roll"]["action"] == "cast"
-    assert table.pub["menu"] is None
-    # Folding the journal gives the same roll again.
-    assert table.fold(table.journal) == table.state
+def test_every_action_that_rolls_asks_the_app_for_its_dice():
+    """Solo Mode (movement and action dice), Block on a cast at the AI, Starting up (pawn dice)."""
+    state = Table({"players": "2", "ai": "on"}).state
+    cases = [
+        (Action("ai_turn"), (4, 6)),
+        (Action("attack", {"kind": "paralysis"}), (6,)),
+        (Action("play", {"card": "push-2", "target": "ai"}), (6,)),
+        (Action("play", {"card": "push-2", "target": "2"}), ()),
+        (Action("first_player"), (6, 6, 6)),
+        (Action("turn"), ()),
+    ]
+    assert [GAME.dice_for(state, action) for action, _ in cases] == [faces for _, faces in cases]
 
 
-def test_table_dice_for_an_attack_on_the_ai_and_for_a_paralyzed_ai():
-    table = Table({"dice": "table"})
-    table.tap("paralysis")  # the player's own attack card
-    assert table.pub["menu"] == "form"
-    table.press("up")
-    table.press("up")
-    table.press("up")  # action die 4: no block
-    table.press("ok")
-    assert table.pub["ai"]["paralyzed"] is True
-    table.press("green")
-    assert table.screen()[2] == "Action die"  # no movement die for a paralyzed AI
-    table.press("ok")
-    assert table.pub["last_roll"]["action"] == "block"
-    assert table.pub["ai"]["position"] == 30
-
-
-def test_rolled_faces_are_checked_like_rolls():
+@pytest.mark.parametrize("rolls", [(), (3,), (5, 1), (1, 7), (0, 4), (1, 4, 2)])
+def test_apply_takes_exactly_the_rolls_dice_for_asked(rolls):
     table = Table()
-    with pytest.raises(BadAction, match="needs 2 roll"):
-        table.do("ai_turn", rolled="3")
-    with pytest.raises(BadAction, match="needs 2 roll"):
-        table.do("ai_turn", rolled="5,1")
+    with pytest.raises(BadAction, match="'ai_turn' needs 2 roll"):
+        GAME.apply(table.state, Action("ai_turn", rolls=rolls))
+    with pytest.raises(BadAction, match="'turn' needs 0 roll"):
+        GAME.apply(table.state, Action("turn", rolls=(3,)))
+
+
+def test_faces_read_off_the_table_are_an_argument_no_more():
+    table = Table()
+    with pytest.raises(BadAction, match=r"'dice N \.\.\.' line"):
+        GAME.dice_for(table.state, Action("ai_turn", {"rolled": "3,6"}))
+    with pytest.raises(BadAction, match="no option 'dice'"):
+        GAME.check_options({"dice": "table"})
+
+
+def test_a_refused_action_asks_nobody_to_roll():
+    """Game Play, Important rule: a card over the limit is refused before its die is asked."""
+    table = Table()
+    table.do("attack", 6, card="damage-1")
+    for action in (
+        Action("attack", {"card": "push-1"}),
+        Action("play", {"card": "push-1", "target": "ai"}),
+    ):
+        with pytest.raises(Rejected, match="already cast an attack"):
+            GAME.dice_for(table.state, action)
+    table.do("ai_turn", 1, 4)  # the AI casts: its card comes first
+    with pytest.raises(Rejected, match="tap the card it drew"):
+        GAME.dice_for(table.state, Action("ai_turn"))
+    with pytest.raises(Rejected, match="finish the AI's card first"):
+        GAME.dice_for(table.state, Action("play", {"card": "push-1", "target": "ai"}))

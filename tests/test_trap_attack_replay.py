@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from companion.core.config import Config, ReaderConfig
 from companion.errors import UsageError
 from companion.replay import run_script
 
@@ -115,15 +116,59 @@ def test_buttons_only_solo_turns_with_the_replay_dice_directive():
     assert out[4]["state"]["pending"] is None and out[4]["sounds"] == ["block"]
 
 
-def test_table_dice_entered_with_the_buttons():
-    script = "press green\npress up\npress ok\npress ok\n"
-    out = run_script(script, game="trap-attack", sets=["dice=table"])
-    assert out[-1]["state"]["last_roll"] == {
-        "move": 2,
-        "action": "block",
-        "spaces": 3,
-        "action_face": 1,
+@pytest.fixture(scope="module")
+def table_dice() -> dict[int, dict]:
+    """The script's output by script line number."""
+    return {o["line"]: o for o in run("trap-attack-table-dice.txt")}
+
+
+def test_table_dice_come_from_the_game_menu_like_every_game(table_dice):
+    assert table_dice[8]["screen"][3] == "> Dice: box"
+    assert "dice now come from the table's dice" in table_dice[9]["log"]
+
+
+def test_table_dice_the_ai_turn_asks_the_movement_die_then_the_action_die(table_dice):
+    """Solo Mode: the d4 for movement, then the d6 for the action, read off the table."""
+    assert table_dice[13]["screen"][:3] == ["Enter d4", "1", "die 1 of 2"]
+    assert table_dice[16]["screen"][:3] == ["Enter d6", "1", "die 2 of 2"]
+    after = table_dice[18]
+    assert after["state"]["last_roll"] == {
+        "move": 3,
+        "action": "cast",
+        "spaces": 4,
+        "action_face": 6,
     }
+    assert after["screen"][1:3] == ["AI moves 4: 30 -> 26", "Draw top action card"]
+
+
+def test_table_dice_an_attack_at_the_ai_asks_its_action_die(table_dice):
+    assert table_dice[23]["screen"][:2] == ["Enter d6", "1"]
+    assert table_dice[23]["state"]["ai"]["paralyzed"] is False  # nothing applied yet
+    hit = table_dice[27]["state"]
+    assert (hit["last_roll"]["action_face"], hit["ai"]["paralyzed"]) == (4, True)
+
+
+def test_table_dice_a_refused_card_asks_for_no_die(table_dice):
+    refused = table_dice[29]
+    assert refused["rejected"] == "Player 1 has already cast an attack this turn"
+    assert not refused["screen"][0].startswith("Enter")
+    assert refused["state"] == table_dice[27]["state"]
+
+
+def test_table_dice_a_paralyzed_ai_asks_the_action_die_only(table_dice):
+    assert table_dice[33]["screen"][:3] == ["Enter d6", "1", "your die"]
+    state = table_dice[36]["state"]
+    assert state["last_roll"] == {"move": None, "action": "relic", "spaces": None, "action_face": 3}
+    assert (state["ai"]["position"], state["ai"]["relics"]) == (26, 1)
+
+
+def test_table_dice_a_dice_line_needs_no_entry_and_undo_restores_exactly(table_dice):
+    moved = table_dice[40]["state"]
+    assert (moved["ai"]["position"], moved["last_roll"]["move"]) == (23, 2)
+    assert table_dice[42]["screen"][0] == "Undo?"
+    undone = table_dice[43]
+    assert undone["state"] == table_dice[36]["state"]
+    assert undone["screen"] == table_dice[36]["screen"]
 
 
 def test_a_bad_trap_attack_line_exits_with_a_usage_error():
@@ -136,3 +181,31 @@ def test_a_bad_trap_attack_line_exits_with_a_usage_error():
 def test_do_card_takes_the_card_id_as_a_bare_word():
     out = run_script("dice 1 6\ndo ai_turn\ndo card forward-3\n", game="trap-attack")
     assert out[-1]["state"]["ai"]["position"] == 25
+
+
+def test_a_power_cut_never_changes_a_roll(tmp_path):
+    """The box's rolls are journalled: restarted with another seed, it shows the same game."""
+    script = "game trap-attack\npress green\ntap @heal-2\npress green\n"
+    before = run_script(script, seed=1, state_dir=tmp_path)[-1]
+    resumed = run_script("wait 0\n", seed=2, state_dir=tmp_path)[0]
+    assert resumed["state"] == before["state"]
+    assert resumed["screen"] == before["screen"]
+    assert run_script(script, seed=2)[-1]["state"] != before["state"]  # the seed does matter
+
+
+def test_a_relic_enrolled_mid_game_is_filed_hidden_and_a_missing_combo_is_asked():
+    # On the PN532: the simulated RDM6300 sometimes re-reads a card tapped twice.
+    pn532 = Config(reader=ReaderConfig(type="pn532"))
+    out = {o["line"]: o for o in run("trap-attack-enrol-relic.txt", config=pn532)}
+    assert out[10]["screen"][:3] == ["Relic", "value:", "  0"]  # enrolment asks the value
+    assert out[18]["screen"][:3] == ["Relic", "combo:", "  0"]  # ... and the combo
+    assert "enrolled 0A0B0C0D as Relic" in out[19]["log"]
+    asked = out[21]  # enrolled with combo 0: the tap asks for it rather than doing nothing
+    assert asked["screen"][:3] == ["Relic", "Combo number", "< 1 >"]  # not the value
+    filed = out[23]
+    assert "Relic filed for Player 1 (value hidden until the race is over)" in filed["log"]
+    assert filed["screen"][1:3] == ["Relic filed for P1", "AI 30  life 6"]
+    assert filed["state"]["scores"]["1"]["relics"] == 6
+    final = out[max(out)]
+    assert final["state"]["scores"]["1"]["relics"] == 6 + 2 + 3  # one complete combo
+    assert "P1 11  AI 0" in final["screen"]

@@ -441,7 +441,9 @@ def test_one_race_winner_only():
         ("loot", {"player": "1", "value": 9}, ()),
         ("damage", {"player": "1", "amount": "lots"}, ()),
         ("finish", {"player": "1", "crystal": "maybe", "space": 3}, ()),
-        ("ai_turn", {"rolled": "1,x"}, ()),
+        ("ai_turn", {"rolled": "1,4"}, (1, 4)),  # faces come as rolls, never as an argument
+        ("attack", {"kind": "damage", "amout": 3}, (6,)),  # a typo is not quietly amount=1
+        ("ai_turn", {"id": "now"}, (1, 4)),
     ],
 )
 def test_malformed_actions_are_bad_actions(name, args, rolls):
@@ -475,9 +477,9 @@ def test_options_defaults_and_the_ai_plays_alone_with_one_player():
         "ai_route": "long",
         "ai_move": "d4",
         "ai": "on",
-        "dice": "box",
-        "board": "",
+        "board": "default",
     }
+    assert GAME.check_options({"board": ""})["board"] == "default"  # games saved before
     assert GAME.check_options({"players": "2"})["ai"] == "off"
     table = Table({"players": "2"})
     with pytest.raises(Rejected, match="no AI"):

@@ -23,6 +23,24 @@ RACE_ACTIONS = (
 )
 # Actions that start something new, refused while the AI's card waits.
 FLOW_ACTIONS = ("ai_turn", "attack", "turn", "first_player")
+# The arguments each action takes; anything else is a typo that must not pass unnoticed
+# (``amout=3`` would otherwise quietly mean the default). ``ask`` takes any preset answers.
+ARGS: dict[str, tuple[str, ...]] = {
+    "card": ("id", "card", "target"),
+    "aim": ("player",),
+    "attack": ("kind", "amount", "card", "by"),
+    "play": ("card", "by", "target"),
+    "damage": ("player", "amount", "by"),
+    "heal": ("player", "amount"),
+    "paralyze": ("player",),
+    "set_ai": ("position", "crystal", "life", "paralyzed"),
+    "relic": ("player", "value", "combo"),
+    "loot": ("player", "value"),
+    "coins": ("player", "n"),
+    "finish": ("player", "space", "crystal"),
+    "winner": ("player",),
+    "pick": ("index",),
+}
 
 
 def refusal(state: State, action: Action) -> None:
@@ -46,6 +64,14 @@ def understood(state: State, action: Action) -> None:
     """Raise BadAction for a malformed action, before asking whether the rules allow it now."""
     if action.name not in HANDLERS:
         raise BadAction(f"trap-attack has no action {action.name!r} (known: {', '.join(HANDLERS)})")
+    if action.name != "ask":
+        known = ARGS.get(action.name, ())
+        extra = sorted(set(action.args) - set(known))
+        if extra:
+            takes = f"it takes {', '.join(known)}" if known else "it takes no arguments"
+            if extra[0] == "rolled":
+                takes = "die faces go in a 'dice N ...' line before it"
+            raise BadAction(f"'{action.name}' has no argument {extra[0]!r} ({takes})")
     if action.name == "card":
         ai.card_effect(action)
     elif action.name == "attack":
@@ -58,13 +84,20 @@ def understood(state: State, action: Action) -> None:
 
 
 def faces(state: State, action: Action) -> tuple[int, ...]:
-    """The dice an action needs in this state (whether the box or the table rolls them)."""
+    """The dice an action needs in this state (whether the box or the table rolls them).
+
+    Every refusal comes first, so a table that rolls its own dice is never asked for a roll
+    the rules then throw away.
+    """
     understood(state, action)
     refusal(state, action)
     die = state.rules.action_faces
     if action.name == "ai_turn":
         return ai.move_faces(state)
     if action.name == "attack":
+        if "card" in action.args:
+            by = pawn_arg(state, action, "by", ai=False, default=turns.default_user(state))
+            turns.check_attack(state, by, AI)
         return (die,)
     if action.name == "play":
         return (die,) if turns.play_needs_die(state, action) else ()

@@ -121,11 +121,12 @@ def cast(step: Step, action: Action) -> None:
         step.say(effect.short, "No effect: discard it", "draw another, tap it")
         return
     step.state = replace(state, pending=None, discarded=0)
-    if effect.kind == "heal":
+    if effect.kind in ("heal", "forward"):
         step.log(f"AI casts {effect.name} on itself")
+        step.say(f"AI casts {effect.short}")  # the tapped card, named at a glance
+    if effect.kind == "heal":
         pawns.heal(step, AI, effect.amount)
     elif effect.kind == "forward":
-        step.log(f"AI casts {effect.name} on itself")
         walk(step, effect.amount)
     else:
         target = pawn_arg(state, action, "target", ai=False, default=state.humans[0])

@@ -1,4 +1,4 @@
-"""Reading action arguments against the game's setup: who, how much, which dice faces."""
+"""Reading action arguments against the game's setup: who, how much, and the dice rolled."""
 
 from __future__ import annotations
 
@@ -34,20 +34,8 @@ def yes_no(action: Action, key: str, default: str | None = None) -> bool:
     return action.choice_arg(key, YES_NO, default) == "yes"
 
 
-def rolled_faces(action: Action, faces: tuple[int, ...]) -> tuple[int, ...] | None:
-    """Faces read off the table's own dice (``rolled=3,5``), or None to let the box roll."""
-    if "rolled" not in action.args:
-        return None
-    raw = str(action.args["rolled"])
-    try:
-        values = tuple(int(v) for v in raw.split(",") if v.strip())
-    except ValueError:
-        raise BadAction(f"rolled={raw!r}: die faces are whole numbers, e.g. rolled=3,5") from None
-    check_rolls(action.name, values, faces)
-    return values
-
-
 def check_rolls(what: str, rolls: tuple[int, ...], faces: tuple[int, ...]) -> None:
+    """The app rolled (or read off the table) exactly the dice ``dice_for`` asked for."""
     if len(rolls) != len(faces) or any(not 1 <= r <= f for r, f in zip(rolls, faces, strict=False)):
         wanted = " ".join(f"d{f}" for f in faces) or "no dice"
         raise BadAction(f"'{what}' needs {len(faces)} roll(s): {wanted}; got {list(rolls)}")

@@ -47,7 +47,7 @@ def control(state: State, event: Input) -> Action | None:
 def primary(state: State) -> Action:
     """Green on the game screen: the AI's turn when it is due, else the next player's turn."""
     if state.options.ai and AI in (state.turn, next_seat(state, state.turn)):
-        return ask("ai_turn") if state.options.dice == "table" else Action("ai_turn")
+        return Action("ai_turn")
     return Action("turn")
 
 
@@ -121,6 +121,8 @@ def on_tap(state: State, tap: Tap) -> Action | None:
         return Action("card", {"id": kind})
     by = turns.default_user(state)
     if effect.group == "item":
+        if len(state.humans) > 1:
+            return ask("user", card=kind)
         return Action("play", {"card": kind, "by": by})
     if state.pending is not None:
         return None
@@ -128,8 +130,6 @@ def on_tap(state: State, tap: Tap) -> Action | None:
     if not rivals:
         return None
     if rivals == (AI,):
-        if state.options.dice == "table":
-            return ask("target", card=kind, by=by, target=AI)
         return Action("attack", {"card": kind, "by": by})
     if len(rivals) == 1:
         return Action("play", {"card": kind, "by": by, "target": rivals[0]})
@@ -137,11 +137,20 @@ def on_tap(state: State, tap: Tap) -> Action | None:
 
 
 def scoring_tap(state: State, kind: str, card: Mapping[str, Any]) -> Action:
-    """A relic or loot card files its enrolled value; without one, the box asks for it."""
+    """A relic or loot card files its enrolled value; without one, the box asks for it.
+
+    An enrolled value the rules cannot take (a combo left at 0 while enrolling) is asked for
+    too, rather than making the tap do nothing.
+    """
     claimed = state.card_to is not None and state.card_to[0] == kind
     who = state.card_to[1] if state.card_to is not None and claimed else state.turn
+    ranges = {"value": state.rules.range(f"{kind}_value"), "combo": state.rules.range("combo")}
     keys = ("value", "combo") if kind == "relic" else ("value",)
-    known = {k: str(card[k]) for k in keys if str(card.get(k, "")).isdigit()}
+    known = {}
+    for key in keys:
+        raw = str(card.get(key, ""))
+        if raw.isdigit() and ranges[key][0] <= int(raw) <= ranges[key][1]:
+            known[key] = raw
     if len(known) == len(keys):
         return Action(kind, {"player": who, **{k: int(v) for k, v in known.items()}})
     return ask(kind, player=who, **known)

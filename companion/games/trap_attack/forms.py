@@ -1,8 +1,8 @@
 """The players' menu and its questions, answered with up/down and ok.
 
 Every entry ends in a plain game action (the same one ``do`` gives in replay), so buttons and
-scripts reach the same rules. A form asks one field at a time; with ``dice=table`` the dice an
-action needs are fields too, and their faces travel in the action as ``rolled=...``.
+scripts reach the same rules. A form asks one field at a time. Dice are never fields: the app
+rolls what ``dice_for`` asks, or asks the table for the faces (its own dice entry screen).
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from companion.games.base import Action, BadAction, Rejected
-from companion.games.trap_attack import ai, board, turns
-from companion.games.trap_attack.state import AI, Form, State, Ui, name, short
+from companion.games.trap_attack import board, turns
+from companion.games.trap_attack.state import AI, Form, State, Ui, name
 from companion.games.trap_attack.tables import catalog
 
 Values = dict[str, str]
@@ -25,7 +25,6 @@ class Field:
     choices: tuple[str, ...]
     names: tuple[str, ...] = ()
     start: int = 0
-    die: bool = False
 
     def shown(self, index: int) -> str:
         return (self.names or self.choices)[index]
@@ -59,32 +58,6 @@ def player_field(state: State, key: str = "player", *, ai_too: bool = True, labe
 def number_field(key: str, label: str, lo: int, hi: int, start: int | None = None) -> Field:
     choices = _numbers(lo, hi)
     return Field(key, label, choices, start=_pick_start(choices, str(start)))
-
-
-def dice_fields(state: State, faces: tuple[int, ...], labels: tuple[str, ...]) -> list[Field]:
-    """One field per die the action needs, when the table rolls its own dice."""
-    if state.options.dice != "table":
-        return []
-    out = []
-    for n, (face, label) in enumerate(zip(faces, labels, strict=True)):
-        choices = _numbers(1, face)
-        names = choices
-        if label == "Action die":
-            names = tuple(f"{c} {ai.READING_NAMES[state.rules.reading(int(c))]}" for c in choices)
-        out.append(Field(f"die{n}", label, choices, names, die=True))
-    return out
-
-
-def with_dice(values: Values, args: dict[str, str | int]) -> dict[str, str | int]:
-    faces = [values[k] for k in sorted(k for k in values if k.startswith("die"))]
-    if faces:
-        args["rolled"] = ",".join(faces)
-    return args
-
-
-def ai_turn_labels(state: State) -> tuple[str, ...]:
-    faces = ai.move_faces(state)
-    return ("Action die",) if len(faces) == 1 else (f"Move die d{faces[0]}", "Action die")
 
 
 def attack_choices() -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -129,22 +102,9 @@ def _calm_ai(state: State) -> str | None:
     return _needs_ai(state) or _needs_calm(state)
 
 
-def _ai_turn_fields(state: State, v: Values) -> list[Field]:
-    return dice_fields(state, ai.move_faces(state), ai_turn_labels(state))
-
-
-def _first_fields(state: State, v: Values) -> list[Field]:
-    seats = turns.first_player_seats(state)
-    faces = (state.rules.pawn_die,) * len(seats)
-    return dice_fields(state, faces, tuple(f"{short(s)} rolls" for s in seats))
-
-
 def _attack_fields(state: State, v: Values) -> list[Field]:
     ids, names = attack_choices()
-    return [
-        Field("effect", "Attack the AI", ids, names),
-        *dice_fields(state, (state.rules.action_faces,), ("Action die",)),
-    ]
+    return [Field("effect", "Attack the AI", ids, names)]
 
 
 def _attack_build(state: State, v: Values) -> Action:
@@ -153,23 +113,31 @@ def _attack_build(state: State, v: Values) -> Action:
     args: dict[str, str | int] = {"kind": effect.kind, "by": turns.default_user(state)}
     if effect.kind != "paralysis":
         args["amount"] = effect.amount
-    return Action("attack", with_dice(v, args))
+    return Action("attack", args)
 
 
 def _target_fields(state: State, v: Values) -> list[Field]:
     by = v.get("by", turns.default_user(state))
     rivals = turns.opponents(state, by)
-    fields = [Field("target", "At whom?", rivals, tuple(map(name, rivals)))]
-    if v.get("target", rivals[0] if rivals else None) == AI:
-        fields += dice_fields(state, (state.rules.action_faces,), ("Action die",))
-    return fields
+    return [Field("target", "At whom?", rivals, tuple(map(name, rivals)))]
 
 
 def _target_build(state: State, v: Values) -> Action:
     by = v.get("by", turns.default_user(state))
     if v["target"] == AI:
-        return Action("attack", with_dice(v, {"card": v["card"], "by": by}))
+        return Action("attack", {"card": v["card"], "by": by})
     return Action("play", {"card": v["card"], "by": by, "target": v["target"]})
+
+
+def _user_fields(state: State, v: Values) -> list[Field]:
+    """Items may be used in another player's turn, so the box asks whose item it is."""
+    humans = state.humans
+    start = _pick_start(humans, turns.default_user(state))
+    return [Field("by", "Who plays it?", humans, tuple(map(name, humans)), start)]
+
+
+def _not_over(state: State) -> str | None:
+    return "the race is over" if state.race_over else None
 
 
 def _card_fields(state: State, v: Values) -> list[Field]:
@@ -221,18 +189,15 @@ def _finish_fields(state: State, v: Values) -> list[Field]:
 
 def _plain(name_: str, keys: tuple[str, ...]) -> Callable[[State, Values], Action]:
     def build(state: State, v: Values) -> Action:
-        return Action(name_, with_dice(v, {k: v[k] for k in keys if k in v}))
+        return Action(name_, {k: v[k] for k in keys if k in v})
 
     return build
 
 
 FORMS: dict[str, FormSpec] = {
-    "ai_turn": FormSpec("AI turn", _ai_turn_fields, _plain("ai_turn", ()), _calm_ai),
-    "first_player": FormSpec(
-        "First player", _first_fields, _plain("first_player", ()), _needs_calm
-    ),
     "attack": FormSpec("Attack the AI", _attack_fields, _attack_build, _calm_ai),
     "target": FormSpec("Play a card", _target_fields, _target_build, _needs_calm),
+    "user": FormSpec("Play an item", _user_fields, _plain("play", ("card", "by")), _not_over),
     "card": FormSpec(
         "AI's card",
         _card_fields,
@@ -323,10 +288,11 @@ def open_form(state: State, kind: str, preset: Values) -> State:
     if reason:
         raise Rejected(reason)
     form = Form(kind, tuple(sorted(preset.items())))
-    if kind == "target":
+    if kind in ("target", "user"):
+        group = "attack" if kind == "target" else "item"
         effect = catalog().effect(preset.get("card", ""))
-        if effect is None or effect.group != "attack":
-            raise BadAction("form=target needs card=ID of an attack card")
+        if effect is None or effect.group != group:
+            raise BadAction(f"form={kind} needs card=ID of an {group} card")
     fields = [f for f in spec.fields(state, dict(preset)) if f.key not in preset]
     if not fields or not all(f.choices for f in fields):
         raise Rejected(f"nothing to choose for {spec.title}")
@@ -360,18 +326,15 @@ def ask(kind: str, **preset: str) -> Action:
 
 
 def menu_entries(state: State) -> tuple[Entry, ...]:
-    table = state.options.dice == "table"
     out: list[Entry] = []
     if not state.race_over:
         if state.pending is None:
             if state.options.ai:
-                out.append(Entry("AI turn", ask("ai_turn") if table else Action("ai_turn")))
+                out.append(Entry("AI turn", Action("ai_turn")))
             out.append(Entry("Next turn", Action("turn")))
             if state.options.ai:
                 out.append(Entry("Attack the AI", ask("attack")))
-            out.append(
-                Entry("First player roll", ask("first_player") if table else Action("first_player"))
-            )
+            out.append(Entry("First player roll", Action("first_player")))
         if state.pending == "card":
             out.append(Entry("Pick the AI's card", ask("card")))
         if state.pending is None:

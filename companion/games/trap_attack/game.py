@@ -8,20 +8,20 @@ from typing import Any
 
 from companion.games.base import Action, BadAction, CardKind, Input, Option, Outcome
 from companion.games.trap_attack import actions, control, public, view
-from companion.games.trap_attack.args import check_rolls, rolled_faces
+from companion.games.trap_attack.args import check_rolls
 from companion.games.trap_attack.board import ROUTES, Spot, load_board
 from companion.games.trap_attack.state import AI, HUMANS, Options, Pawn, State, Ui
 from companion.games.trap_attack.step import Step
 from companion.games.trap_attack.tables import catalog, rules
 from companion.ui.screen import Lights, Screen
 
+DEFAULT_BOARD = "default"  # the profile shipped in companion/games/data/
 OPTIONS = (
     Option("players", "Players", "1", choices=("1", "2", "3")),
     Option("ai_route", "AI route", "long", choices=ROUTES),
     Option("ai_move", "AI move", "d4", choices=("d4", "d4-only", "d3")),
     Option("ai", "AI pawn", "auto", choices=("auto", "on", "off")),
-    Option("dice", "Dice", "box", choices=("box", "table")),
-    Option("board", "Board file", ""),
+    Option("board", "Board", DEFAULT_BOARD),  # or the path of the owner's own profile
 )
 
 
@@ -33,6 +33,11 @@ class TrapAttack:
     def check_options(self, options: Mapping[str, str]) -> dict[str, Any]:
         known = {o.name: o for o in OPTIONS}
         unknown = sorted(set(options) - set(known))
+        if "dice" in unknown:
+            raise BadAction(
+                "trap-attack has no option 'dice': the box's dice setting (config dice.source,"
+                " or 'Dice: table' in the game menu) applies to every game"
+            )
         if unknown:
             raise BadAction(
                 f"trap-attack has no option {unknown[0]!r} (options: {', '.join(known)})"
@@ -48,7 +53,9 @@ class TrapAttack:
         out["players"] = int(out["players"])
         if out["ai"] == "auto":
             out["ai"] = "on" if out["players"] == 1 else "off"
-        if out["board"]:
+        if out["board"] in ("", DEFAULT_BOARD):
+            out["board"] = DEFAULT_BOARD
+        else:
             load_board(out["board"])  # a broken file is named now, not mid-game
         return out
 
@@ -62,8 +69,7 @@ class TrapAttack:
             ai_route=parsed["ai_route"],
             ai_move=parsed["ai_move"],
             ai=parsed["ai"] == "on",
-            dice=parsed["dice"],
-            board=parsed["board"],
+            board="" if parsed["board"] == DEFAULT_BOARD else parsed["board"],
         )
         board = load_board(opts.board)
         table = rules()
@@ -72,15 +78,12 @@ class TrapAttack:
         return Outcome(state)
 
     def dice_for(self, state: State, action: Action) -> tuple[int, ...]:
-        faces = actions.faces(state, action)
-        return () if "rolled" in action.args else faces
+        """The dice, after any refusal: nobody is asked to roll for an action the rules refuse."""
+        return actions.faces(state, action)
 
     def apply(self, state: State, action: Action) -> Outcome:
-        faces = actions.faces(state, action)
-        rolls = rolled_faces(action, faces)
-        if rolls is None:
-            rolls = action.rolls
-            check_rolls(action.name, rolls, faces)
+        rolls = action.rolls
+        check_rolls(action.name, rolls, actions.faces(state, action))
         step = Step(state)
         fresh = (Ui(), None, False)  # a game action closes menus and one-shot hints
         if (

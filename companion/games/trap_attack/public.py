@@ -71,7 +71,6 @@ def public(state: State) -> dict[str, Any]:
             "ai_route": state.options.ai_route,
             "ai_move": state.options.ai_move,
             "ai": "on" if state.options.ai else "off",
-            "dice": state.options.dice,
         },
         "menu": state.ui.mode or None,
     }

@@ -17,7 +17,6 @@ class Options:
     ai_route: str = "long"
     ai_move: str = "d4"
     ai: bool = True
-    dice: str = "box"  # box: the box rolls; table: the players roll and enter the faces
     board: str = ""
 
 

@@ -32,7 +32,7 @@ def first_player(step: Step, rolls: tuple[int, ...]) -> None:
     """Each pawn rolls its die; the highest starts, a tie rolls again (How to Play: Starting)."""
     seats = first_player_seats(step.state)
     shown = ", ".join(f"{short(s)} {r}" for s, r in zip(seats, rolls, strict=True))
-    line = " ".join(f"{short(s)}{r}" for s, r in zip(seats, rolls, strict=True))
+    line = " ".join(f"{short(s)}:{r}" for s, r in zip(seats, rolls, strict=True))
     top = max(rolls)
     tied = tuple(s for s, r in zip(seats, rolls, strict=True) if r == top)
     step.sound("roll")
@@ -90,11 +90,21 @@ def check_item(state: State, by: str) -> None:
 
 
 def play_needs_die(state: State, action: Action) -> bool:
+    """An attack card played at the AI needs its action die (Solo Mode: Block).
+
+    The limits are checked here too, before anyone rolls for a card that is over them.
+    """
     effect = ai.card_effect(_as_card(action))
     if effect.group != "attack":
         return False
     by = pawn_arg(state, action, "by", ai=False, default=default_user(state))
-    return attack_target(state, action, by) == AI
+    target = attack_target(state, action, by)
+    if target != AI:
+        return False
+    if state.pending is not None:
+        raise Rejected("finish the AI's card first")
+    check_attack(state, by, target)
+    return True
 
 
 def _as_card(action: Action) -> Action:

@@ -1,5 +1,10 @@
 """What the OLED and the LED show: one instruction at a time, and no relic or loot values
-before the race is over (rulebook: Victory condition, Important note)."""
+before the race is over (rulebook: Victory condition, Important note).
+
+The LED is the colour of whoever must act: solid for the turn's owner, blinking for the player
+who must say blocked or taken and for the AI's card waiting to be tapped; red blinking after a
+knock-out.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,7 @@ from companion.games.trap_attack.forms import FORMS, menu_entries, progress
 from companion.games.trap_attack.pawns import next_seat
 from companion.games.trap_attack.scoring import leaders, scores
 from companion.games.trap_attack.state import AI, State, name, short
-from companion.ui.screen import AMBER, BLUE, GREEN, PURPLE, RED, YELLOW, Lights, Screen
+from companion.ui.screen import BLUE, GREEN, PURPLE, RED, YELLOW, Lights, Screen
 
 TITLE = "Trap Attack"
 SEAT_COLORS = {"1": BLUE, "2": GREEN, "3": YELLOW, AI: PURPLE}
@@ -22,8 +27,8 @@ def view(state: State) -> tuple[Screen, Lights]:
         return form_screen(state), turn_light
     if state.race_over:
         return score_screen(state), race_light(state)
-    if state.pending == "block":
-        return block_screen(state), Lights(AMBER, "blink")
+    if state.pending == "block" and state.threat is not None:
+        return block_screen(state), Lights(SEAT_COLORS[state.threat.target], "blink")
     if state.pending == "card":
         return card_screen(state), Lights(PURPLE, "blink")
     if state.alert:
@@ -77,8 +82,6 @@ def form_screen(state: State) -> Screen:
     p = progress(state, form)
     shown = p.field.shown(form.cursor)
     head = FORMS[form.kind].title
-    if p.field.die:
-        return Screen(head, (p.field.label,), big=shown.split()[0], footer="G ok  R back")
     return Screen(head, (p.field.label, f"< {shown} >"), footer="G ok  R back")
 
 
