@@ -16,7 +16,7 @@ from typing import Any
 from companion.core.clock import Clock
 from companion.core.config import Config
 from companion.core.events import ButtonEdge, CardSeen, Event, ReaderStatus
-from companion.core.journal import GameRecord, Journal
+from companion.core.journal import GameRecord, Journal, Step, undo_steps
 from companion.core.loop import Loop
 from companion.core.registry import Card, Registry, demo_uid
 from companion.games import registry as games
@@ -83,8 +83,29 @@ class Session:
     options: dict[str, Any]
     setup_rolls: tuple[int, ...]
     state: Any
-    actions: list[Action] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)  # per step: its first log line, for undo
     opening: tuple[Effect, ...] = ()  # effects of ``initial``, played once at a new game
+
+    def add(self, step: Step, effects: Iterable[Effect] = ()) -> None:
+        self.steps.append(step)
+        label = next((e.text for e in effects if isinstance(e, Log)), "")
+        self.labels.append(label or (step.action.name if step.action else ""))
+
+    def last_by_person(self) -> int | None:
+        return next(
+            (i for i in range(len(self.steps) - 1, -1, -1) if self.steps[i].by_person), None
+        )
+
+    def rebuild(self) -> None:
+        """The state from the standing steps, exactly as the journal's fold gives it."""
+        state = self.rules.initial(self.options, self.setup_rolls).state
+        for step in self.steps:
+            if step.action is None:
+                state = self.rules.restore(state)
+            else:
+                state = self.rules.apply(state, step.action).state
+        self.state = state
 
 
 @dataclass
@@ -198,10 +219,14 @@ class App:
     def _resume(self, record: GameRecord) -> None:
         try:
             session = self._build(record.game, record.options, record.setup_rolls)
-            for action in record.actions:
-                session.state = session.rules.apply(session.state, action).state
-                session.actions.append(action)
-            session.state = session.rules.restore(session.state)
+            for step in record.steps:
+                if step.action is None:
+                    session.state = session.rules.restore(session.state)
+                    session.add(step)
+                else:
+                    outcome = session.rules.apply(session.state, step.action)
+                    session.state = outcome.state
+                    session.add(step, outcome.effects)
         except (BadAction, Rejected, KeyError, TypeError, ValueError) as err:
             self.journal.close()
             self.journal.move_aside(f"cannot replay the saved {record.game} game: {err}")
@@ -210,9 +235,21 @@ class App:
             self.open_game_menu()
             return
         self.session = session
-        last_at = record.actions[-1].at if record.actions else record.started_at
+        self._restore()
+        actions = record.actions
+        last_at = actions[-1].at if actions else record.started_at
         self.time_offset = max(0.0, last_at - self.clock.now())
-        log.info("resumed %s after %d actions", record.game, len(record.actions))
+        log.info("resumed %s after %d actions", record.game, len(actions))
+
+    def _restore(self) -> None:
+        """Pause what a power cut or an undo interrupted, and say so in the journal, so that
+        folding the journal later gives this very state (not the unpaused one)."""
+        session = self.session
+        restored = session.rules.restore(session.state)
+        if restored != session.state:
+            self.journal.restore()
+            session.state = restored
+            session.add(Step(None))
 
     def workers_alive(self) -> bool:
         reader_ok = self.runner is None or self.runner.alive
@@ -315,7 +352,7 @@ class App:
 
     # --- actions ---------------------------------------------------------------------------
 
-    def submit(self, action: Action, from_input: bool = False) -> bool:
+    def submit(self, action: Action, from_input: bool = False, auto: bool = False) -> bool:
         """Roll what the action needs, apply the rules, journal, then effects. True if accepted.
 
         BadAction propagates to callers that feed text (replay); input from buttons is logged.
@@ -345,9 +382,9 @@ class App:
                 raise
             log.error("control map produced a bad action %r: %s", action, err)
             return False
-        self.journal.action(action)  # fsync before anything shows
+        self.journal.action(action, auto=auto)  # fsync before anything shows
         session.state = outcome.state
-        session.actions.append(action)
+        session.add(Step(action, auto), outcome.effects)
         self.effects(outcome.effects)
         return True
 
@@ -377,7 +414,7 @@ class App:
             if self.session is None:
                 return
             try:
-                self.submit(action, from_input=True)
+                self.submit(action, from_input=True, auto=True)
             finally:
                 self.refresh()
 
@@ -408,18 +445,20 @@ class App:
         self.refresh()
 
     def undo(self) -> bool:
+        """Take back the last action a person made (and the timer ticks after it)."""
         session = self.session
-        if session is None or not session.actions:
+        last = session.last_by_person() if session else None
+        if last is None:
             self.reject("nothing to undo")
             return False
         self.journal.undo()
-        undone = session.actions.pop()
-        state = session.rules.initial(session.options, session.setup_rolls).state
-        for action in session.actions:
-            state = session.rules.apply(state, action).state
-        session.state = session.rules.restore(state)
+        label = session.labels[last]
+        undo_steps(session.steps)
+        del session.labels[len(session.steps) :]
+        session.rebuild()
         self._cancel_game_timers()
-        self.logs.append(f"undone: {undone.name}")
+        self._restore()
+        self.logs.append(f"undone: {label}")
         self.sounds.append("undo")
         self.buzzer.play("undo")
         return True
@@ -439,11 +478,12 @@ class App:
 
     def ask_undo(self) -> None:
         session = self.session
-        if session is None or not session.actions:
+        last = session.last_by_person() if session else None
+        if last is None:
             self.reject("nothing to undo")
             return
-        last = session.actions[-1]
-        self.menu = menus.Confirm("Undo?", ("Take back", f"'{last.name}'?"), menus.Command("undo"))
+        what = _wrap(session.labels[last], 21, 2)
+        self.menu = menus.Confirm("Undo?", ("Take back:", *what), menus.Command("undo"))
 
     def offer_enrol(self, uid: str) -> None:
         game = self.session.name if self.session else None

@@ -98,3 +98,18 @@ def test_a_number_option_takes_any_value_with_a_long_press_on_ok():
     assert editing and editing[0]["screen"][1] == "45"
     assert out[-1]["game"] == "trapwords"
     assert out[-1]["state"]["timer"]["limit"] == 56
+
+
+def test_after_a_power_cut_mid_turn_later_actions_fold_to_what_the_table_saw(tmp_path):
+    """The app's pause after a cut is journaled, so a rebuild pauses at the same moment."""
+    config = Config(state=StateConfig(dir=str(tmp_path)))
+    run_script("game trapwords start_mode=pickup\npress ok\nwait 12.5\n", config=config)
+    # restart: paused; a wrong guess while paused, then resume and a few seconds
+    live = run_script("wait 5\npress red\npress ok\nwait 3.2\n", config=config)
+    again = run_script("wait 0\n", config=config)  # a third start rebuilds all of it
+    assert live[1]["state"]["timer"]["running"] is False
+    assert live[-1]["state"]["guesses_left"] == again[0]["state"]["guesses_left"] == 4
+    assert (
+        abs(live[-1]["state"]["timer"]["remaining"] - again[0]["state"]["timer"]["remaining"])
+        < 1.01
+    )

@@ -100,3 +100,41 @@ def test_a_big_journal_moves_to_history_when_a_new_game_starts(tmp_path, monkeyp
     record = Journal(tmp_path / "journal.jsonl").open()
     assert record.options == {"die": "d4"}
     assert [a.rolls for a in record.actions] == [(2,)]
+
+
+def test_undo_takes_back_the_last_persons_action_with_the_ticks_after_it(tmp_path):
+    j = _journal(tmp_path)
+    j.new_game("trapwords", {}, (), 0.0)
+    j.action(Action("start", at=1.0))
+    j.action(Action("tick", at=2.0), auto=True)
+    j.action(Action("wrong", at=2.5))
+    j.action(Action("tick", at=3.0), auto=True)
+    j.action(Action("tick", at=4.0), auto=True)
+    j.undo()
+    j.close()
+    record = Journal(tmp_path / "journal.jsonl").open()
+    assert [a.name for a in record.actions] == ["start", "tick"]
+
+
+def test_a_restore_is_folded_where_it_happened(tmp_path):
+    j = _journal(tmp_path)
+    j.new_game("trapwords", {}, (), 0.0)
+    j.action(Action("start", at=1.0))
+    j.restore()
+    j.action(Action("resume", at=9.0))
+    j.close()
+    record = Journal(tmp_path / "journal.jsonl").open()
+    assert [(s.action.name if s.action else None) for s in record.steps] == [
+        "start",
+        None,
+        "resume",
+    ]
+    assert record.steps[0].by_person and not record.steps[1].by_person
+
+
+def test_undo_with_only_timer_steps_left_takes_back_nothing():
+    from companion.core.journal import Step, undo_steps
+
+    steps = [Step(Action("tick"), auto=True), Step(None)]
+    assert undo_steps(steps) is None
+    assert len(steps) == 2

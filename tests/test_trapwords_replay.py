@@ -213,18 +213,19 @@ def test_every_start_mode_with_the_buttons_alone() -> None:
 
 def test_undo_during_and_between_turns() -> None:
     out = run("undo")
-    # During a turn the confirmation names what goes; the turn comes back paused.
-    assert out[8]["screen"][:3] == ["Undo?", "Take back", "'tick'?"]
+    # During a turn undo takes back what a person did (the wrong guess), with the timer
+    # ticks after it; the confirmation names it, and the turn comes back paused.
+    assert out[8]["screen"][:3] == ["Undo?", "Take back:", "A: wrong guess, 4"]
     assert out[9]["sounds"] == ["undo"]
     assert out[9]["state"]["phase"] == "paused"
-    assert out[9]["state"]["guesses_left"] == 4
-    assert out[9]["state"]["timer"] == {"remaining": 40.0, "running": False, "limit": 45.0}
+    assert out[9]["state"]["guesses_left"] == 5
+    assert out[9]["state"]["timer"] == {"remaining": 41.0, "running": False, "limit": 45.0}
     assert out[10]["state"]["timer"]["running"] is True  # ok resumes
-    assert out[13]["state"]["phase"] == "paused"  # a second undo after resuming
+    assert out[13]["state"]["phase"] == "paused"  # a second undo takes back the resume
     # Between turns: the guess that ended A's turn is taken back; A's turn is paused again.
     assert out[16]["state"]["clue_team"] == "B"
-    assert out[17]["screen"][2] == "'correct'?"
+    assert out[17]["screen"][2] == "A guessed the word"
     back = out[18]["state"]
     assert (back["clue_team"], back["phase"], back["result"]) == ("A", "paused", None)
-    assert back["guesses_left"] == 4
-    assert out[20]["state"]["timer"] == {"remaining": 34.0, "running": True, "limit": 45.0}
+    assert back["guesses_left"] == 5
+    assert out[20]["state"]["timer"] == {"remaining": 37.0, "running": True, "limit": 45.0}

@@ -21,6 +21,7 @@ from companion.games.base import Action
 log = logging.getLogger(__name__)
 
 VERSION = 1
+KINDS = ("game", "action", "undo", "restore")
 ROTATE_BYTES = 256 * 1024  # past this, a new game starts a fresh file; the old one is kept
 
 
@@ -28,19 +29,47 @@ class JournalUnreadable(Exception):
     """Raised by ``read_entries`` with the line number and what is wrong there."""
 
 
+@dataclass(frozen=True)
+class Step:
+    """One standing entry of a game: an action (``auto`` when a timer applied it, not a
+    person), or, with no action, the app's restore after a power cut or an undo."""
+
+    action: Action | None
+    auto: bool = False
+
+    @property
+    def by_person(self) -> bool:
+        return self.action is not None and not self.auto
+
+
+def undo_steps(steps: list[Step]) -> Action | None:
+    """Take back the last action a person made, with every step after it (timer ticks,
+    restores). The same rule folds the journal and runs the box, so both always agree."""
+    for i in range(len(steps) - 1, -1, -1):
+        if steps[i].by_person:
+            undone = steps[i].action
+            del steps[i:]
+            return undone
+    return None
+
+
 @dataclass
 class GameRecord:
-    """The current game as the journal tells it: how it started and the actions still standing."""
+    """The current game as the journal tells it: how it started and the steps still standing."""
 
     game: str
     options: dict[str, Any]
     setup_rolls: tuple[int, ...]
     started_at: float
-    actions: list[Action] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
+
+    @property
+    def actions(self) -> list[Action]:
+        return [s.action for s in self.steps if s.action is not None]
 
 
 def _check_entry(entry: Any, where: str) -> None:
-    if not isinstance(entry, dict) or entry.get("kind") not in ("game", "action", "undo"):
+    if not isinstance(entry, dict) or entry.get("kind") not in KINDS:
         raise JournalUnreadable(f"{where}: not a journal entry")
     if entry["kind"] == "game" and not isinstance(entry.get("game"), str):
         raise JournalUnreadable(f"{where}: a game entry without a game name")
@@ -93,9 +122,11 @@ def fold(entries: list[dict[str, Any]]) -> GameRecord | None:
         elif record is None:
             continue  # actions of a game whose start was archived
         elif kind == "action":
-            record.actions.append(Action.from_json(entry["action"]))
-        elif kind == "undo" and record.actions:
-            record.actions.pop()
+            record.steps.append(Step(Action.from_json(entry["action"]), bool(entry.get("auto"))))
+        elif kind == "restore":
+            record.steps.append(Step(None))
+        elif kind == "undo":
+            undo_steps(record.steps)
     return record
 
 
@@ -158,8 +189,15 @@ class Journal:
             {"kind": "game", "game": game, "options": options, "rolls": list(rolls), "at": at}
         )
 
-    def action(self, action: Action) -> None:
-        self.append({"kind": "action", "action": action.to_json()})
+    def action(self, action: Action, auto: bool = False) -> None:
+        entry: dict[str, Any] = {"kind": "action", "action": action.to_json()}
+        if auto:
+            entry["auto"] = True
+        self.append(entry)
+
+    def restore(self) -> None:
+        """The app paused what a power cut or an undo interrupted: the fold must do it too."""
+        self.append({"kind": "restore"})
 
     def undo(self) -> None:
         self.append({"kind": "undo"})
