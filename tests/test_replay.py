@@ -155,7 +155,7 @@ def test_a_resumed_box_hears_a_tap_on_its_very_first_line(tmp_path, reader):
 
 
 def test_a_pn532_uid_of_a_length_no_card_has_is_a_script_error():
-    with pytest.raises(UsageError, match="line 2: .*4, 7 or 10 bytes"):
+    with pytest.raises(UsageError, match=r"line 2: .*4, 7 or 10 bytes"):
         run_script("game dice\ntap 0A0B0C0D0E\n", config=_pn532())
 
 
