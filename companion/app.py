@@ -36,11 +36,12 @@ from companion.hal.buttons import ButtonPins, PressLogic
 from companion.hal.lights import Led
 from companion.hal.sound import Sound as Buzzer
 from companion.ui import menus
-from companion.ui.screen import BLUE, OFF, RED, Lights, Screen
+from companion.ui.screen import OFF, RED, Lights, Screen
 
 log = logging.getLogger(__name__)
 
 TOAST_SECONDS = 2.5
+MENU_LIGHT = (0.25, 0.25, 0.25)  # a dim white: no game colour means "menu"
 READER_DOWN = ("reader lost", "reader error")  # how the runner's status says it cannot read
 
 
@@ -324,6 +325,8 @@ class App:
         self.refresh()
 
     def on_tap(self, uid: str) -> None:
+        self.toast = None  # a card answers at once; an old notice must not cover it
+        self.loop.cancel("toast")
         card = self.registry.lookup(uid)
         self.logs.append(f"card {uid}: {card.name if card else 'unknown'}")
         if card is None:
@@ -366,7 +369,10 @@ class App:
             faces = rules.dice_for(session.state, action)
             rolls = action.rolls
             if faces and not rolls and self.table_dice and not self.dice.forced:
-                self.menu = menus.DiceEntry(tuple(faces), action)
+                labels = getattr(rules, "dice_labels", lambda state, action: ())
+                self.menu = menus.DiceEntry(
+                    tuple(faces), action, tuple(labels(session.state, action))
+                )
                 return False
             if faces and not rolls:
                 rolls, used = self.dice.roll(tuple(faces))
@@ -559,9 +565,9 @@ class App:
 
     def current(self) -> tuple[Screen, Lights]:
         if self.toast is not None:
-            return self.toast, Lights(RED if self.rejected else BLUE, "solid")
+            return self.toast, Lights(RED if self.rejected else MENU_LIGHT, "solid")
         if self.menu is not None:
-            return self.menu.screen(), Lights(BLUE, "solid")
+            return self.menu.screen(), Lights(MENU_LIGHT, "solid")
         if self.session is not None:
             return self.session.rules.view(self.session.state)
         return Screen("Trap Companion", ("Press back",)), Lights(OFF)

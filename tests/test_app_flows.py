@@ -113,3 +113,19 @@ def test_after_a_power_cut_mid_turn_later_actions_fold_to_what_the_table_saw(tmp
         abs(live[-1]["state"]["timer"]["remaining"] - again[0]["state"]["timer"]["remaining"])
         < 1.01
     )
+
+
+def test_table_dice_are_named_by_the_game():
+    menu_to_dice = "press back\n" + "press down\n" * 4 + "press ok\n"
+    out = run_script(
+        "game trap-attack\n" + menu_to_dice + "press green\npress ok\n" + "press up\n" * 2
+    )
+    assert out[7]["screen"][:3] == ["AI move die", "1", "die 1 of 2"]
+    assert out[-1]["screen"][:3] == ["AI action die", "3", "3 = Relic"]
+
+
+def test_a_card_tap_clears_an_old_notice_at_once():
+    out = run_script("game dice\ndo reroll\ntap 8EC793\n")
+    assert out[1]["screen"][1] == "Not allowed:"
+    assert "Not allowed:" not in out[2]["screen"]
+    assert out[2]["leds"]["led"] != [1.0, 0.0, 0.0]

@@ -147,6 +147,15 @@ class Option:
 
 
 @dataclass(frozen=True)
+class DieLabel:
+    """How to ask for one die read off the table: its name and, where faces mean something
+    other than their number, what each face reads ("AI action die", {3: "Relic"})."""
+
+    name: str
+    faces: Mapping[int, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class CardKind:
     """One entry of a game's card catalog: what a tagged card can be enrolled as."""
 
@@ -207,6 +216,9 @@ class Game(Protocol):
     def apply(self, state: Any, action: Action) -> Outcome:
         """The rules. Raise Rejected (rule refusal) or BadAction (malformed)."""
         ...
+
+    # Optional: ``dice_labels(state, action) -> tuple[DieLabel, ...]``, one per die of
+    # ``dice_for``, to name the dice when the table rolls its own.
 
     def public(self, state: Any) -> dict[str, Any]:
         """The replay contract's ``state`` object (JSON-safe)."""

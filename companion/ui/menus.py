@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from companion.games.base import CardKind, Option
+from companion.games.base import CardKind, DieLabel, Option
 from companion.ui.screen import Screen
 
 VISIBLE = 3  # menu rows that fit between the title and the footer
@@ -210,15 +210,21 @@ class DiceEntry:
 
     faces: tuple[int, ...]
     action: Any  # the Action waiting for these rolls
+    labels: tuple[DieLabel, ...] = ()  # the game's names for the dice, if it gives them
     values: list[int] = field(default_factory=list)
     current: int = 1
 
     def screen(self) -> Screen:
         n = len(self.values)
-        which = f"die {n + 1} of {len(self.faces)}" if len(self.faces) > 1 else "your die"
-        return Screen(
-            f"Enter d{self.faces[n]}", (which,), big=str(self.current), footer="^v set  ok take"
-        )
+        label = self.labels[n] if n < len(self.labels) else None
+        title = label.name if label else f"Enter d{self.faces[n]}"
+        if label and self.current in label.faces:
+            line = f"{self.current} = {label.faces[self.current]}"
+        elif len(self.faces) > 1:
+            line = f"die {n + 1} of {len(self.faces)}"
+        else:
+            line = f"a d{self.faces[n]}"
+        return Screen(title, (line,), big=str(self.current), footer="^v set  ok take")
 
     def press(self, button: str, long: bool) -> Command:
         faces = self.faces[len(self.values)]

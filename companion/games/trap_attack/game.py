@@ -6,11 +6,11 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from companion.games.base import Action, BadAction, CardKind, Input, Option, Outcome
-from companion.games.trap_attack import actions, control, public, view
+from companion.games.base import Action, BadAction, CardKind, DieLabel, Input, Option, Outcome
+from companion.games.trap_attack import actions, ai, control, public, turns, view
 from companion.games.trap_attack.args import check_rolls
 from companion.games.trap_attack.board import ROUTES, Spot, load_board
-from companion.games.trap_attack.state import AI, HUMANS, Options, Pawn, State, Ui
+from companion.games.trap_attack.state import AI, HUMANS, Options, Pawn, State, Ui, short
 from companion.games.trap_attack.step import Step
 from companion.games.trap_attack.tables import catalog, rules
 from companion.ui.screen import Lights, Screen
@@ -80,6 +80,21 @@ class TrapAttack:
     def dice_for(self, state: State, action: Action) -> tuple[int, ...]:
         """The dice, after any refusal: nobody is asked to roll for an action the rules refuse."""
         return actions.faces(state, action)
+
+    def dice_labels(self, state: State, action: Action) -> tuple[DieLabel, ...]:
+        """Names for the dice a table rolls itself: the AI's action die reads as actions."""
+        rules = state.rules
+        readings = {f: rules.reading(f).capitalize() for f in range(1, rules.action_faces + 1)}
+        action_die = DieLabel("AI action die", readings)
+        if action.name == "ai_turn":
+            if len(ai.move_faces(state)) == 1:
+                return (action_die,)
+            return (DieLabel("AI move die"), action_die)
+        if action.name in ("attack", "play"):
+            return (DieLabel("AI block die", readings),)
+        if action.name == "first_player":
+            return tuple(DieLabel(f"{short(s)} die") for s in turns.first_player_seats(state))
+        return ()
 
     def apply(self, state: State, action: Action) -> Outcome:
         rolls = action.rolls
