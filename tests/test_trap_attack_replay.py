@@ -129,8 +129,8 @@ def test_table_dice_come_from_the_game_menu_like_every_game(table_dice):
 
 def test_table_dice_the_ai_turn_asks_the_movement_die_then_the_action_die(table_dice):
     """Solo Mode: the d4 for movement, then the d6 for the action, read off the table."""
-    assert table_dice[13]["screen"][:3] == ["Enter d4", "1", "die 1 of 2"]
-    assert table_dice[16]["screen"][:3] == ["Enter d6", "1", "die 2 of 2"]
+    assert table_dice[13]["screen"][:3] == ["AI move die", "1", "die 1 of 2"]
+    assert table_dice[16]["screen"][:3] == ["AI action die", "1", "1 = Block"]
     after = table_dice[18]
     assert after["state"]["last_roll"] == {
         "move": 3,
@@ -142,7 +142,7 @@ def test_table_dice_the_ai_turn_asks_the_movement_die_then_the_action_die(table_
 
 
 def test_table_dice_an_attack_at_the_ai_asks_its_action_die(table_dice):
-    assert table_dice[23]["screen"][:2] == ["Enter d6", "1"]
+    assert table_dice[23]["screen"][:2] == ["AI block die", "1"]
     assert table_dice[23]["state"]["ai"]["paralyzed"] is False  # nothing applied yet
     hit = table_dice[27]["state"]
     assert (hit["last_roll"]["action_face"], hit["ai"]["paralyzed"]) == (4, True)
@@ -156,7 +156,7 @@ def test_table_dice_a_refused_card_asks_for_no_die(table_dice):
 
 
 def test_table_dice_a_paralyzed_ai_asks_the_action_die_only(table_dice):
-    assert table_dice[33]["screen"][:3] == ["Enter d6", "1", "your die"]
+    assert table_dice[33]["screen"][:3] == ["AI action die", "1", "1 = Block"]
     state = table_dice[36]["state"]
     assert state["last_roll"] == {"move": None, "action": "relic", "spaces": None, "action_face": 3}
     assert (state["ai"]["position"], state["ai"]["relics"]) == (26, 1)
