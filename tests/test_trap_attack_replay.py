@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from companion.core.config import Config, ReaderConfig
 from companion.errors import UsageError
 from companion.replay import run_script
 
@@ -193,19 +192,15 @@ def test_a_power_cut_never_changes_a_roll(tmp_path):
     assert run_script(script, seed=2)[-1]["state"] != before["state"]  # the seed does matter
 
 
-def test_a_relic_enrolled_mid_game_is_filed_hidden_and_a_missing_combo_is_asked():
-    # On the PN532: the simulated RDM6300 sometimes re-reads a card tapped twice.
-    pn532 = Config(reader=ReaderConfig(type="pn532"))
-    out = {o["line"]: o for o in run("trap-attack-enrol-relic.txt", config=pn532)}
-    assert out[10]["screen"][:3] == ["Relic", "value:", "  0"]  # enrolment asks the value
-    assert out[18]["screen"][:3] == ["Relic", "combo:", "  0"]  # ... and the combo
-    assert "enrolled 0A0B0C0D as Relic" in out[19]["log"]
-    asked = out[21]  # enrolled with combo 0: the tap asks for it rather than doing nothing
-    assert asked["screen"][:3] == ["Relic", "Combo number", "< 1 >"]  # not the value
-    filed = out[23]
+def test_a_relic_enrolled_mid_game_asks_its_values_in_range_and_files_hidden():
+    out = {o["line"]: o for o in run("trap-attack-enrol-relic.txt")}
+    assert out[10]["screen"][:3] == ["Relic", "value (0-30):", "  0"]  # the catalog's range
+    assert out[18]["screen"][:3] == ["Relic", "combo (1-10):", "  1"]  # no combo 0 exists
+    assert "enrolled 000A0B0C0D as Relic" in out[20]["log"]
+    filed = out[22]
     assert "Relic filed for Player 1 (value hidden until the race is over)" in filed["log"]
     assert filed["screen"][1:3] == ["Relic filed for P1", "AI 30  life 6"]
-    assert filed["state"]["scores"]["1"]["relics"] == 6
+    assert "value" not in " ".join(filed["screen"]).lower()  # the value stays hidden
     final = out[max(out)]
     assert final["state"]["scores"]["1"]["relics"] == 6 + 2 + 3  # one complete combo
     assert "P1 11  AI 0" in final["screen"]

@@ -163,6 +163,10 @@ class CardKind:
     name: str
     group: str = ""  # e.g. "attack", "item", "relic": for menus
     fields: tuple[str, ...] = ()  # extra values asked at enrolment, e.g. ("value", "combo")
+    ranges: tuple[tuple[int, int], ...] = ()  # lowest and highest of each field, if bounded
+
+    def field_range(self, index: int) -> tuple[int, int]:
+        return self.ranges[index] if index < len(self.ranges) else (0, 99)
 
 
 # --- input events the control map sees --------------------------------------------------------

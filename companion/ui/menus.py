@@ -161,9 +161,10 @@ class Enrol:
                 f"Enrol {self.uid}", _window(items, self.cursor), footer="ok pick  back out"
             )
         name = self.kind.fields[self.field_index]
+        low, high = self.kind.field_range(self.field_index)
         return Screen(
             self.kind.name[:21],
-            (f"{name}:", f"  {self.values.get(name, 0)}"),
+            (f"{name} ({low}-{high}):", f"  {self.values.get(name, low)}"),
             footer="^v change  ok next",
         )
 
@@ -180,11 +181,12 @@ class Enrol:
                     return self._done()
             return STAY
         name = self.kind.fields[self.field_index]
+        low, high = self.kind.field_range(self.field_index)
         if button in ("up", "down"):
             step = 1 if button == "up" else -1
-            self.values[name] = max(0, min(99, self.values.get(name, 0) + step))
+            self.values[name] = max(low, min(high, self.values.get(name, low) + step))
         elif button in ("ok", "green"):
-            self.values.setdefault(name, 0)
+            self.values.setdefault(name, low)
             self.field_index += 1
             if self.field_index >= len(self.kind.fields):
                 return self._done()

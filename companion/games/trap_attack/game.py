@@ -125,7 +125,11 @@ class TrapAttack:
     def catalog(self) -> tuple[CardKind, ...]:
         cards = catalog()
         kinds = [CardKind(e.id, e.name, e.group) for e in cards.effects]
-        kinds += [CardKind(s.id, s.name, s.id, s.fields) for s in cards.scoring]
+        table = rules()
+        kinds += [
+            CardKind(s.id, s.name, s.id, s.fields, tuple(table.range(r) for r in s.ranges))
+            for s in cards.scoring
+        ]
         return tuple(kinds)
 
 

@@ -182,6 +182,7 @@ class ScoringCard:
     id: str
     name: str
     fields: tuple[str, ...]
+    ranges: tuple[str, ...] = ()  # per field, a name in the rules' [ranges] table
 
 
 @dataclass(frozen=True)
@@ -235,11 +236,19 @@ def parse_catalog(data: Mapping[str, Any], where: str) -> Catalog:
         at = f"{where} [scoring.{card_id}]"
         if card_id not in ("relic", "loot") or not isinstance(spec, dict):
             raise DataError(f"{at}: scoring cards are relic and loot")
-        no_extra(spec, {"name", "fields"}, at)
+        no_extra(spec, {"name", "fields", "ranges"}, at)
         fields = spec.get("fields", [])
+        ranges = spec.get("ranges", [])
         if not isinstance(spec.get("name"), str) or not isinstance(fields, list):
             raise DataError(f"{at}: needs a name and a list of fields")
-        scoring.append(ScoringCard(card_id, spec["name"], tuple(str(f) for f in fields)))
+        if not isinstance(ranges, list) or len(ranges) != len(fields):
+            raise DataError(f"{at}: ranges must name one range per field")
+        unknown = [r for r in ranges if r not in RANGE_NAMES]
+        if unknown:
+            raise DataError(f"{at}: unknown range {unknown[0]!r} (known: {', '.join(RANGE_NAMES)})")
+        scoring.append(
+            ScoringCard(card_id, spec["name"], tuple(map(str, fields)), tuple(map(str, ranges)))
+        )
     ids = [e.id for e in effects] + [s.id for s in scoring]
     dupes = sorted({i for i in ids if ids.count(i) > 1})
     if dupes:
