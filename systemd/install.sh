@@ -22,45 +22,21 @@ set -euo pipefail
 umask 022
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-NAME=trap-companion
-PREFIX=/opt/$NAME
-VENV=$PREFIX/venv
-ETC=/etc/$NAME
-STATE=/var/lib/$NAME
-UNIT_DIR=/etc/systemd/system
-LINK=/usr/local/bin/$NAME
+SCRIPT=install.sh
+CREATE_ROOT=1
+# shellcheck source=systemd/common.sh
+. "$REPO/systemd/common.sh"
 GROUPS_NEEDED=(gpio i2c dialout)
 APT_PACKAGES=(python3 python3-venv python3-pip python3-lgpio python3-pil i2c-tools)
 BOOT_DIR=${BOOT_DIR:-/boot/firmware}
 MODEL_FILE=${MODEL_FILE:-/proc/device-tree/model}
 PYTHON=${PYTHON:-python3}
 
-say() { printf '%s\n' "$*"; }
 step() { printf '\n==> %s\n' "$*"; }
-die() {
-    printf 'install.sh: %s\n' "$*" >&2
-    exit 1
-}
 
-ROOT=${DESTDIR:-}
-while [ $# -gt 0 ]; do
-    case $1 in
-    --root) ROOT=${2:?--root needs a directory}; shift 2 ;;
-    --root=*) ROOT=${1#--root=}; shift ;;
-    -h | --help) sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) say "install.sh: unknown argument: $1 (try --help)" >&2; exit 2 ;;
-    esac
-done
-
-if [ -n "$ROOT" ]; then
-    [ "$ROOT" != / ] || die "--root / is the real system: run without --root (as root)"
-    mkdir -p "$ROOT"
-    ROOT=$(cd "$ROOT" && pwd)
-    SYSTEM=0
+parse_root "$@"
+if [ "$SYSTEM" = 0 ]; then
     say "Installing files under $ROOT only (no packages, user, venv or systemctl)."
-else
-    [ "$(id -u)" -eq 0 ] || die "run it as root: sudo make install"
-    SYSTEM=1
 fi
 
 model=$(tr -d '\0' <"$MODEL_FILE" 2>/dev/null || true)

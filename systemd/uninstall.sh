@@ -10,40 +10,12 @@
 # The boot configuration stays: it is harmless, and the owner may use I2C and the UART otherwise.
 set -euo pipefail
 
-NAME=trap-companion
-PREFIX=/opt/$NAME
-VENV=$PREFIX/venv
-ETC=/etc/$NAME
-STATE=/var/lib/$NAME
-UNIT_DIR=/etc/systemd/system
-LINK=/usr/local/bin/$NAME
+SCRIPT=uninstall.sh
+# shellcheck source=systemd/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 PURGE=${PURGE:-0}
 
-say() { printf '%s\n' "$*"; }
-die() {
-    printf 'uninstall.sh: %s\n' "$*" >&2
-    exit 1
-}
-
-ROOT=${DESTDIR:-}
-while [ $# -gt 0 ]; do
-    case $1 in
-    --root) ROOT=${2:?--root needs a directory}; shift 2 ;;
-    --root=*) ROOT=${1#--root=}; shift ;;
-    -h | --help) sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) say "uninstall.sh: unknown argument: $1 (try --help)" >&2; exit 2 ;;
-    esac
-done
-
-if [ -n "$ROOT" ]; then
-    [ "$ROOT" != / ] || die "--root / is the real system: run without --root (as root)"
-    [ -d "$ROOT" ] || die "$ROOT is not a directory"
-    ROOT=$(cd "$ROOT" && pwd)
-    SYSTEM=0
-else
-    [ "$(id -u)" -eq 0 ] || die "run it as root: sudo make uninstall"
-    SYSTEM=1
-fi
+parse_root "$@"
 
 if [ "$SYSTEM" = 1 ]; then
     systemctl disable --now "$NAME.service" 2>/dev/null || true

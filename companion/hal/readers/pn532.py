@@ -16,6 +16,8 @@ from typing import Literal
 
 import serial
 
+from companion.hal.readers.chunks import read_chunk
+
 logger = logging.getLogger(__name__)
 
 BAUDRATE = 115200
@@ -251,18 +253,7 @@ class Pn532Driver:
         self._parser.reset()
 
     def _read_chunk(self) -> bytes:
-        port = self._require_open()
-        try:
-            data = port.read(1)
-            if data:
-                waiting = port.in_waiting
-                if waiting:
-                    data += port.read(waiting)
-        except serial.SerialException:
-            raise
-        except OSError as exc:
-            raise serial.SerialException(f"PN532 on {self.port}: {exc}") from exc
-        return data
+        return read_chunk(self._require_open(), f"PN532 on {self.port}")
 
     def _write(self, data: bytes) -> None:
         port = self._require_open()

@@ -13,6 +13,8 @@ from operator import xor
 
 import serial
 
+from companion.hal.readers.chunks import read_chunk
+
 logger = logging.getLogger(__name__)
 
 STX = 0x02
@@ -112,18 +114,7 @@ class Rdm6300Driver:
 
     def read_uids(self) -> list[str]:
         """Waits up to one window for the first byte, then takes everything already buffered."""
-        port = self._require_open()
-        try:
-            data = port.read(1)
-            if data:
-                waiting = port.in_waiting
-                if waiting:
-                    data += port.read(waiting)
-        except serial.SerialException:
-            raise
-        except OSError as exc:
-            raise serial.SerialException(f"RDM6300 on {self.port}: {exc}") from exc
-        return self._parser.feed(data)
+        return self._parser.feed(read_chunk(self._require_open(), f"RDM6300 on {self.port}"))
 
     def cancel(self) -> None:
         """Unblock a read in progress (from another thread), so stopping is immediate."""

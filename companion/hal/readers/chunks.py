@@ -1,0 +1,22 @@
+"""Reading what a reader has sent, for both drivers."""
+
+from __future__ import annotations
+
+import serial
+
+
+def read_chunk(port: serial.Serial, name: str) -> bytes:
+    """Wait up to the port's timeout for a first byte, then take all that is buffered.
+
+    Any OS error is reported as a SerialException naming the reader, so the runner treats it
+    as an unplugged reader and reopens it.
+    """
+    try:
+        data = port.read(1)
+        if data and (waiting := port.in_waiting):
+            data += port.read(waiting)
+    except serial.SerialException:
+        raise
+    except OSError as exc:
+        raise serial.SerialException(f"{name}: {exc}") from exc
+    return data
