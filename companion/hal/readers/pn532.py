@@ -16,7 +16,7 @@ from typing import Literal
 
 import serial
 
-from companion.hal.readers.chunks import read_chunk
+from companion.hal.readers.port import close_quietly, read_chunk
 
 logger = logging.getLogger(__name__)
 
@@ -205,11 +205,7 @@ class Pn532Driver:
     def close(self) -> None:
         self._closing.set()
         port, self._serial = self._serial, None
-        if port is not None:
-            try:
-                port.close()
-            except OSError as exc:
-                logger.debug("closing %s: %s", self.port, exc)
+        close_quietly(port, self.port)
 
     def describe(self) -> str:
         if self.firmware is None:

@@ -13,7 +13,7 @@ from operator import xor
 
 import serial
 
-from companion.hal.readers.chunks import read_chunk
+from companion.hal.readers.port import close_quietly, read_chunk
 
 logger = logging.getLogger(__name__)
 
@@ -124,11 +124,7 @@ class Rdm6300Driver:
 
     def close(self) -> None:
         port, self._serial = self._serial, None
-        if port is not None:
-            try:
-                port.close()
-            except OSError as exc:
-                logger.debug("closing %s: %s", self.port, exc)
+        close_quietly(port, self.port)
 
     def describe(self) -> str:
         return "RDM6300"

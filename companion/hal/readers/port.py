@@ -1,8 +1,12 @@
-"""Reading what a reader has sent, for both drivers."""
+"""Serial port chores both drivers share: reading what arrived, closing without fuss."""
 
 from __future__ import annotations
 
+import logging
+
 import serial
+
+logger = logging.getLogger(__name__)
 
 
 def read_chunk(port: serial.Serial, name: str) -> bytes:
@@ -20,3 +24,13 @@ def read_chunk(port: serial.Serial, name: str) -> bytes:
     except OSError as exc:
         raise serial.SerialException(f"{name}: {exc}") from exc
     return data
+
+
+def close_quietly(port: serial.Serial | None, name: str) -> None:
+    """Close a port that may already be gone (an unplugged reader): log, never raise."""
+    if port is None:
+        return
+    try:
+        port.close()
+    except OSError as exc:
+        logger.debug("closing %s: %s", name, exc)
