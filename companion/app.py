@@ -127,14 +127,12 @@ class App:
         parts: Parts,
         rng: random.Random | None = None,
         demo_cards: bool = False,
-        notifier: Any = None,
     ) -> None:
         self.config = config
         self.clock = clock
         self.parts = parts
         self.loop = Loop(clock, self.handle)
         self.dice = DiceSource(rng or random.SystemRandom())
-        self.notifier = notifier
         self.display = parts.display
         cfg = config
         self.pins = ButtonPins(cfg.buttons.pins(), parts.factory, self.loop.post, clock)

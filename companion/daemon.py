@@ -53,7 +53,6 @@ class Daemon:
             self.clock,
             parts or build_parts(config),
             rng=random.SystemRandom(),
-            notifier=self.notifier,
         )
         self._status = ""
 
