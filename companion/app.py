@@ -303,9 +303,13 @@ class App:
         for what, who in self.presence.expire(self.clock.now()):
             log.debug("card %s %s", who, what)
 
-    def on_press(self, button: str, long: bool) -> None:
+    def _dismiss_toast(self) -> None:
+        """Any input answers at once: an old notice must not cover the answer."""
         self.toast = None
         self.loop.cancel("toast")
+
+    def on_press(self, button: str, long: bool) -> None:
+        self._dismiss_toast()
         if self.menu is not None:
             self._menu_press(button, long)
         elif button == "back":
@@ -323,8 +327,7 @@ class App:
         self.refresh()
 
     def on_tap(self, uid: str) -> None:
-        self.toast = None  # a card answers at once; an old notice must not cover it
-        self.loop.cancel("toast")
+        self._dismiss_toast()
         card = self.registry.lookup(uid)
         self.logs.append(f"card {uid}: {card.name if card else 'unknown'}")
         if card is None:
