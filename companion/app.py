@@ -36,12 +36,12 @@ from companion.hal.buttons import ButtonPins, PressLogic
 from companion.hal.lights import Led
 from companion.hal.sound import Sound as Buzzer
 from companion.ui import menus
-from companion.ui.screen import OFF, RED, Lights, Screen
+from companion.ui.screen import OFF, RED, RGB, Lights, Screen
 
 log = logging.getLogger(__name__)
 
 TOAST_SECONDS = 2.5
-MENU_LIGHT = (0.25, 0.25, 0.25)  # a dim white: no game colour means "menu"
+MENU_LIGHT: RGB = (0.25, 0.25, 0.25)  # a dim white: no game colour means "menu"
 READER_DOWN = ("reader lost", "reader error")  # how the runner's status says it cannot read
 
 
@@ -98,15 +98,19 @@ class Session:
             (i for i in range(len(self.steps) - 1, -1, -1) if self.steps[i].by_person), None
         )
 
-    def rebuild(self) -> None:
-        """The state from the standing steps, exactly as the journal's fold gives it."""
-        state = self.rules.initial(self.options, self.setup_rolls).state
-        for step in self.steps:
+    def rebuild(self, steps: list[Step]) -> None:
+        """State and labels from standing steps, exactly as the journal's fold gives them.
+        Raises what the rules raise, for a journal the rules no longer accept."""
+        self.state = self.rules.initial(self.options, self.setup_rolls).state
+        self.steps, self.labels = [], []
+        for step in steps:
             if step.action is None:
-                state = self.rules.restore(state)
+                self.state = self.rules.restore(self.state)
+                self.add(step)
             else:
-                state = self.rules.apply(state, step.action).state
-        self.state = state
+                outcome = self.rules.apply(self.state, step.action)
+                self.state = outcome.state
+                self.add(step, outcome.effects)
 
 
 @dataclass
@@ -163,7 +167,7 @@ class App:
         self.table_dice = config.dice.source == "table"
         self.session: Session | None = None
         self.menu: menus.Menu | None = None
-        self.toast: Screen | None = None
+        self.toast: tuple[Screen, Lights] | None = None  # a notice over the screen for a moment
         self.time_offset = 0.0
         self.runner: Any = None
         self.presence: Any = None
@@ -218,14 +222,7 @@ class App:
     def _resume(self, record: GameRecord) -> None:
         try:
             session = self._build(record.game, record.options, record.setup_rolls)
-            for step in record.steps:
-                if step.action is None:
-                    session.state = session.rules.restore(session.state)
-                    session.add(step)
-                else:
-                    outcome = session.rules.apply(session.state, step.action)
-                    session.state = outcome.state
-                    session.add(step, outcome.effects)
+            session.rebuild(record.steps)
         except (BadAction, Rejected, KeyError, TypeError, ValueError) as err:
             self.journal.close()
             self.journal.move_aside(f"cannot replay the saved {record.game} game: {err}")
@@ -331,15 +328,13 @@ class App:
         card = self.registry.lookup(uid)
         self.logs.append(f"card {uid}: {card.name if card else 'unknown'}")
         if card is None:
-            self.sounds.append("card_unknown")
-            self.buzzer.play("card_unknown")
+            self.play("card_unknown")
             if isinstance(self.menu, menus.Enrol):
                 self.menu = None
             self.offer_enrol(uid)
             self.refresh()
             return
-        self.sounds.append("card_ok")
-        self.buzzer.play("card_ok")
+        self.play("card_ok")
         session = self.session
         if session is None or self.menu is not None:
             self._toast((card.name[:21], "start a game first" if session is None else ""))
@@ -395,12 +390,16 @@ class App:
         self.effects(outcome.effects)
         return True
 
+    def play(self, cue: str) -> None:
+        """Sound a cue, and note it for replay's ``sounds``."""
+        self.sounds.append(cue)
+        self.buzzer.play(cue)
+
     def reject(self, reason: str) -> None:
         self.rejected = reason
-        self.sounds.append("error")
-        self.buzzer.play("error")
+        self.play("error")
         self.logs.append(f"not allowed: {reason}")
-        self._toast(("Not allowed:", *_wrap(reason, 21, 2)))
+        self._toast(("Not allowed:", *_wrap(reason, 21, 2)), RED)
 
     def effects(self, effects: Iterable[Effect]) -> None:
         for effect in effects:
@@ -408,8 +407,7 @@ class App:
                 self.logs.append(effect.text)
                 log.info("%s", effect.text)
             elif isinstance(effect, Sound):
-                self.sounds.append(effect.cue)
-                self.buzzer.play(effect.cue)
+                self.play(effect.cue)
             elif isinstance(effect, Schedule):
                 due = self.clock.now() + effect.seconds
                 self.loop.call_at(due, self._scheduled(effect.action), f"game:{effect.key}")
@@ -460,14 +458,13 @@ class App:
             return False
         self.journal.undo()
         label = session.labels[last]
-        undo_steps(session.steps)
-        del session.labels[len(session.steps) :]
-        session.rebuild()
+        steps = list(session.steps)
+        undo_steps(steps)
+        session.rebuild(steps)
         self._cancel_game_timers()
         self._restore()
         self.logs.append(f"undone: {label}")
-        self.sounds.append("undo")
-        self.buzzer.play("undo")
+        self.play("undo")
         return True
 
     # --- menus -----------------------------------------------------------------------------
@@ -549,15 +546,14 @@ class App:
             card = Card(data["uid"], data["game"], data["card"], data["name"], data["fields"])
             self.registry.enrol(card)
             self.logs.append(f"enrolled {card.uid} as {card.name}")
-            self.sounds.append("card_ok")
-            self.buzzer.play("card_ok")
+            self.play("card_ok")
             self._toast(("Enrolled:", card.name[:21]))
 
     # --- screen ----------------------------------------------------------------------------
 
-    def _toast(self, lines: tuple[str, ...]) -> None:
+    def _toast(self, lines: tuple[str, ...], color: RGB = MENU_LIGHT) -> None:
         title = self.session.rules.title if self.session else "Trap Companion"
-        self.toast = Screen(title, tuple(line for line in lines if line)[:3])
+        self.toast = Screen(title, tuple(line for line in lines if line)[:3]), Lights(color)
         self.loop.call_later(TOAST_SECONDS, self._toast_over, "toast")
 
     def _toast_over(self) -> None:
@@ -566,7 +562,7 @@ class App:
 
     def current(self) -> tuple[Screen, Lights]:
         if self.toast is not None:
-            return self.toast, Lights(RED if self.rejected else MENU_LIGHT, "solid")
+            return self.toast
         if self.menu is not None:
             return self.menu.screen(), Lights(MENU_LIGHT, "solid")
         if self.session is not None:

@@ -3,6 +3,7 @@
 from companion.core.config import Config, StateConfig
 from companion.core.registry import Registry
 from companion.games import registry as games
+from companion.games.base import Action
 from companion.replay import run_script
 
 
@@ -129,3 +130,22 @@ def test_a_card_tap_clears_an_old_notice_at_once():
     assert out[1]["screen"][1] == "Not allowed:"
     assert "Not allowed:" not in out[2]["screen"]
     assert out[2]["leds"]["led"] != [1.0, 0.0, 0.0]
+
+
+def test_a_refusal_lights_red_and_a_later_notice_does_not(tmp_path):
+    """On the live box nothing clears replay's ``rejected``: the colour goes with the notice."""
+    from companion.sim.box import SimulatedBox
+
+    box = SimulatedBox(Config(), state_dir=tmp_path)
+    try:
+        box.app.start()
+        box.app.new_game("dice", {})
+        box.app.submit(Action("reroll"))
+        assert box.app.current()[1].color == (1.0, 0.0, 0.0)
+        box.advance(3)
+        box.tap("8EC793")  # an unknown card's notice
+        screen, lights = box.app.current()
+        assert "Unknown card" in screen.text_lines()[1]
+        assert lights.color != (1.0, 0.0, 0.0)
+    finally:
+        box.close()
