@@ -19,28 +19,29 @@ BUTTONS = ("up", "down", "ok", "back", "green", "red")
 MAX_WAIT = 24 * 3600.0
 
 
-def _number(text: str, what: str, line: int) -> float:
+# Errors below say what is wrong; run() adds the script line they come from.
+
+
+def _number(text: str, what: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise UsageError(f"line {line}: {what} {text!r} is not a number") from None
+        raise UsageError(f"{what} {text!r} is not a number") from None
     if not 0 <= value <= MAX_WAIT or value != value:
-        raise UsageError(f"line {line}: {what} {text!r} must be 0..{MAX_WAIT:.0f} seconds")
+        raise UsageError(f"{what} {text!r} must be 0..{MAX_WAIT:.0f} seconds")
     return value
 
 
-def parse_kv(tokens: Sequence[str], line: int) -> dict[str, str]:
+def parse_kv(tokens: Sequence[str], bare_id: bool = True) -> dict[str, str]:
     """``K=V`` pairs; a bare first token is the action's ``id`` (``do card damage-2``)."""
     out: dict[str, str] = {}
     for i, token in enumerate(tokens):
         key, sep, value = token.partition("=")
-        if not sep:
-            if i == 0 and "id" not in out:
-                out["id"] = token
-                continue
-            raise UsageError(f"line {line}: expected KEY=VALUE, got {token!r}")
-        if not key or not value:
-            raise UsageError(f"line {line}: expected KEY=VALUE, got {token!r}")
+        if not sep and bare_id and i == 0:
+            out["id"] = token
+            continue
+        if not sep or not key or not value:
+            raise UsageError(f"expected KEY=VALUE, got {token!r}")
         out[key] = value
     return out
 
@@ -50,62 +51,60 @@ class Replay:
         self.box = box
         self.app = box.app
 
-    def directive(self, words: list[str], line: int) -> None:
+    def directive(self, words: list[str]) -> None:
         verb, args = words[0], words[1:]
         box, app = self.box, self.app
         if verb == "game":
             if not args:
-                raise UsageError(f"line {line}: game needs a NAME")
-            app.new_game(args[0], parse_kv(args[1:], line) if args[1:] else {})
+                raise UsageError("game needs a NAME")
+            app.new_game(args[0], parse_kv(args[1:]) if args[1:] else {})
         elif verb == "press":
-            box.press(self._button(args, line))
+            box.press(self._button(args))
         elif verb == "hold":
             if len(args) != 2:
-                raise UsageError(f"line {line}: hold needs BUTTON SECONDS")
-            box.hold(self._button(args[:1], line), _number(args[1], "hold time", line))
+                raise UsageError("hold needs BUTTON SECONDS")
+            box.hold(self._button(args[:1]), _number(args[1], "hold time"))
         elif verb == "tap":
-            box.tap(self._uid(args, line))
+            box.tap(self._uid(args))
         elif verb == "wait":
             if len(args) != 1:
-                raise UsageError(f"line {line}: wait needs SECONDS")
-            box.advance(_number(args[0], "wait", line))
+                raise UsageError("wait needs SECONDS")
+            box.advance(_number(args[0], "wait"))
         elif verb == "do":
             if not args:
-                raise UsageError(f"line {line}: do needs an ACTION")
+                raise UsageError("do needs an ACTION")
             if app.session is None:
                 app.reject("no game is being played")
             else:
-                app.submit(Action(args[0], parse_kv(args[1:], line)))
+                app.submit(Action(args[0], parse_kv(args[1:])))
                 app.refresh()
         elif verb == "dice":
             if not args:
-                raise UsageError(f"line {line}: dice needs at least one value")
+                raise UsageError("dice needs at least one value")
             values = []
             for a in args:
                 if not a.isdigit() or int(a) < 1:
-                    raise UsageError(f"line {line}: die value {a!r} is not a face (1, 2, ...)")
+                    raise UsageError(f"die value {a!r} is not a face (1, 2, ...)")
                 values.append(int(a))
             app.dice.force(values)
         else:
-            raise UsageError(
-                f"line {line}: unknown directive {verb!r} (game, press, hold, tap, wait, do, dice)"
-            )
+            raise UsageError(f"unknown directive {verb!r} (game, press, hold, tap, wait, do, dice)")
 
     @staticmethod
-    def _button(args: list[str], line: int) -> str:
+    def _button(args: list[str]) -> str:
         if len(args) != 1 or args[0] not in BUTTONS:
             got = " ".join(args) or "nothing"
-            raise UsageError(f"line {line}: unknown button {got!r} (use {', '.join(BUTTONS)})")
+            raise UsageError(f"unknown button {got!r} (use {', '.join(BUTTONS)})")
         return args[0]
 
-    def _uid(self, args: list[str], line: int) -> str:
+    def _uid(self, args: list[str]) -> str:
         if len(args) != 1:
-            raise UsageError(f"line {line}: tap needs one UID or @CARD")
+            raise UsageError("tap needs one UID or @CARD")
         text = args[0]
         if text.startswith("@"):
             card = self.app.registry.find(text[1:])
             if card is None:
-                raise UsageError(f"line {line}: no card is registered as {text[1:]!r}")
+                raise UsageError(f"no card is registered as {text[1:]!r}")
             return card.uid
         return text
 
@@ -167,30 +166,17 @@ def run(
         try:
             box.app.start()
             box.loop.drain()
-            box.app.sounds.clear()
-            box.app.logs.clear()
             replay = Replay(box)
             if game is not None:
-                options = {}
-                for item in sets:
-                    key, sep, value = item.partition("=")
-                    if not sep or not key or not value:
-                        raise UsageError(f"--set {item!r}: expected KEY=VALUE")
-                    options[key] = value
                 try:
-                    box.app.new_game(game, options)
-                except BadAction as err:
-                    raise UsageError(f"--game {game}: {err}") from None
-                box.app.sounds.clear()
-                box.app.logs.clear()
+                    box.app.new_game(game, parse_kv(sets, bare_id=False))
+                except (BadAction, UsageError) as err:
+                    raise UsageError(f"--game {game} --set: {err}") from None
+            replay.snapshot(0)  # start-up's sounds and log are not the first line's
             for number, words in lines:
                 try:
-                    replay.directive(words, number)
-                except BadAction as err:
-                    raise UsageError(f"line {number}: {err}") from None
-                except UsageError as err:
-                    if str(err).startswith(f"line {number}:"):
-                        raise
+                    replay.directive(words)
+                except (BadAction, UsageError) as err:
                     raise UsageError(f"line {number}: {err}") from None
                 except Rejected as err:
                     box.app.reject(err.reason)

@@ -163,3 +163,18 @@ def _pn532():
     from companion.core.config import Config, ReaderConfig
 
     return Config(reader=ReaderConfig(type="pn532"))
+
+
+@pytest.mark.parametrize(
+    ("script", "message"),
+    [
+        ("game dice\ndo roll dye=d4\n", "'roll' has no argument 'dye' (it takes die)"),
+        ("game dice\ndo reroll now\n", "'reroll' has no argument 'id' (it takes no arguments)"),
+        ("game trapwords\ndo start bogus=1\n", "'start' has no argument 'bogus'"),
+        ("game trap-attack\ndo ai_turn bogus=1\n", "'ai_turn' has no argument 'bogus'"),
+    ],
+)
+def test_an_argument_the_action_does_not_take_stops_the_script(script, message):
+    with pytest.raises(UsageError) as err:
+        run_script(script)
+    assert f"line 2: {message}" in str(err.value)

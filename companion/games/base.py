@@ -83,6 +83,18 @@ class Action:
         return value
 
 
+def check_arguments(game: str, action: Action, accepted: Mapping[str, Sequence[str]]) -> None:
+    """Refuse, as malformed, an action the game does not have or an argument it does not
+    take: a typo (``amout=3``) must stop a script, not quietly mean the default."""
+    if action.name not in accepted:
+        raise BadAction(f"{game} has no action {action.name!r} (known: {', '.join(accepted)})")
+    known = accepted[action.name]
+    extra = sorted(set(action.args) - set(known))
+    if extra:
+        takes = f"it takes {', '.join(known)}" if known else "it takes no arguments"
+        raise BadAction(f"'{action.name}' has no argument {extra[0]!r} ({takes})")
+
+
 # --- effects: what a rule asks the outside world to do -------------------------------------
 
 

@@ -18,11 +18,13 @@ from companion.games.base import (
     Press,
     Rejected,
     Sound,
+    check_arguments,
 )
 from companion.ui.screen import GREEN, PURPLE, WHITE, Lights, Screen
 
 DICE: dict[str, tuple[int, ...]] = {"d4": (4,), "d6": (6,), "2d6": (6, 6)}
 ORDER = tuple(DICE)
+ARGUMENTS = {"roll": ("die",), "reroll": (), "choose": ("die",)}
 
 
 @dataclass(frozen=True)
@@ -61,15 +63,14 @@ class DiceGame:
         return Outcome(DiceState(die=options["die"]))
 
     def _die_of(self, state: DiceState, action: Action) -> str:
+        check_arguments("dice", action, ARGUMENTS)
         if action.name == "roll":
             return action.choice_arg("die", ORDER, state.die)
         if action.name == "reroll":
             if state.last_die is None:
                 raise Rejected("nothing to roll again yet")
             return state.last_die
-        if action.name == "choose":
-            return action.choice_arg("die", ORDER)
-        raise BadAction(f"dice has no action {action.name!r} (roll, reroll, choose)")
+        return action.choice_arg("die", ORDER)  # choose: check_arguments allowed no other
 
     def dice_for(self, state: DiceState, action: Action) -> tuple[int, ...]:
         die = self._die_of(state, action)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from companion.games.base import Action, BadAction, Rejected
+from companion.games.base import Action, BadAction, Rejected, check_arguments
 from companion.games.trap_attack import ai, forms, pawns, scoring, turns
 from companion.games.trap_attack.args import optional_pawn, pawn_arg
 from companion.games.trap_attack.scoring import scored
@@ -62,16 +62,11 @@ def refusal(state: State, action: Action) -> None:
 
 def understood(state: State, action: Action) -> None:
     """Raise BadAction for a malformed action, before asking whether the rules allow it now."""
-    if action.name not in HANDLERS:
-        raise BadAction(f"trap-attack has no action {action.name!r} (known: {', '.join(HANDLERS)})")
-    if action.name != "ask":
-        known = ARGS.get(action.name, ())
-        extra = sorted(set(action.args) - set(known))
-        if extra:
-            takes = f"it takes {', '.join(known)}" if known else "it takes no arguments"
-            if extra[0] == "rolled":
-                takes = "die faces go in a 'dice N ...' line before it"
-            raise BadAction(f"'{action.name}' has no argument {extra[0]!r} ({takes})")
+    if action.name == "ask":  # a menu form: its fields are checked by the form itself
+        return
+    if "rolled" in action.args:
+        raise BadAction("die faces go in a 'dice N ...' line before the action, not rolled=")
+    check_arguments("trap-attack", action, {name: ARGS.get(name, ()) for name in HANDLERS})
     if action.name == "card":
         ai.card_effect(action)
     elif action.name == "attack":

@@ -27,6 +27,7 @@ from companion.games.base import (
     Rejected,
     Schedule,
     Sound,
+    check_arguments,
 )
 from companion.games.trapwords import timer as clock
 from companion.games.trapwords.data import TABLES
@@ -454,11 +455,15 @@ HANDLERS: dict[str, Handler] = {
     "next": _next,
 }
 ACTIONS = tuple(HANDLERS)
+# The arguments each action takes; any action may carry the paused mark (see PAUSED_ARG).
+ARGUMENTS: dict[str, tuple[str, ...]] = {name: (PAUSED_ARG,) for name in HANDLERS} | {
+    "why": (PAUSED_ARG, "reason", "id"),
+    "curse": (PAUSED_ARG, "card", "id", "name"),
+}
 
 
 def check_name(action: Action) -> None:
-    if action.name not in HANDLERS:
-        raise BadAction(f"trapwords has no action {action.name!r} (actions: {', '.join(ACTIONS)})")
+    check_arguments("trapwords", action, ARGUMENTS)
 
 
 def apply(state: TrapwordsState, action: Action) -> Outcome:
