@@ -61,14 +61,20 @@ class Daemon:
         self.app.loop.call_later(interval, lambda: self._watchdog(interval), "watchdog")
 
     def _display_retry(self) -> None:
-        display = self.app.display
-        if not display.available and display.retry():
+        if self.app.display.retry():
             self.app.shown = None  # the display logs its own return
-            self.app.refresh()
-        self._report()
-        self.app.loop.call_later(DISPLAY_RETRY_SECONDS, self._display_retry, "display-retry")
+            self.app.refresh()  # (which re-arms the retry if it failed again)
+        else:
+            self._arm_display_retry()
+
+    def _arm_display_retry(self) -> None:
+        """Retry a missing display every few seconds, only while it is missing."""
+        loop = self.app.loop
+        if self.app.display.missing and loop.pending("display-retry") is None:
+            loop.call_later(DISPLAY_RETRY_SECONDS, self._display_retry, "display-retry")
 
     def _report(self) -> None:
+        self._arm_display_retry()
         status = self.app.status_line()
         if status != self._status:
             self._status = status
@@ -85,8 +91,8 @@ class Daemon:
         interval = self.notifier.watchdog_interval()
         if interval:
             self._watchdog(interval)
-        app.loop.call_later(DISPLAY_RETRY_SECONDS, self._display_retry, "display-retry")
         app.on_refresh.append(self._report)
+        self._arm_display_retry()
         self._status = app.status_line()
         self.notifier.ready(self._status)
         log.info("ready: %s", self._status)

@@ -366,3 +366,30 @@ def test_a_config_error_exits_78_with_one_line_on_stderr(
     assert str(config) in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
     assert "Traceback" not in proc.stderr
+
+
+def test_no_retry_timer_while_the_display_works_or_when_none_is_configured(tmp_path):
+    from companion.app import Parts
+    from companion.core.clock import VirtualClock
+    from companion.core.config import Config
+    from companion.daemon import Daemon
+    from companion.hal.display import Display, open_device
+    from companion.hal.pins import make_factory
+
+    for display in (Display(lambda: open_device("dummy")), Display(None)):
+        factory = make_factory("mock")
+        config = Config().simulated(tmp_path / str(id(display)))
+        daemon = Daemon(config, Parts(factory, display), clock=VirtualClock(), notifier=_Quiet())
+        daemon.app.start()
+        daemon.ready()
+        assert daemon.app.loop.pending("display-retry") is None
+        daemon.app.shutdown()
+        factory.reset()
+        factory.close()
+
+
+class _Quiet:
+    def ready(self, status=None): ...
+    def status(self, text): ...
+    def watchdog_interval(self):
+        return None

@@ -95,6 +95,11 @@ class Display:
         return self.device is not None
 
     @property
+    def missing(self) -> bool:
+        """A panel is configured but not answering (worth retrying)."""
+        return self.device is None and self._factory is not None
+
+    @property
     def status(self) -> str:
         """One phrase for systemd's STATUS line: an owner reading it knows the box carries on."""
         if self.device is not None:
