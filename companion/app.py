@@ -131,6 +131,7 @@ class App:
         parts: Parts,
         rng: random.Random | None = None,
         demo_cards: bool = False,
+        recording: bool = False,
     ) -> None:
         self.config = config
         self.clock = clock
@@ -173,6 +174,7 @@ class App:
         self.presence: Any = None
         self.reader_status = "no reader" if parts.reader is None else "reader starting"
         # What replay reports per line, reset by whoever reads it.
+        self.recording = recording  # only replay and the simulator read these; the daemon not
         self.sounds: list[str] = []
         self.logs: list[str] = []
         self.rejected: str | None = None
@@ -326,7 +328,7 @@ class App:
     def on_tap(self, uid: str) -> None:
         self._dismiss_toast()
         card = self.registry.lookup(uid)
-        self.logs.append(f"card {uid}: {card.name if card else 'unknown'}")
+        self.note(f"card {uid}: {card.name if card else 'unknown'}")
         if card is None:
             self.play("card_unknown")
             if isinstance(self.menu, menus.Enrol):
@@ -392,20 +394,26 @@ class App:
 
     def play(self, cue: str) -> None:
         """Sound a cue, and note it for replay's ``sounds``."""
-        self.sounds.append(cue)
+        if self.recording:
+            self.sounds.append(cue)
         self.buzzer.play(cue)
+
+    def note(self, text: str) -> None:
+        """A line for replay's ``log`` and journald."""
+        log.info("%s", text)
+        if self.recording:
+            self.logs.append(text)
 
     def reject(self, reason: str) -> None:
         self.rejected = reason
         self.play("error")
-        self.logs.append(f"not allowed: {reason}")
+        self.note(f"not allowed: {reason}")
         self._toast(("Not allowed:", *_wrap(reason, 21, 2)), RED)
 
     def effects(self, effects: Iterable[Effect]) -> None:
         for effect in effects:
             if isinstance(effect, Log):
-                self.logs.append(effect.text)
-                log.info("%s", effect.text)
+                self.note(effect.text)
             elif isinstance(effect, Sound):
                 self.play(effect.cue)
             elif isinstance(effect, Schedule):
@@ -445,7 +453,7 @@ class App:
         self.journal.new_game(name, dict(raw_options), session.setup_rolls, self.game_time())
         self.session = session
         self.menu = None
-        self.logs.append(f"new game: {session.rules.title}")
+        self.note(f"new game: {session.rules.title}")
         self.effects(session.opening)
         self.refresh()
 
@@ -463,7 +471,7 @@ class App:
         session.rebuild(steps)
         self._cancel_game_timers()
         self._restore()
-        self.logs.append(f"undone: {label}")
+        self.note(f"undone: {label}")
         self.play("undo")
         return True
 
@@ -535,7 +543,7 @@ class App:
             elif key == "dice":
                 self.table_dice = not self.table_dice
                 where = "the table's dice" if self.table_dice else "the box"
-                self.logs.append(f"dice now come from {where}")
+                self.note(f"dice now come from {where}")
                 self._toast(("Dice now from", where))
         elif kind == "dice_entered":
             self.submit(replace(data["action"], rolls=data["rolls"]), from_input=True)
@@ -545,7 +553,7 @@ class App:
         elif kind == "enrol_done":
             card = Card(data["uid"], data["game"], data["card"], data["name"], data["fields"])
             self.registry.enrol(card)
-            self.logs.append(f"enrolled {card.uid} as {card.name}")
+            self.note(f"enrolled {card.uid} as {card.name}")
             self.play("card_ok")
             self._toast(("Enrolled:", card.name[:21]))
 

@@ -149,3 +149,28 @@ def test_a_refusal_lights_red_and_a_later_notice_does_not(tmp_path):
         assert lights.color != (1.0, 0.0, 0.0)
     finally:
         box.close()
+
+
+def test_the_daemon_keeps_no_replay_record_so_a_long_session_does_not_grow(tmp_path):
+    from companion.app import App, Parts
+    from companion.core.clock import VirtualClock
+    from companion.hal.display import Display, open_device
+    from companion.hal.pins import make_factory
+
+    factory = make_factory("mock")
+    app = App(
+        Config().simulated(tmp_path),
+        VirtualClock(),
+        Parts(factory, Display(lambda: open_device("dummy"))),
+    )
+    try:
+        app.start()
+        app.new_game("dice", {})
+        for _ in range(50):
+            app.submit(Action("roll"))
+        assert len(app.session.steps) == 50
+        assert app.logs == [] and app.sounds == []
+    finally:
+        app.shutdown()
+        factory.reset()
+        factory.close()

@@ -55,7 +55,9 @@ class SimulatedBox:
         )
         rng = random.Random(seed) if seed is not None else None
         parts = Parts(self.factory, display, reader, self.kind)
-        self.app = App(self.config, self.clock, parts, rng=rng, demo_cards=demo_cards)
+        self.app = App(
+            self.config, self.clock, parts, rng=rng, demo_cards=demo_cards, recording=True
+        )
         self.loop = self.app.loop
 
     # --- input, as a person would give it ------------------------------------------------
