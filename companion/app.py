@@ -22,12 +22,15 @@ from companion.core.registry import Card, Registry, demo_uid
 from companion.games import registry as games
 from companion.games.base import (
     Action,
+    Ask,
     BadAction,
     Cancel,
     Effect,
     Log,
+    Pages,
     Press,
     Rejected,
+    Reply,
     Schedule,
     Sound,
     Tap,
@@ -319,10 +322,7 @@ class App:
             else:
                 self.open_session_menu()
         elif self.session is not None:
-            rules = self.session.rules
-            action = rules.control(self.session.state, Press(button, long))
-            if action is not None:
-                self.submit(action, from_input=True)
+            self.answer(self.session.rules.control(self.session.state, Press(button, long)))
         self.refresh()
 
     def on_tap(self, uid: str) -> None:
@@ -344,14 +344,25 @@ class App:
             title = games.get(card.game).title if card.game in games.available() else card.game
             self._toast((card.name[:21], f"a {title} card"))
         else:
-            action = session.rules.control(session.state, Tap(uid, card.as_tap()))
-            if action is None:
+            reply = session.rules.control(session.state, Tap(uid, card.as_tap()))
+            if reply is None:
                 self._toast((card.name[:21], "not needed now"))
             else:
-                self.submit(action, from_input=True)
+                self.answer(reply)
         self.refresh()
 
     # --- actions ---------------------------------------------------------------------------
+
+    def answer(self, reply: Reply) -> None:
+        """Do what a control map answered: an action is submitted; a menu of the game's forms
+        or its information pages opens (walking them is never journaled)."""
+        if isinstance(reply, Action):
+            self.submit(reply, from_input=True)
+        elif isinstance(reply, Ask):
+            self.menu = menus.FormMenu(reply)
+            self._menu_command(self.menu.start())
+        elif isinstance(reply, Pages):
+            self.menu = menus.PageMenu(reply)
 
     def submit(self, action: Action, from_input: bool = False, auto: bool = False) -> bool:
         """Roll what the action needs, apply the rules, journal, then effects. True if accepted.
@@ -511,7 +522,9 @@ class App:
         )
 
     def _menu_press(self, button: str, long: bool) -> None:
-        command = self.menu.press(button, long)
+        self._menu_command(self.menu.press(button, long))
+
+    def _menu_command(self, command: menus.Command) -> None:
         kind, data = command.kind, command.data
         if kind == "stay":
             return
@@ -545,6 +558,10 @@ class App:
                 where = "the table's dice" if self.table_dice else "the box"
                 self.note(f"dice now come from {where}")
                 self._toast(("Dice now from", where))
+        elif kind == "form_done":
+            self.submit(data["action"], from_input=True)
+        elif kind == "refused":
+            self.reject(data["reason"])
         elif kind == "dice_entered":
             self.submit(replace(data["action"], rolls=data["rolls"]), from_input=True)
         elif kind == "enrol":

@@ -8,9 +8,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_trapwords_support import Table
 
+from companion.games import timer as clock
 from companion.games.base import Action, Schedule
 from companion.games.trapwords import GAME
-from companion.games.trapwords import timer as clock
 
 
 def test_pickup_runs_from_the_start_press() -> None:

@@ -153,6 +153,7 @@ class Option:
     default: str
     choices: tuple[str, ...] = ()  # empty: any value that ``check`` accepts
     presets: tuple[str, ...] = ()  # values the menu cycles through when choices is empty
+    bounds: tuple[int, int] | None = None  # a whole number in this range (lowest, highest)
 
     def menu_values(self) -> tuple[str, ...]:
         return self.choices or self.presets or (self.default,)
@@ -203,6 +204,64 @@ class Tap:
 Input = Press | Tap
 
 
+# --- what a control map may answer besides an action -------------------------------------------
+#
+# Questions and information pages are the app's business, not the game's: walking a menu is
+# never journaled and never an undo step. Only the action a finished form builds reaches the
+# rules (and the journal), exactly as ``do ACTION`` would in replay.
+
+
+@dataclass(frozen=True)
+class Field:
+    """One question of a form: pick one of ``choices`` (shown as ``names``), or with ``many``
+    several of them (given to the action joined with commas)."""
+
+    key: str
+    label: str
+    choices: tuple[str, ...]
+    names: tuple[str, ...] = ()
+    start: int = 0
+    many: bool = False
+
+    def shown(self, index: int) -> str:
+        return (self.names or self.choices)[index]
+
+
+@dataclass(frozen=True)
+class Form:
+    """A menu entry that ends in one action: ``action`` with ``args`` plus the fields' answers.
+
+    ``refused`` is the reason the entry cannot be used now; picking it shows the reason instead
+    of asking questions whose answer the rules would refuse anyway.
+    """
+
+    label: str
+    action: str
+    fields: tuple[Field, ...] = ()
+    args: Mapping[str, Scalar] = field(default_factory=dict)
+    refused: str | None = None
+
+
+@dataclass(frozen=True)
+class Ask:
+    """Open a menu of forms (one form: its questions at once)."""
+
+    title: str
+    forms: tuple[Form, ...]
+
+
+@dataclass(frozen=True)
+class Pages:
+    """Show information pages (a scoreboard, the seats): up/down turn them, any other button
+    closes them. ``start`` is the page shown first."""
+
+    screens: tuple[Screen, ...]
+    start: int = 0
+
+
+Reply = Action | Ask | Pages | None
+
+
 class Game(Protocol):
     """What a game module provides (as module-level names or an object with these attributes)."""
 
@@ -244,8 +303,9 @@ class Game(Protocol):
         """What the OLED and the LED show now."""
         ...
 
-    def control(self, state: Any, event: Input) -> Action | None:
-        """The control map: a button or card event to an action, or None to ignore it."""
+    def control(self, state: Any, event: Input) -> Reply:
+        """The control map: a button or card event to an action, a menu (Ask) or pages to show
+        (Pages), or None to ignore it."""
         ...
 
     def restore(self, state: Any) -> Any:

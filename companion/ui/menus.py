@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from companion.games.base import CardKind, DieLabel, Option
+from companion.games.base import Action, Ask, CardKind, DieLabel, Field, Form, Option, Pages
 from companion.ui.screen import Screen
 
 VISIBLE = 3  # menu rows that fit between the title and the footer
@@ -117,7 +117,8 @@ class OptionsMenu:
         if button in ("up", "down"):
             step = (10 if long else 1) * (1 if button == "up" else -1)
             value = int(self.values[name]) if self.values[name].isdigit() else 0
-            self.values[name] = str(max(0, min(999, value + step)))
+            low, high = self.options[self.cursor].bounds or (0, 999)
+            self.values[name] = str(max(low, min(high, value + step)))
         elif button in ("ok", "back", "green", "red"):
             self.editing = False
         return STAY
@@ -243,4 +244,123 @@ class DiceEntry:
         return STAY
 
 
-Menu = ListMenu | OptionsMenu | Confirm | Enrol | DiceEntry
+@dataclass
+class FormMenu:
+    """A game's own menu (``Ask``): pick an entry, answer its questions, and the app submits the
+    action it builds. Nothing here is journaled: only the finished action is.
+
+    up/down move (a long press by five), ok or green answers, back or red steps back one
+    question. A question with ``many`` marks choices with ok and takes them with green.
+    """
+
+    ask: Ask
+    form: Form | None = None
+    cursor: int = 0
+    index: int = 0  # the question being asked
+    values: dict[str, str] = field(default_factory=dict)
+    marked: set[int] = field(default_factory=set)
+
+    def start(self) -> Command:
+        """A menu of one entry asks its questions at once."""
+        if len(self.ask.forms) == 1:
+            return self._choose(self.ask.forms[0])
+        return STAY
+
+    def _field(self) -> Field:
+        assert self.form is not None
+        return self.form.fields[self.index]
+
+    def screen(self) -> Screen:
+        if self.form is None:
+            labels = [f.label for f in self.ask.forms]
+            return Screen(self.ask.title, _window(labels, self.cursor), footer="ok pick  back out")
+        question = self._field()
+        items = [question.shown(i) for i in range(len(question.choices))]
+        if question.many:
+            items = [("*" if i in self.marked else "-") + " " + t for i, t in enumerate(items)]
+            return Screen(question.label, _window(items, self.cursor), footer="ok mark  G done")
+        return Screen(question.label, _window(items, self.cursor), footer="ok pick  back out")
+
+    def press(self, button: str, long: bool) -> Command:
+        if button in ("back", "red"):
+            return self._back()
+        count = len(self.ask.forms) if self.form is None else len(self._field().choices)
+        if button in ("up", "down"):
+            step = (5 if long else 1) * (1 if button == "down" else -1)
+            if long:
+                self.cursor = max(0, min(count - 1, self.cursor + step))
+            else:
+                self.cursor = (self.cursor + step) % count
+            return STAY
+        if button not in ("ok", "green"):
+            return STAY
+        if self.form is None:
+            return self._choose(self.ask.forms[self.cursor])
+        question = self._field()
+        if question.many:
+            if button == "ok":
+                self.marked ^= {self.cursor}
+                return STAY
+            picked = [question.choices[i] for i in sorted(self.marked)]
+            self.values[question.key] = ",".join(picked)
+        else:
+            self.values[question.key] = question.choices[self.cursor]
+        return self._ask(self.index + 1)
+
+    def _choose(self, form: Form) -> Command:
+        if form.refused:
+            return Command("refused", {"reason": form.refused})
+        self.form = form
+        self.values = {}
+        return self._ask(0)
+
+    def _ask(self, index: int) -> Command:
+        assert self.form is not None
+        if index >= len(self.form.fields):
+            args = {**self.form.args, **self.values}
+            return Command("form_done", {"action": Action(self.form.action, args)})
+        self.index = index
+        question = self.form.fields[index]
+        self.cursor = question.start if 0 <= question.start < len(question.choices) else 0
+        self.marked = set()
+        return STAY
+
+    def _back(self) -> Command:
+        if self.form is None:
+            return CLOSE
+        if self.index > 0:
+            self.values.pop(self.form.fields[self.index - 1].key, None)
+            self._ask(self.index - 1)
+            return STAY
+        if len(self.ask.forms) == 1:
+            return CLOSE
+        self.cursor = self.ask.forms.index(self.form)
+        self.form = None
+        return STAY
+
+
+@dataclass
+class PageMenu:
+    """Information pages (a scoreboard, the seats): up/down turn them, any other button closes."""
+
+    pages: Pages
+    index: int = 0
+
+    def __post_init__(self) -> None:
+        self.index = max(0, min(len(self.pages.screens) - 1, self.pages.start))
+
+    def screen(self) -> Screen:
+        page = self.pages.screens[self.index]
+        n = len(self.pages.screens)
+        footer = f"^v page {self.index + 1}/{n}  ok out" if n > 1 else "ok out"
+        return Screen(page.title, page.lines, page.big, footer, page.inverted, page.picture)
+
+    def press(self, button: str, long: bool) -> Command:
+        if button in ("up", "down") and len(self.pages.screens) > 1:
+            step = 1 if button == "down" else -1
+            self.index = (self.index + step) % len(self.pages.screens)
+            return STAY
+        return CLOSE
+
+
+Menu = ListMenu | OptionsMenu | Confirm | Enrol | DiceEntry | FormMenu | PageMenu

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
+from companion.games import timer as clock
 from companion.games.base import (
     Action,
     BadAction,
@@ -29,7 +30,6 @@ from companion.games.base import (
     Sound,
     check_arguments,
 )
-from companion.games.trapwords import timer as clock
 from companion.games.trapwords.data import TABLES
 from companion.games.trapwords.dungeon import (
     TEAMS,

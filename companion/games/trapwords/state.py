@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from companion.games.timer import Timer
 from companion.games.trapwords.data import TABLES, Monster
 from companion.games.trapwords.dungeon import TEAMS, glowing_for
-from companion.games.trapwords.timer import Timer
 
 # Phases of the game, in the order a turn goes through them.
 READY = "ready"  # between turns: the box says who gives clues; ok starts

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from companion.games.timer import show
 from companion.games.trapwords.data import TABLES
 from companion.games.trapwords.state import (
     OVER,
@@ -24,7 +25,6 @@ from companion.games.trapwords.state import (
     RoundReport,
     TrapwordsState,
 )
-from companion.games.trapwords.timer import show
 from companion.ui.screen import RED, WHITE, Lights, Screen, fraction_color
 
 TITLE = "Trapwords"

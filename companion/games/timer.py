@@ -1,5 +1,6 @@
-"""The turn timer as pure data: remaining time is worked out from ``Action.at`` values, never
-from a clock, and the app is asked (Schedule/Cancel) to fire the timeout and the ticks.
+"""A turn timer as pure data, shared by Trapwords and Hostage Trap!: remaining time is worked
+out from ``Action.at`` values, never from a clock, and the app is asked (Schedule/Cancel) to
+fire the timeout and the ticks.
 
 Ticks land on whole seconds of remaining time, each computed from the tick's own ``at``, so a late
 tick makes the next one shorter instead of pushing every later tick back (no drift). The timeout
