@@ -397,9 +397,10 @@ class App:
                 raise
             log.error("control map produced a bad action %r: %s", action, err)
             return False
-        self.journal.action(action, auto=auto)  # fsync before anything shows
+        nav = getattr(rules, "navigation", lambda action: False)(action)
+        self.journal.action(action, auto=auto, nav=nav)  # fsync before anything shows
         session.state = outcome.state
-        session.add(Step(action, auto), outcome.effects)
+        session.add(Step(action, auto, nav), outcome.effects)
         self.effects(outcome.effects)
         return True
 

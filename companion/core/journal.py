@@ -32,14 +32,18 @@ class JournalUnreadable(Exception):
 @dataclass(frozen=True)
 class Step:
     """One standing entry of a game: an action (``auto`` when a timer applied it, not a
-    person), or, with no action, the app's restore after a power cut or an undo."""
+    person; ``nav`` when it only moved a menu), or, with no action, the app's restore after a
+    power cut or an undo."""
 
     action: Action | None
     auto: bool = False
+    nav: bool = False
 
     @property
     def by_person(self) -> bool:
-        return self.action is not None and not self.auto
+        """An undo target: a game action a person made (menu moves are never taken back on
+        their own; they go with the game action before them)."""
+        return self.action is not None and not self.auto and not self.nav
 
 
 def undo_steps(steps: list[Step]) -> Action | None:
@@ -122,7 +126,8 @@ def fold(entries: list[dict[str, Any]]) -> GameRecord | None:
         elif record is None:
             continue  # actions of a game whose start was archived
         elif kind == "action":
-            record.steps.append(Step(Action.from_json(entry["action"]), bool(entry.get("auto"))))
+            action = Action.from_json(entry["action"])
+            record.steps.append(Step(action, bool(entry.get("auto")), bool(entry.get("nav"))))
         elif kind == "restore":
             record.steps.append(Step(None))
         elif kind == "undo":
@@ -189,10 +194,12 @@ class Journal:
             {"kind": "game", "game": game, "options": options, "rolls": list(rolls), "at": at}
         )
 
-    def action(self, action: Action, auto: bool = False) -> None:
+    def action(self, action: Action, auto: bool = False, nav: bool = False) -> None:
         entry: dict[str, Any] = {"kind": "action", "action": action.to_json()}
         if auto:
             entry["auto"] = True
+        if nav:
+            entry["nav"] = True
         self.append(entry)
 
     def restore(self) -> None:

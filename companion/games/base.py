@@ -294,6 +294,8 @@ class Game(Protocol):
 
     # Optional: ``dice_labels(state, action) -> tuple[DieLabel, ...]``, one per die of
     # ``dice_for``, to name the dice when the table rolls its own.
+    # Optional: ``navigation(action) -> bool``, true for an action that only moves a menu kept
+    # in the game's state: it is journaled, but undo never stops on it.
 
     def public(self, state: Any) -> dict[str, Any]:
         """The replay contract's ``state`` object (JSON-safe)."""

@@ -109,6 +109,10 @@ class TrapAttack:
         actions.HANDLERS[action.name](step, action, rolls)
         return step.outcome()
 
+    def navigation(self, action: Action) -> bool:
+        """Menu moves are journaled like any action, but undo takes back game actions only."""
+        return action.name in actions.UI_ACTIONS
+
     def public(self, state: State) -> dict[str, Any]:
         return public.public(state)
 

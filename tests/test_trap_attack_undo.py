@@ -1,0 +1,46 @@
+"""Undo in Trap Attack takes back game actions only: the players' menu lives in the game's
+state and every cursor move is journaled, but no menu move is ever the thing undo offers."""
+
+from __future__ import annotations
+
+from companion.core.journal import Journal
+from companion.replay import run_script
+
+
+def test_menu_moves_are_never_what_undo_offers():
+    out = run_script(
+        "game trap-attack\ndice 3 1\npress green\n"
+        "press red\npress down\npress down\npress red\nhold back 1.5\n"
+    )
+    offer = " ".join(out[-1]["screen"])
+    assert "AI moves 4" in offer, offer
+    assert "close" not in offer and "pick" not in offer
+
+
+def test_undoing_the_race_end_needs_one_confirmation_after_a_long_scroll(tmp_path):
+    scroll = "press up\n" * 29
+    out = run_script(
+        "game trap-attack\ndo winner player=1\npress red\npress red\n"
+        # the menu over the scores: "AI position" is its first entry after the race
+        f"press ok\n{scroll}press red\nhold back 1.5\npress green\n",
+        state_dir=tmp_path,
+    )
+    assert "wins the race" in " ".join(out[-2]["screen"])
+    assert out[-1]["state"]["winner"] is None
+    assert out[-1]["state"]["race_over"] is False
+    # The journal's fold gives the very game the box shows: nothing stands but the start.
+    record = Journal(tmp_path / "journal.jsonl").open()
+    assert record is not None
+    assert [s.action for s in record.steps if s.by_person] == []
+
+
+def test_undo_after_menu_moves_folds_to_what_the_box_shows(tmp_path):
+    out = run_script(
+        "game trap-attack\ndice 3 1\npress green\ndice 2 1\npress green\n"
+        "press red\npress down\nhold back 1.5\npress green\n",
+        state_dir=tmp_path,
+    )
+    assert out[-1]["state"]["ai"]["position"] == 26
+    record = Journal(tmp_path / "journal.jsonl").open()
+    assert record is not None
+    assert [a.name for a in record.actions] == ["ai_turn"]
