@@ -10,8 +10,9 @@ from hypothesis import strategies as st
 
 from companion.errors import DataError
 from companion.games.base import BadAction
+from companion.games.datafile import DATA_DIR
 from companion.games.trapwords import GAME
-from companion.games.trapwords.data import DATA_DIR, TABLES, parse
+from companion.games.trapwords.data import TABLES, parse
 
 
 def test_defaults() -> None:

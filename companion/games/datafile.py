@@ -12,15 +12,17 @@ from companion.errors import DataError
 DATA_DIR = Path(__file__).resolve().parent / "data"
 
 
-def read_toml(path: Path | str) -> dict[str, Any]:
-    """A table shipped in companion/games/data/ (a bare name) or an owner's file (a path)."""
-    path = Path(path)
-    if not path.is_absolute() and path.parent == Path("."):
-        path = DATA_DIR / path
+def shipped(name: str) -> Path:
+    """A table that ships in companion/games/data/."""
+    return DATA_DIR / name
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """A TOML table, or DataError naming the file (and, from tomllib, the line)."""
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as err:
-        raise DataError(f"{path}: cannot read it ({err.strerror or err})") from None
+        raise DataError(f"{path}: cannot be read ({err.strerror or err})") from None
     except UnicodeDecodeError:
         raise DataError(f"{path}: not UTF-8 text") from None
     except tomllib.TOMLDecodeError as err:

@@ -15,7 +15,7 @@ from typing import TypeVar
 
 from companion.errors import DataError
 from companion.games.base import Action, BadAction
-from companion.games.datafile import colour, need, read_toml
+from companion.games.datafile import colour, need, read_toml, shipped
 from companion.ui.screen import RGB, Lights, Screen
 
 SEATS_FILE = "seats.toml"
@@ -31,7 +31,7 @@ class SeatLook:
 @cache
 def looks() -> tuple[SeatLook, ...]:
     """Every seat's colour and colour name, from companion/games/data/seats.toml."""
-    data = read_toml(SEATS_FILE)
+    data = read_toml(shipped(SEATS_FILE))
     seats = need(data, "seat", list, SEATS_FILE)
     out = []
     for i, seat in enumerate(seats, start=1):

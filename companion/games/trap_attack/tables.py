@@ -6,7 +6,6 @@ itself and the bad key (DataError), because an owner may edit these files.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -14,21 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from companion.errors import DataError
+from companion.games.datafile import read_toml
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 RULES_FILE = DATA / "trap_attack_rules.toml"
 CARDS_FILE = DATA / "trap_attack_cards.toml"
 
 READINGS = ("block", "relic", "cast")
-
-
-def read_toml(path: Path) -> dict[str, Any]:
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as err:
-        raise DataError(f"{path}: cannot be read ({err.strerror or err})") from None
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
-        raise DataError(f"{path}: not valid TOML ({err})") from None
 
 
 def need_int(table: Mapping[str, Any], key: str, where: str, lo: int, hi: int) -> int:

@@ -3,14 +3,11 @@ companion/games/data/ so that changing a number never means changing the rules' 
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from companion.errors import DataError
-
-DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+from companion.games.datafile import read_toml, shipped
 
 
 @dataclass(frozen=True)
@@ -56,17 +53,6 @@ class Tables:
 
     def curse(self, curse_id: str) -> Curse | None:
         return next((c for c in self.curses if c.id == curse_id), None)
-
-
-def _read(name: str) -> dict[str, Any]:
-    path = DATA_DIR / name
-    try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
-    except OSError as err:
-        raise DataError(f"{path}: cannot read the Trapwords table ({err.strerror})") from None
-    except tomllib.TOMLDecodeError as err:
-        raise DataError(f"{path}: not valid TOML: {err}") from None
 
 
 def _numbers(path: str, value: Any) -> tuple[float, ...]:
@@ -140,9 +126,9 @@ def parse(setup: dict[str, Any], monsters: dict[str, Any], curses: dict[str, Any
 
 def load() -> Tables:
     return parse(
-        _read("trapwords_setup.toml"),
-        _read("trapwords_monsters.toml"),
-        _read("trapwords_curses.toml"),
+        read_toml(shipped("trapwords_setup.toml")),
+        read_toml(shipped("trapwords_monsters.toml")),
+        read_toml(shipped("trapwords_curses.toml")),
     )
 
 
