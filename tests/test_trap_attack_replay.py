@@ -66,11 +66,12 @@ def test_solo_game_books_life_knockout_paralysis_and_crystal(solo):
     assert "crystal" in crystal["sounds"]
 
 
-def test_solo_game_second_tapped_attack_is_rejected_and_changes_nothing(solo):
+def test_solo_game_second_attack_tapped_or_from_the_menu_is_rejected_and_changes_nothing(solo):
     refused = [o for o in solo if "rejected" in o]
-    assert [o["rejected"] for o in refused] == ["Player 1 has already cast an attack this turn"]
+    assert [o["rejected"] for o in refused] == ["Player 1 has already cast an attack this turn"] * 2
     before = solo[solo.index(refused[0]) - 1]["state"]
     assert refused[0]["state"] == before
+    assert refused[1]["state"] == before
 
 
 def test_solo_game_final_scores(solo):

@@ -141,13 +141,21 @@ def test_solo_mode_block_cancels_a_players_attack_two_faces_in_six(face):
     assert "block" in table.sounds
 
 
+def back_to_player_1(table: Table) -> None:
+    """The AI's turn passes without it playing: one attack per turn, so the next needs it."""
+    table.do("turn")
+    table.do("turn")
+
+
 def test_dealing_damage_pushing_backwards_and_paralysis_hit_the_ai():
     table = Table()
     table.do("ai_turn", 4, 1)  # 30 -> 25
     table.do("attack", 3, kind="damage", amount=2)
     assert ai(table)["life"] == 4
+    back_to_player_1(table)
     table.do("attack", 5, kind="push", amount=3)
     assert ai(table)["position"] == 28
+    back_to_player_1(table)
     table.do("attack", 6, kind="paralysis")
     assert ai(table)["paralyzed"] is True
 
@@ -181,6 +189,47 @@ def test_paralysis_effect_a_paralyzed_ai_skips_movement_but_still_acts_for_one_t
     assert GAME.dice_for(table.state, Action("ai_turn")) == (4, 6)
 
 
+def test_paralysis_effect_a_paralyzed_ai_discards_a_move_forward_card_and_draws_again():
+    table = Table()
+    table.do("attack", 6, kind="paralysis")
+    table.do("ai_turn", 5)  # no move; Cast card
+    table.do("card", id="forward-2")
+    assert ai(table)["position"] == 30
+    assert table.state.pending == "card"
+    assert table.pub["discarded"] == 1
+    assert "Paralyzed: discard it" in table.screen()
+    assert not any("AI moves" in line for line in table.logs)
+    table.do("card", id="heal-1")  # the next card works as usual
+    assert table.state.pending is None
+
+
+def test_paralysis_effect_reaching_the_ai_in_its_own_turn_stops_its_next_move():
+    table = Table()
+    table.do("ai_turn", 2, 5)  # 30 -> 27, Cast card: its card waits
+    table.do("paralyze", player="ai")  # a reflected card, say
+    table.do("card", id="forward-1")  # this turn's movement is not stopped
+    assert ai(table)["position"] == 26
+    assert ai(table)["paralyzed"] is True  # the turn ended, the paralysis stays
+    assert GAME.dice_for(table.state, Action("ai_turn")) == (6,)
+    table.do("ai_turn", 1)  # the next AI turn: no move, then it wears off
+    assert ai(table)["position"] == 26
+    assert ai(table)["paralyzed"] is False
+
+
+def test_game_play_an_attack_from_the_menu_counts_against_the_turns_limit():
+    table = Table()
+    table.do("attack", 6, kind="damage", amount=1)
+    with pytest.raises(Rejected, match="already cast an attack this turn"):
+        GAME.dice_for(table.state, Action("attack", {"kind": "push", "amount": 1}))
+    with pytest.raises(Rejected, match="already cast an attack this turn"):
+        table.do("attack", 6, kind="push", amount=1)
+    with pytest.raises(Rejected, match="already cast an attack this turn"):
+        table.tap("damage-2")
+    assert ai(table)["life"] == 5
+    back_to_player_1(table)
+    table.do("attack", 6, kind="push", amount=1)  # a new turn, a new attack
+
+
 def test_paralysis_effect_a_player_is_paralyzed_through_their_next_turn_only():
     table = Table({"players": "2"})
     table.do("paralyze", player="2")  # during player 1's turn
@@ -198,6 +247,7 @@ def test_players_unconscious_ai_goes_back_two_full_life_and_the_attacker_earns_l
     table = Table()
     table.do("ai_turn", 4, 1)  # 30 -> 25
     table.do("attack", 6, kind="damage", amount=4)
+    back_to_player_1(table)
     table.do("attack", 6, kind="damage", amount=2)
     assert ai(table)["life"] == 6
     assert ai(table)["position"] == 27

@@ -90,9 +90,8 @@ def faces(state: State, action: Action) -> tuple[int, ...]:
     if action.name == "ai_turn":
         return ai.move_faces(state)
     if action.name == "attack":
-        if "card" in action.args:
-            by = pawn_arg(state, action, "by", ai=False, default=turns.default_user(state))
-            turns.check_attack(state, by, AI)
+        by = pawn_arg(state, action, "by", ai=False, default=turns.default_user(state))
+        turns.check_attack(state, by, AI)
         return (die,)
     if action.name == "play":
         return (die,) if turns.play_needs_die(state, action) else ()
@@ -105,12 +104,13 @@ def faces(state: State, action: Action) -> tuple[int, ...]:
 
 
 def _attack(step: Step, action: Action, rolls: tuple[int, ...]) -> None:
+    """An attack at the AI, tapped or picked in the menu: either way it counts against the
+    turn's limit (rulings, Trap Attack 11)."""
     state = step.state
     kind, amount = ai.attack_effect(action)
     by = pawn_arg(state, action, "by", ai=False, default=turns.default_user(state))
-    if "card" in action.args:
-        turns.check_attack(state, by, AI)
-        step.state = replace(state, played=(*state.played, Played(by, "attack", AI)))
+    turns.check_attack(state, by, AI)
+    step.state = replace(state, played=(*state.played, Played(by, "attack", AI)))
     ai.attack_ai(step, by, kind, amount, rolls[0])
 
 

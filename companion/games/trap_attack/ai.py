@@ -19,9 +19,19 @@ READING_NAMES = {"block": "Block", "relic": "Relic", "cast": "Cast"}
 def move_faces(state: State) -> tuple[int, ...]:
     """The AI turn's dice: movement die then action die, or the action die alone if paralyzed."""
     action_die = state.rules.action_faces
-    if state.pawn(AI).paralyzed:
+    if held_still(state):
         return (action_die,)
     return (state.rules.move(state.options.ai_move).die, action_die)
+
+
+def held_still(state: State) -> bool:
+    """Paralysis stops the AI's movement in the AI turn under way or about to start, if it
+    came before that turn began: paralysis that reaches the AI during its own turn stops its
+    next turn's movement, as for a player (rulings, Trap Attack 3)."""
+    since = state.pawn(AI).paralyzed_at
+    if since is None:
+        return False
+    return state.turn != AI or since < state.turn_no
 
 
 def walk(step: Step, steps: int) -> int:
@@ -69,7 +79,7 @@ def ai_turn(step: Step, action: Action, rolls: tuple[int, ...]) -> None:
     step.state = state
     step.sound("roll")
     rules = state.rules
-    if state.pawn(AI).paralyzed:
+    if held_still(state):
         face = rolls[0]
         step.log("AI is paralyzed: no move this turn")
         step.say("AI paralyzed: no move")
@@ -116,9 +126,10 @@ def cast(step: Step, action: Action) -> None:
     effect = card_effect(action)
     state = step.state
     if effect.no_effect_for_ai:
-        step.state = replace(state, discarded=state.discarded + 1)
-        step.log(f"{effect.name}: no effect for the AI, discard it and draw another")
-        step.say(effect.short, "No effect: discard it", "draw another, tap it")
+        discard(step, effect, "no effect for the AI", "No effect")
+        return
+    if effect.kind == "forward" and held_still(state):
+        discard(step, effect, "the AI is paralyzed", "Paralyzed")
         return
     step.state = replace(state, pending=None, discarded=0)
     if effect.kind in ("heal", "forward"):
@@ -132,6 +143,13 @@ def cast(step: Step, action: Action) -> None:
         target = pawn_arg(state, action, "target", ai=False, default=state.humans[0])
         threaten(step, Threat(effect.kind, effect.amount, target, AI, effect.id, effect.name))
     finish_ai_turn(step)
+
+
+def discard(step: Step, effect: CardEffect, why: str, short_why: str) -> None:
+    """A card that does nothing for the AI now: it draws again, its card still awaited."""
+    step.state = replace(step.state, discarded=step.state.discarded + 1)
+    step.log(f"{effect.name}: {why}, discard it and draw another")
+    step.say(effect.short, f"{short_why}: discard it", "draw another, tap it")
 
 
 def threaten(step: Step, threat: Threat) -> None:

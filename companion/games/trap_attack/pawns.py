@@ -69,9 +69,10 @@ def paralyze(step: Step, target: str) -> None:
 
 
 def end_turn(state: State) -> State:
-    """The turn owner's paralysis wears off if it was there before this turn began."""
+    """The turn owner's paralysis wears off if it was there before this turn began; paralysis
+    that came during the turn lasts through the owner's next one, the AI's as a player's."""
     pawn = state.pawn(state.turn)
-    served = pawn.paralyzed_at is not None and (pawn.id == AI or pawn.paralyzed_at < state.turn_no)
+    served = pawn.paralyzed_at is not None and pawn.paralyzed_at < state.turn_no
     if served:
         state = state.with_pawn(replace(pawn, paralyzed_at=None))
     return state
