@@ -9,12 +9,17 @@
 #       Lays the files out under DIR and stops there: no apt-get, no user, no venv or pip,
 #       no systemctl, no boot configuration. For CI and packaging; needs no root.
 #
+#   --model NAME     the board (pi3, pi4, pi5, zero2w, zerow: firmware/models.toml), which sets
+#                    the card reader's port in a new config; by default the board names itself
+#                    in MODEL_FILE, and under --root that is DIR/proc/device-tree/model (never
+#                    the build host's). A board that cannot be told gets /dev/serial0.
+#
 # Environment switches for the real install:
 #   SKIP_APT=1       the Debian packages are already there (no apt-get)
 #   SKIP_FIRMWARE=1  leave /boot/firmware alone (apply it later: trap-companion firmware apply)
 #   NO_START=1       enable the service but do not start it now
 #   BOOT_DIR=DIR     the boot partition (default /boot/firmware)
-#   MODEL_FILE=FILE  where the board names its model (default /proc/device-tree/model)
+#   MODEL_FILE=FILE  where the board names its model (default [DIR]/proc/device-tree/model)
 #   PYTHON=python3   the interpreter the venv is made from
 #
 # The paths match companion/pi/paths.py and systemd/trap-companion.service.
@@ -29,22 +34,74 @@ CREATE_ROOT=1
 GROUPS_NEEDED=(gpio i2c dialout)
 APT_PACKAGES=(python3 python3-venv python3-pip python3-lgpio python3-pil i2c-tools)
 BOOT_DIR=${BOOT_DIR:-/boot/firmware}
-MODEL_FILE=${MODEL_FILE:-/proc/device-tree/model}
 PYTHON=${PYTHON:-python3}
+MODELS=$REPO/firmware/models.toml
 
 step() { printf '\n==> %s\n' "$*"; }
 
-parse_root "$@"
+# usage: models names | models port NAME | models detect MODEL_TEXT
+# Answers from firmware/models.toml, the table `trap-companion firmware` reads: every model's
+# name, one model's reader port, or the model whose detect prefix matches longest.
+models() {
+    awk -v mode="$1" -v arg="${2:-}" '
+    /^\[models\./ { name = $0; sub(/^\[models\./, "", name); sub(/\].*/, "", name)
+                     names = names sep name; sep = ", "; next }
+    /^reader_port *=/ { value = $0; sub(/^[^"]*"/, "", value); sub(/".*/, "", value)
+                        port[name] = value; next }
+    /^detect *=/ { rest = $0
+                   while (match(rest, /"[^"]*"/)) {
+                       prefix = substr(rest, RSTART + 1, RLENGTH - 2)
+                       rest = substr(rest, RSTART + RLENGTH)
+                       if (index(arg, prefix) == 1 && length(prefix) > best) {
+                           best = length(prefix); found = name
+                       }
+                   } }
+    END { if (mode == "names") print names
+          else if (mode == "port") print port[arg]
+          else print found }' "$MODELS"
+}
+
+MODEL=
+args=()
+while [ $# -gt 0 ]; do
+    case $1 in
+    --model) MODEL=${2:?--model needs a board name}; shift 2 ;;
+    --model=*) MODEL=${1#--model=}; shift ;;
+    *) args+=("$1"); shift ;;
+    esac
+done
+parse_root ${args[@]+"${args[@]}"}
 if [ "$SYSTEM" = 0 ]; then
     say "Installing files under $ROOT only (no packages, user, venv or systemctl)."
 fi
 
-model=$(tr -d '\0' <"$MODEL_FILE" 2>/dev/null || true)
-case $model in
-# firmware/models.toml says the same: on a Pi 5 the header UART is /dev/ttyAMA0.
-"Raspberry Pi 5"* | "Raspberry Pi Compute Module 5"*) reader_port=/dev/ttyAMA0 ;;
-*) reader_port=/dev/serial0 ;;
-esac
+# The reader's port depends on the board: on a Pi 5 the header UART is /dev/ttyAMA0.
+MODEL_FILE=${MODEL_FILE:-$ROOT/proc/device-tree/model}
+if [ -n "$MODEL" ]; then
+    reader_port=$(models port "$MODEL")
+    if [ -z "$reader_port" ]; then
+        say "$SCRIPT: unknown model '$MODEL': one of $(models names)" >&2
+        exit 2
+    fi
+    port_origin="--model $MODEL"
+else
+    # The braces make the redirection's own error (no such file) go to /dev/null too.
+    model_text=$({ tr -d '\0' <"$MODEL_FILE"; } 2>/dev/null || true)
+    MODEL=$(models detect "$model_text")
+    if [ -n "$MODEL" ]; then
+        reader_port=$(models port "$MODEL")
+        port_origin="$MODEL_FILE says $model_text"
+    else
+        reader_port=/dev/serial0
+        if [ -n "$model_text" ]; then
+            port_origin="$MODEL_FILE says $model_text, not a board in firmware/models.toml"
+        else
+            port_origin="no $MODEL_FILE to tell the board"
+        fi
+        port_origin="$port_origin (for a Pi 5: --model pi5)"
+    fi
+fi
+say "card reader on $reader_port: $port_origin"
 
 # 1. Debian packages: lgpio must come from Debian (python3-lgpio), hence --system-site-packages.
 if [ "$SYSTEM" = 1 ] && [ "${SKIP_APT:-0}" != 1 ]; then
@@ -119,7 +176,8 @@ reboot_needed=0
 if [ "${SKIP_FIRMWARE:-0}" != 1 ] && [ -f "$BOOT_DIR/config.txt" ]; then
     step "Boot configuration in $BOOT_DIR"
     before=$(cat "$BOOT_DIR/config.txt" "$BOOT_DIR/cmdline.txt" 2>/dev/null | cksum)
-    if "$VENV/bin/$NAME" firmware apply --boot "$BOOT_DIR" --model-file "$MODEL_FILE"; then
+    if [ -n "$MODEL" ]; then board=(--model "$MODEL"); else board=(--model-file "$MODEL_FILE"); fi
+    if "$VENV/bin/$NAME" firmware apply --boot "$BOOT_DIR" "${board[@]}"; then
         after=$(cat "$BOOT_DIR/config.txt" "$BOOT_DIR/cmdline.txt" 2>/dev/null | cksum)
         [ "$before" = "$after" ] || reboot_needed=1
     else

@@ -36,10 +36,13 @@ say "removed $PREFIX"
 if [ "$PURGE" = 1 ]; then
     # Drop-ins from `systemctl edit` are the owner's too: they go with the purge.
     rm -rf "$ROOT$UNIT_DIR/$NAME.service.d" "$ROOT$ETC" "$ROOT$STATE"
-    if [ "$SYSTEM" = 1 ] && id "$NAME" >/dev/null 2>&1; then
+    say "removed $ETC and $STATE"
+    if [ "$SYSTEM" = 0 ]; then
+        say "the user $NAME is left alone under --root"
+    elif id "$NAME" >/dev/null 2>&1; then
         userdel "$NAME"
+        say "removed the user $NAME"
     fi
-    say "removed $ETC, $STATE and the user $NAME"
 else
     say "kept $ETC (config) and $STATE (cards, journal): 'sudo make uninstall PURGE=1' removes them"
 fi

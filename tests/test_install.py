@@ -41,7 +41,6 @@ def run(script: Path, stubs: Path, *args: str, **env: str) -> subprocess.Complet
         "PATH": f"{stubs}:/usr/local/bin:/usr/bin:/bin",
         "HOME": str(stubs.parent),
         "LANG": "C.UTF-8",
-        "MODEL_FILE": str(stubs.parent / "no-such-model"),
         **env,
     }
     return subprocess.run(
@@ -96,14 +95,72 @@ def test_destdir_works_like_root(tmp_path: Path, stubs: Path) -> None:
     assert under(root, paths.CONFIG_FILE).is_file()
 
 
+def reader_port(root: Path) -> str:
+    config = under(root, paths.CONFIG_FILE).read_text()
+    lines = config.split("[reader]")[1].splitlines()
+    return next(line for line in lines if line.startswith("port = ")).split('"')[1]
+
+
 def test_a_pi5_gets_its_reader_port(tmp_path: Path, stubs: Path) -> None:
     model = tmp_path / "model"
     model.write_bytes(b"Raspberry Pi 5 Model B Rev 1.0\0")
     root = tmp_path / "root"
     result = run(INSTALL, stubs, "--root", str(root), MODEL_FILE=str(model))
     assert result.returncode == 0, result.stderr
-    config = under(root, paths.CONFIG_FILE).read_text()
-    assert 'port = "/dev/ttyAMA0"' in config and '/dev/serial0"' not in config.split("[reader]")[1]
+    assert reader_port(root) == "/dev/ttyAMA0"
+    assert f"card reader on /dev/ttyAMA0: {model} says Raspberry Pi 5 Model B" in result.stdout
+
+
+def test_a_board_without_a_device_tree_installs_quietly(tmp_path: Path, stubs: Path) -> None:
+    root = tmp_path / "root"
+    result = run(INSTALL, stubs, "--root", str(root), MODEL_FILE=str(tmp_path / "absent"))
+    assert result.returncode == 0
+    assert result.stderr == ""
+    assert reader_port(root) == "/dev/serial0"
+    assert f"no {tmp_path / 'absent'}" in result.stdout and "--model pi5" in result.stdout
+
+
+def test_root_reads_the_model_under_the_root_not_the_build_hosts(
+    tmp_path: Path, stubs: Path
+) -> None:
+    root = tmp_path / "root"
+    model = under(root, "/proc/device-tree/model")
+    model.parent.mkdir(parents=True)
+    model.write_bytes(b"Raspberry Pi 5 Model B Rev 1.0\0")
+    result = run(INSTALL, stubs, "--root", str(root))
+    assert result.returncode == 0, result.stderr
+    assert reader_port(root) == "/dev/ttyAMA0"
+    assert f"{root}/proc/device-tree/model says Raspberry Pi 5" in result.stdout
+
+
+def test_root_without_a_model_says_which_port_it_chose(tmp_path: Path, stubs: Path) -> None:
+    root = tmp_path / "root"
+    result = run(INSTALL, stubs, "--root", str(root))
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    assert reader_port(root) == "/dev/serial0"
+    assert f"no {root}/proc/device-tree/model" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("model", "port"),
+    [("pi5", "/dev/ttyAMA0"), ("pi4", "/dev/serial0"), ("zero2w", "/dev/serial0")],
+)
+def test_the_model_can_be_given(tmp_path: Path, stubs: Path, model: str, port: str) -> None:
+    root = tmp_path / "root"
+    other = tmp_path / "model"  # a model file that says otherwise: --model wins
+    other.write_bytes(b"Raspberry Pi 4 Model B\0" if model == "pi5" else b"Raspberry Pi 5\0")
+    result = run(INSTALL, stubs, "--root", str(root), "--model", model, MODEL_FILE=str(other))
+    assert result.returncode == 0, result.stderr
+    assert reader_port(root) == port
+    assert f"card reader on {port}: --model {model}" in result.stdout
+
+
+def test_an_unknown_model_is_refused(tmp_path: Path, stubs: Path) -> None:
+    result = run(INSTALL, stubs, "--root", str(tmp_path / "root"), "--model", "pi9")
+    assert result.returncode == 2
+    assert "unknown model 'pi9'" in result.stderr and "pi5" in result.stderr
+    assert not (tmp_path / "root" / "etc").exists()
 
 
 def test_a_second_install_keeps_the_owners_config_cards_and_journal(
@@ -152,6 +209,8 @@ def test_uninstall_with_purge_removes_the_data_too(tmp_path: Path, stubs: Path) 
     assert not under(root, paths.CONFIG_DIR).exists()
     assert not under(root, paths.STATE_DIR).exists()
     assert under(root, "/etc").is_dir()  # only our directories went
+    assert "user" not in result.stdout.split("removed /etc/trap-companion")[1].split("\n")[0]
+    assert "the user trap-companion is left alone under --root" in result.stdout
 
 
 def test_a_real_install_refuses_to_run_without_root(tmp_path: Path, stubs: Path) -> None:
