@@ -128,7 +128,9 @@ fi
 if [ "$SYSTEM" = 1 ]; then
     step "Installing the program into $VENV"
     [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv --system-site-packages "$VENV"
-    "$VENV/bin/python" -m pip install --quiet --upgrade "$REPO"
+    # --prefer-binary: on 32-bit boards PyPI lacks some wheels (Pillow); an older wheel beats
+    # compiling for an hour on a Zero W.
+    "$VENV/bin/python" -m pip install --quiet --upgrade --prefer-binary "$REPO"
     "$VENV/bin/python" -c 'import lgpio' 2>/dev/null ||
         say "warning: the venv cannot import lgpio; is python3-lgpio installed?" >&2
 fi

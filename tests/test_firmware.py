@@ -91,6 +91,7 @@ BOARDS = {
     "pi4": ("Raspberry Pi 4 Model B Rev 1.5", BOOKWORM_CONFIG, DESKTOP_CMDLINE),
     "pi5": ("Raspberry Pi 5 Model B Rev 1.0", BOOKWORM_CONFIG, DESKTOP_CMDLINE),
     "zero2w": ("Raspberry Pi Zero 2 W Rev 1.0", ZERO_LITE_CONFIG, LITE_CMDLINE),
+    "zerow": ("Raspberry Pi Zero W Rev 1.1", ZERO_LITE_CONFIG, LITE_CMDLINE),
 }
 I2C = "dtparam=i2c_arm=on,i2c_arm_baudrate=400000"
 UART_PI5 = ["dtparam=uart0=on"]
@@ -302,6 +303,7 @@ def test_a_failed_write_names_the_file(tmp_path: Path) -> None:
         ("Raspberry Pi 5 Model B Rev 1.0", "pi5"),
         ("Raspberry Pi 500 Rev 1.0", "pi5"),
         ("Raspberry Pi Zero 2 W Rev 1.0", "zero2w"),
+        ("Raspberry Pi Zero W Rev 1.1", "zerow"),
     ],
 )
 def test_the_model_is_read_from_the_device_tree(tmp_path: Path, name: str, model: str) -> None:
@@ -312,10 +314,12 @@ def test_the_model_is_read_from_the_device_tree(tmp_path: Path, name: str, model
 
 def test_unknown_or_missing_models_say_what_to_do(tmp_path: Path) -> None:
     model_file = tmp_path / "model"
-    model_file.write_bytes(b"Raspberry Pi Zero W Rev 1.1\0")
-    with pytest.raises(HardwareError, match=r"'Raspberry Pi Zero W Rev 1\.1'.*pass --model"):
+    model_file.write_bytes(b"Raspberry Pi Model B Rev 2\0")
+    with pytest.raises(HardwareError, match=r"'Raspberry Pi Model B Rev 2'.*pass --model"):
         firmware.detect_model(model_file)
-    with pytest.raises(HardwareError, match=r"does not exist .*pass --model pi3\|pi4\|pi5\|zero2w"):
+    with pytest.raises(
+        HardwareError, match=r"does not exist .*--model pi3\|pi4\|pi5\|zero2w\|zerow"
+    ):
         firmware.detect_model(tmp_path / "absent")
 
 
@@ -330,12 +334,30 @@ def test_auto_detection_failure_exits_with_the_hardware_status(
 
 def test_every_model_has_a_fragment_with_i2c_at_400khz() -> None:
     models = firmware.load_models()
-    assert sorted(models) == ["pi3", "pi4", "pi5", "zero2w"]
+    assert sorted(models) == ["pi3", "pi4", "pi5", "zero2w", "zerow"]
     for model in models.values():
         lines = firmware.fragment_lines(model)
         assert lines[0] == "[all]" and I2C in lines
     assert models["pi5"].reader_port == "/dev/ttyAMA0"
-    assert {models[m].reader_port for m in ("pi3", "pi4", "zero2w")} == {"/dev/serial0"}
+    assert {models[m].reader_port for m in ("pi3", "pi4", "zero2w", "zerow")} == {"/dev/serial0"}
+
+
+def test_every_board_the_fragments_name_is_a_model() -> None:
+    """A fragment's header names the boards it serves; each must be one `firmware` accepts."""
+    models = firmware.load_models()
+    claims = {
+        "Zero W": "zerow", "Zero 2 W": "zero2w", "3": "pi3", "4": "pi4", "400": "pi4", "5": "pi5",
+        "500": "pi5",
+    }  # fmt: skip
+    for fragment in {m.fragment for m in models.values()}:
+        header = (firmware.firmware_dir() / fragment).read_text().splitlines()[0]
+        served = header.split("Raspberry Pi ", 1)[1].rstrip(".").replace(" or ", ", ")
+        for board in served.split(", "):
+            assert models[claims[board]].fragment == fragment, f"{fragment} claims {board}"
+
+
+def test_the_commands_model_choices_are_the_models() -> None:
+    assert list(command.MODEL_CHOICES) == ["auto", *sorted(firmware.load_models())]
 
 
 # Owner lines: anything printable that is not one of our markers.

@@ -8,7 +8,7 @@ from pathlib import Path
 from companion.pi import firmware
 from companion.pi.paths import BOOT_DIR, MODEL_FILE
 
-MODEL_CHOICES = ("auto", "pi3", "pi4", "pi5", "zero2w")
+MODEL_CHOICES = ("auto", "pi3", "pi4", "pi5", "zero2w", "zerow")  # firmware/models.toml
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -76,7 +76,7 @@ def load_models(directory: Path | None = None) -> dict[str, BoardModel]:
 
 
 def detect_model(model_file: Path = MODEL_FILE, models: dict[str, BoardModel] | None = None) -> str:
-    """The model name (pi3, pi4, pi5, zero2w) of the board this runs on."""
+    """The model name (pi3, pi4, pi5, zero2w, zerow) of the board this runs on."""
     models = load_models() if models is None else models
     try:
         text = model_file.read_bytes().decode("utf-8", "replace").rstrip("\0\n ")
