@@ -1,5 +1,6 @@
 """Configuration: the example equals the defaults; every error names the key and the value."""
 
+import dataclasses
 import subprocess
 import sys
 import tomllib
@@ -23,7 +24,10 @@ def test_the_commented_example_is_exactly_the_defaults():
     [
         ("[buttons]\nred = 99\n", "buttons.red = 99"),
         ("[buttons]\nred = 5\n", "buttons.red = 5: GPIO 5 is already used by buttons.up"),
-        ('[buttons]\nok = "13"\n', "buttons.ok = '13': must be a whole number"),
+        ('[buttons]\nok = "13"\n', 'buttons.ok = "13": must be a whole number'),
+        ("[buttons]\ndebounce_ms = true\n", "buttons.debounce_ms = true: must be a number"),
+        ("[led]\nbrightness = [1]\n", "led.brightness = [1]: must be a number"),
+        ("[state]\ndir = 5\n", "state.dir = 5: must be text in quotes"),
         ('[reader]\ntype = "mfrc522"\n', "reader.type = 'mfrc522'"),
         ("[display]\nrotate = 5\n", "display.rotate = 5"),
         ("[buzzer]\nvolume = 2\n", "buzzer.volume = 2.0"),
@@ -40,6 +44,28 @@ def test_bad_values_name_key_and_value(tmp_path, toml, named):
         configuration.load(path)
     assert named in str(err.value)
     assert str(path) in str(err.value)
+
+
+NUMERIC_KEYS = [
+    (section, f.name, f.type)
+    for section, cls in configuration.SECTIONS.items()
+    for f in dataclasses.fields(cls)
+    if f.type in ("int", "float")
+]
+
+
+@pytest.mark.parametrize(("section", "key", "kind"), NUMERIC_KEYS)
+@pytest.mark.parametrize("typed", [True, False])
+def test_true_or_false_is_never_a_number_and_the_message_says_what_was_typed(
+    tmp_path, section, key, kind, typed
+):
+    path = tmp_path / "config.toml"
+    path.write_text(f"[{section}]\n{key} = {'true' if typed else 'false'}\n")
+    with pytest.raises(ConfigError) as err:
+        configuration.load(path)
+    need = "a whole number" if kind == "int" else "a number"
+    word = "true" if typed else "false"
+    assert str(err.value) == f"{path}: {section}.{key} = {word}: must be {need}"
 
 
 def test_missing_file_is_a_config_error(tmp_path):

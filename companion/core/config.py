@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from companion.core.tomltext import toml_value
 from companion.errors import ConfigError
 
 BUTTONS = ("up", "down", "ok", "back", "green", "red")
@@ -137,8 +138,8 @@ def _typed(where: str, value: Any, want: type) -> Any:
         return value
     if want is str and isinstance(value, str):
         return value
-    kind = {int: "a whole number", float: "a number", str: "a string"}[want]
-    raise ConfigError(f"{where} = {value!r}: must be {kind}")
+    kind = {int: "a whole number", float: "a number", str: "text in quotes"}[want]
+    raise ConfigError(f"{where} = {toml_value(value)}: must be {kind}")
 
 
 def _check(config: Config, src: str) -> None:

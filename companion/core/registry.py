@@ -3,11 +3,8 @@ written atomically, so a power cut during enrolment leaves the old registry or t
 
 from __future__ import annotations
 
-import json
 import logging
-import os
 import re
-import time
 import tomllib
 import zlib
 from collections.abc import Iterable
@@ -15,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from companion.core import durable
+from companion.core.tomltext import toml_value
 from companion.errors import DataError
 
 log = logging.getLogger(__name__)
@@ -40,14 +39,6 @@ def demo_uid(game: str, card: str) -> str:
     return f"{zlib.crc32(f'{game}:{card}'.encode()):08X}"
 
 
-def _toml_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)
-    return json.dumps(str(value), ensure_ascii=False)
-
-
 class Registry:
     def __init__(self, path: Path, demo: Iterable[Card] = ()) -> None:
         self.path = path
@@ -67,23 +58,36 @@ class Registry:
             self._mtime = mtime
 
     def _load(self) -> dict[str, Card]:
+        """Every value checked here, so a hand-edited file fails at start (and is set aside),
+        never later at a tap."""
         cards: dict[str, Card] = {}
         try:
             data = tomllib.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
             raise DataError(f"{self.path}: card registry unreadable ({err})") from None
-        for uid, entry in data.get("cards", {}).items():
+        table = data.get("cards", {})
+        if not isinstance(table, dict):
+            raise DataError(
+                f'{self.path}: cards = {toml_value(table)}: must be [cards."UID"] tables'
+            )
+        for uid, entry in table.items():
             where = f"{self.path}: [cards.{uid}]"
             if not UID_RE.match(uid):
                 raise DataError(f"{where}: a UID is 2..20 upper-case hex characters")
             if not isinstance(entry, dict):
-                raise DataError(f"{where}: must be a table")
-            try:
-                game, card, name = (str(entry[k]) for k in ("game", "card", "name"))
-            except KeyError as err:
-                raise DataError(f"{where}: missing {err.args[0]}") from None
+                raise DataError(f"{where} = {toml_value(entry)}: must be a table")
+            for key in ("game", "card", "name"):
+                if key not in entry:
+                    raise DataError(f"{where}: missing {key}")
+                if not isinstance(entry[key], str):
+                    raise DataError(f"{where}: {key} = {toml_value(entry[key])}: must be text")
             extra = {k: v for k, v in entry.items() if k not in ("game", "card", "name")}
-            cards[uid] = Card(uid, game, card, name, extra)
+            for key, value in extra.items():
+                if not isinstance(value, str | int | float):  # a card value, as a tap gives it
+                    raise DataError(
+                        f"{where}: {key} = {toml_value(value)}: must be a number or text"
+                    )
+            cards[uid] = Card(uid, entry["game"], entry["card"], entry["name"], extra)
         return cards
 
     @classmethod
@@ -92,8 +96,7 @@ class Registry:
         try:
             return cls(path, demo), ""
         except DataError as err:
-            target = path.with_name(f"{path.name}.unreadable-{time.strftime('%Y%m%dT%H%M%S')}")
-            os.replace(path, target)
+            target = durable.set_aside(path)
             message = f"{err}; moved to {target}, starting with no enrolled cards"
             log.error("%s", message)
             return cls(path, demo), message
@@ -133,21 +136,11 @@ class Registry:
         for uid in sorted(self.cards):
             c = self.cards[uid]
             lines.append(f'[cards."{uid}"]')
-            lines.append(f"game = {_toml_value(c.game)}")
-            lines.append(f"card = {_toml_value(c.card)}")
-            lines.append(f"name = {_toml_value(c.name)}")
+            lines.append(f"game = {toml_value(c.game)}")
+            lines.append(f"card = {toml_value(c.card)}")
+            lines.append(f"name = {toml_value(c.name)}")
             for key, value in sorted(c.fields.items()):
-                lines.append(f"{key} = {_toml_value(value)}")
+                lines.append(f"{key} = {toml_value(value)}")
             lines.append("")
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".tmp")
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write("\n".join(lines))
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self.path)
-        dir_fd = os.open(self.path.parent, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
+        durable.replace_whole(self.path, "\n".join(lines).encode("utf-8"))

@@ -1,0 +1,145 @@
+"""Start-up on damaged state, as an owner's bad day leaves it: whatever the journal or the card
+registry holds, the box starts (READY=1 for systemd), sets the damaged file aside with a notice
+on screen and keeps every part that can still be used. A shell command on the same file names it
+and exits 65, never 70."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from companion.core.registry import Card, Registry
+from companion.replay import run_script
+
+BAD_REGISTRIES = [
+    ("cards = 5\n", "cards = 5: must be [cards"),
+    ("cards = [1,2]\n", "cards = [1, 2]: must be [cards"),
+    ('[cards."0102"]\ngame = 5\ncard = "x"\nname = "y"\n', "game = 5: must be text"),
+    ('[cards."0102"]\ngame = "dice"\ncard = "x"\n', "missing name"),
+    ('cards = { "0102" = 3 }\n', "[cards.0102] = 3: must be a table"),
+    (
+        '[cards."0102"]\ngame = "dice"\ncard = "x"\nname = "y"\nvalue = [1]\n',
+        "value = [1]: must be a number or text",
+    ),
+]
+
+
+def _config(tmp_path: Path) -> Path:
+    config = tmp_path / "config.toml"
+    config.write_text(
+        '[hardware]\npin_factory = "mock"\n[display]\ndriver = "none"\n'
+        f'[reader]\ntype = "none"\n[state]\ndir = "{tmp_path / "state"}"\n'
+    )
+    (tmp_path / "state").mkdir(exist_ok=True)
+    return config
+
+
+def _command(config: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "companion", *args, "--config", str(config)],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def run_until_ready(tmp_path: Path, config: Path) -> tuple[str, str]:
+    """`trap-companion run` as systemd starts it: its READY=1 status and its log."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(str(tmp_path / "notify.sock"))
+    sock.settimeout(20)
+    env = {**os.environ, "NOTIFY_SOCKET": str(tmp_path / "notify.sock")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "companion", "run", "--config", str(config)],
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        ready = ""
+        while "READY=1" not in ready:
+            try:
+                ready = sock.recv(4096).decode()
+            except TimeoutError:
+                proc.kill()
+                pytest.fail(f"no READY=1: {proc.communicate()[1]}")
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=10) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        sock.close()
+    return ready, proc.stderr.read()
+
+
+# --- the card registry -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "message"), BAD_REGISTRIES)
+def test_cards_list_on_a_damaged_registry_names_it_and_exits_65(tmp_path, text, message):
+    config = _config(tmp_path)
+    (tmp_path / "state" / "cards.toml").write_text(text)
+    proc = _command(config, "cards", "list")
+    assert proc.returncode == 65, proc.stderr
+    assert message in proc.stderr
+    assert "cards.toml" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert (tmp_path / "state" / "cards.toml").read_text() == text  # a shell command keeps it
+
+
+@pytest.mark.parametrize(("text", "message"), BAD_REGISTRIES[:2])
+def test_the_daemon_sets_a_damaged_registry_aside_and_starts(tmp_path, text, message):
+    config = _config(tmp_path)
+    (tmp_path / "state" / "cards.toml").write_text(text)
+    ready, log = run_until_ready(tmp_path, config)
+    assert "READY=1" in ready
+    assert message in log and "starting with no enrolled cards" in log
+    assert "Traceback" not in log
+    aside = list((tmp_path / "state").glob("cards.toml.unreadable-*"))
+    assert [p.read_text() for p in aside] == [text]
+
+
+def test_replay_on_a_damaged_registry_says_so_on_screen(tmp_path):
+    config = _config(tmp_path)
+    (tmp_path / "state" / "cards.toml").write_text("cards = 5\n")
+    proc = _command(config, "replay", "-", stdin="wait 0\n")
+    assert proc.returncode == 0, proc.stderr
+    assert "Card list unreadable" in json.loads(proc.stdout)["screen"]
+
+
+def test_two_damaged_registries_in_the_same_second_are_both_kept(tmp_path, monkeypatch):
+    monkeypatch.setattr(time, "strftime", lambda fmt, *args: "20261122T221500")
+    path = tmp_path / "cards.toml"
+    for text in ("cards = 5\n", "cards = [1,2]\n", "[not toml\n"):
+        path.write_text(text)
+        registry, problem = Registry.open_or_set_aside(path)
+        assert registry.cards == {} and "moved to" in problem
+    aside = sorted(tmp_path.glob("cards.toml.unreadable-*"))
+    assert sorted(p.read_text() for p in aside) == ["[not toml\n", "cards = 5\n", "cards = [1,2]\n"]
+
+
+def test_the_registry_is_written_with_the_journals_mode(tmp_path):
+    run_script("game dice\npress green\n", state_dir=tmp_path / "state")
+    Registry(tmp_path / "state" / "cards.toml").enrol(Card("0102", "dice", "x", "y"))
+    modes = {
+        name: stat.S_IMODE((tmp_path / "state" / name).stat().st_mode)
+        for name in ("journal.jsonl", "cards.toml")
+    }
+    assert modes["cards.toml"] == modes["journal.jsonl"] == 0o640 & ~_umask()
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
