@@ -200,9 +200,12 @@ class App:
 
     def start(self) -> None:
         record = self.journal.open()
-        for warning in self.journal.warnings:
-            log.warning("%s", warning)
-            self.problems.append(("Saved game damaged", "set aside, see log"))
+        for aside in self.journal.warnings:  # the journal has logged them
+            if aside.kept:  # what still folds was kept: say how much
+                kept = f"kept {aside.kept}/{aside.lines} lines"
+                self.problems.append(("Saved game damaged", kept, "rest set aside"))
+            else:
+                self.problems.append(("Saved game damaged", "set aside, see log"))
         if record is not None:
             self._resume(record)
         else:

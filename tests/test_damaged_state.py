@@ -143,3 +143,48 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+# --- the journal -------------------------------------------------------------------------------
+
+PLAYED = "game dice die=d4\ndice 3\npress green\ndice 1\npress green\n"
+DAMAGED_LINES = [
+    '{"v":1,"seq":99,"kind":"game","game":"dice","options":5}',
+    '{"v":1,"seq":99,"kind":"game","game":"dice","at":"soon"}',
+    "[" * 200_000,
+]
+
+
+def _played_journal(tmp_path: Path) -> Path:
+    """A journal of a dice game with two rolls, written by the box itself."""
+    config = _config(tmp_path)
+    proc = _command(config, "replay", "-", stdin=PLAYED)
+    assert proc.returncode == 0, proc.stderr
+    return tmp_path / "state" / "journal.jsonl"
+
+
+@pytest.mark.parametrize("bad", DAMAGED_LINES, ids=["options-5", "at-soon", "nested"])
+def test_the_daemon_starts_on_a_damaged_journal_and_keeps_the_game(tmp_path, bad):
+    journal = _played_journal(tmp_path)
+    good = journal.read_text()
+    journal.write_text(good + bad + "\n" + '{"v":1,"seq":9,"kind":"undo"}\n')
+    ready, log = run_until_ready(tmp_path, tmp_path / "config.toml")
+    assert ready.startswith("READY=1") or "READY=1" in ready
+    assert "STATUS=Dice;" in ready  # the game in play came back, not the game menu
+    assert "kept 3 of its 5 lines" in log and "Traceback" not in log
+    assert journal.read_text().startswith(good)
+    (aside,) = (tmp_path / "state").glob("journal.jsonl.unreadable-*")
+    assert aside.read_text() == good + bad + "\n" + '{"v":1,"seq":9,"kind":"undo"}\n'
+
+
+def test_replay_on_a_journal_damaged_in_the_middle_says_how_much_was_kept(tmp_path):
+    journal = _played_journal(tmp_path)
+    lines = journal.read_text().splitlines(keepends=True)
+    journal.write_text("".join([*lines[:2], "{garbage\n", *lines[2:]]))
+    proc = _command(tmp_path / "config.toml", "replay", "-", stdin="wait 0\npress green\n")
+    assert proc.returncode == 0, proc.stderr
+    first, second = (json.loads(line) for line in proc.stdout.splitlines())
+    assert first["game"] == "dice"
+    assert first["state"]["history"] == [[3]]  # the roll before the damage; not the one after
+    assert first["screen"][1:3] == ["Saved game damaged", "kept 2/4 lines"]
+    assert len(second["state"]["history"]) == 2  # and play goes on

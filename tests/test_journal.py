@@ -4,6 +4,10 @@ moves an unreadable file aside instead of crash-looping."""
 import json
 import os
 
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from companion.core.journal import Journal, fold, read_entries
 from companion.games.base import Action
 
@@ -52,13 +56,14 @@ def test_a_torn_last_line_is_dropped_and_cut_off_so_appends_stay_clean(tmp_path,
 
 def test_an_unreadable_journal_is_moved_aside_and_a_new_one_starts(tmp_path):
     path = tmp_path / "journal.jsonl"
-    path.write_bytes(b'{"kind":"game","game":"dice"}\nnot json at all\n{"kind":"undo"}\n')
+    path.write_bytes(b'not json at all\n{"kind":"undo"}\n')
     j = Journal(path)
     assert j.open() is None
     moved = list(tmp_path.glob("journal.jsonl.unreadable-*"))
     assert len(moved) == 1
-    assert moved[0].read_bytes().startswith(b'{"kind":"game"')
-    assert "journal.jsonl:2" in j.warnings[0]
+    assert moved[0].read_bytes().startswith(b"not json")
+    assert "journal.jsonl:1" in str(j.warnings[0])
+    assert (j.warnings[0].kept, j.warnings[0].lines) == (0, 2)
     j.new_game("dice", {}, (), 0.0)
     j.close()
     assert fold(read_entries(path)[0]).game == "dice"
@@ -69,7 +74,7 @@ def test_entries_that_are_json_but_not_journal_entries_are_unreadable(tmp_path):
     path.write_text(json.dumps({"kind": "action", "action": {"rolls": [1]}}) + "\n")
     j = Journal(path)
     j.open()
-    assert "malformed action" in j.warnings[0]
+    assert "malformed action" in str(j.warnings[0])
 
 
 def test_append_fsyncs_every_entry(tmp_path, monkeypatch):
@@ -138,3 +143,209 @@ def test_undo_with_only_timer_steps_left_takes_back_nothing():
     steps = [Step(Action("tick"), auto=True), Step(None)]
     assert undo_steps(steps) is None
     assert len(steps) == 2
+
+
+# --- damaged lines: keep what still folds ------------------------------------------------------
+
+
+def _lines(*entries):
+    return "".join(json.dumps(e) + "\n" for e in entries).encode()
+
+
+GAME_D6 = {"v": 1, "seq": 1, "kind": "game", "game": "dice", "options": {"die": "d6"}, "at": 0.0}
+GAME_D4 = {"v": 1, "seq": 5, "kind": "game", "game": "dice", "options": {"die": "d4"}, "at": 9.0}
+
+
+def _roll(face, at):
+    return {"v": 1, "kind": "action", "action": {"name": "roll", "rolls": [face], "at": at}}
+
+
+WRONG_SHAPES = [
+    pytest.param(b'{"v":1,"seq":99,"kind":"game","game":"dice","options":5}', id="options-5"),
+    pytest.param(b'{"v":1,"seq":99,"kind":"game","game":"dice","at":"soon"}', id="at-soon"),
+    pytest.param(b'{"kind":"game","game":"dice","rolls":[true]}', id="rolls-true"),
+    pytest.param(b'{"kind":"game","game":"dice","options":{"die":["d4"]}}', id="option-list"),
+    pytest.param(b'{"kind":"action","action":{"name":"roll","at":NaN}}', id="at-nan"),
+    pytest.param(b'{"kind":"action","action":{"name":"roll","args":[1]}}', id="args-list"),
+    pytest.param(b'{"kind":"action","action":{"name":"roll"},"auto":"yes"}', id="auto-yes"),
+    pytest.param(b"[" * 200_000, id="200000-brackets"),
+    pytest.param(b"\xff\xfe", id="not-utf8"),
+]
+
+
+@pytest.mark.parametrize("bad", WRONG_SHAPES)
+def test_a_damaged_line_in_the_middle_keeps_the_game_up_to_it(tmp_path, bad):
+    path = tmp_path / "journal.jsonl"
+    before = _lines(GAME_D6, _roll(3, 1.0), GAME_D4, _roll(2, 10.0), _roll(4, 11.0))
+    original = before + bad + b"\n" + _lines(_roll(1, 12.0), {"kind": "undo"})
+    path.write_bytes(original)
+    j = Journal(path)
+    record = j.open()
+    assert record.options == {"die": "d4"}  # the game in play, up to the damage
+    assert [a.rolls for a in record.actions] == [(2,), (4,)]
+    assert path.read_bytes() == before  # the games before it are kept too
+    (aside,) = j.warnings
+    assert (aside.kept, aside.lines) == (5, 8)
+    assert aside.moved_to.read_bytes() == original  # the original, for a human to look at
+    assert "journal.jsonl:6" in str(aside)
+    j.action(Action("roll", rolls=(6,), at=13.0))
+    j.close()
+    again = Journal(path)
+    assert [a.rolls for a in again.open().actions] == [(2,), (4,), (6,)]
+    assert again.warnings == []
+
+
+def test_a_game_started_after_the_damage_is_kept_whole_with_the_games_before(tmp_path):
+    path = tmp_path / "journal.jsonl"
+    first = _lines(GAME_D6, _roll(3, 1.0))
+    current = _lines(GAME_D4, _roll(2, 10.0), {"kind": "undo"}, _roll(4, 11.0))
+    path.write_bytes(first + b"garbage\n" + _lines(_roll(5, 2.0)) + current)
+    j = Journal(path)
+    record = j.open()
+    assert record.options == {"die": "d4"}
+    assert [a.rolls for a in record.actions] == [(4,)]
+    assert path.read_bytes() == first + current
+    assert (j.warnings[0].kept, j.warnings[0].lines) == (6, 8)
+
+
+def test_damage_on_the_last_line_with_its_newline_is_damage_not_a_torn_write(tmp_path):
+    path = tmp_path / "journal.jsonl"
+    path.write_bytes(_lines(GAME_D6, _roll(3, 1.0)) + b'{"kind":"act\n')
+    j = Journal(path)
+    assert [a.rolls for a in j.open().actions] == [(3,)]
+    assert j.warnings[0].kept == 2
+
+
+line_shapes = st.one_of(
+    st.binary(max_size=40),
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner),
+        max_leaves=6,
+    ).map(lambda v: json.dumps(v).encode()),
+    st.fixed_dictionaries(
+        {"kind": st.sampled_from(["game", "action", "undo", "restore", "x"])},
+        optional={
+            "game": st.sampled_from(["dice", "", 5]),
+            "options": st.one_of(st.just({"die": "d4"}), st.integers(), st.lists(st.integers())),
+            "rolls": st.lists(st.one_of(st.integers(), st.booleans(), st.text(max_size=2))),
+            "at": st.one_of(st.floats(), st.text(max_size=3), st.booleans()),
+            "action": st.one_of(
+                st.fixed_dictionaries(
+                    {"name": st.sampled_from(["roll", "reroll", 7])},
+                    optional={
+                        "args": st.one_of(st.just({"die": "d4"}), st.lists(st.integers())),
+                        "rolls": st.lists(st.one_of(st.integers(1, 6), st.booleans())),
+                        "at": st.one_of(st.floats(), st.text(max_size=3)),
+                    },
+                ),
+                st.integers(),
+            ),
+            "auto": st.one_of(st.booleans(), st.integers()),
+        },
+    ).map(lambda v: json.dumps(v).encode()),
+)
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.lists(line_shapes, max_size=8), st.booleans())
+def test_any_journal_opens_folds_and_opens_again_unchanged(tmp_path_factory, lines, torn):
+    path = tmp_path_factory.mktemp("j") / "journal.jsonl"
+    path.write_bytes(b"\n".join(lines) + (b"" if torn else b"\n"))
+    j = Journal(path)
+    record = j.open()
+    j.close()
+    if record is not None:  # every value the app reads has its type
+        assert isinstance(record.game, str) and isinstance(record.started_at, float)
+        assert all(
+            isinstance(a.at, float) and all(type(r) is int for r in a.rolls) for a in record.actions
+        )
+    again = Journal(path)
+    assert again.open() == record  # what was kept opens the same, with nothing more set aside
+    assert again.warnings == []
+    again.close()
+
+
+# --- power cuts while the journal moves ---------------------------------------------------------
+
+
+class PowerCut(Exception):
+    """The power goes: nothing after this point happens."""
+
+
+def _cut_after(monkeypatch, calls):
+    """Make the ``calls``-th file operation (write, fsync, rename, open, unlink) the last."""
+    count = [0]
+
+    def wrap(real):
+        def op(*args, **kwargs):
+            count[0] += 1
+            if count[0] > calls:
+                raise PowerCut
+            return real(*args, **kwargs)
+
+        return op
+
+    for name in ("write", "fsync", "replace", "open", "unlink", "truncate"):
+        monkeypatch.setattr(os, name, wrap(getattr(os, name)))
+    return count
+
+
+def test_a_power_cut_at_any_step_of_the_move_to_history_keeps_the_old_or_the_new_game(
+    tmp_path, monkeypatch
+):
+    from companion.core import journal as journal_module
+
+    monkeypatch.setattr(journal_module, "ROTATE_BYTES", 500)
+    outcomes = set()
+    for calls in range(100):
+        state = tmp_path / str(calls)
+        state.mkdir()
+        j = Journal(state / "journal.jsonl")
+        j.open()
+        j.new_game("dice", {"die": "d6"}, (), 0.0)
+        for i in range(20):
+            j.action(Action("roll", rolls=(i % 6 + 1,), at=float(i)))
+        with monkeypatch.context() as cut:
+            _cut_after(cut, calls)
+            try:
+                j.new_game("dice", {"die": "d4"}, (), 30.0)
+            except PowerCut:
+                pass
+            else:
+                break
+        record = Journal(state / "journal.jsonl").open()
+        assert record is not None, f"cut after {calls} operations: no game at all"
+        if record.options == {"die": "d6"}:
+            assert len(record.actions) == 20
+            outcomes.add("old")
+        else:
+            assert record.options == {"die": "d4"} and record.actions == []
+            outcomes.add("new")
+            assert len(list((state / "history").iterdir())) == 1
+    else:
+        pytest.fail("the move never finished")
+    assert outcomes == {"old", "new"}
+
+
+def test_a_power_cut_while_a_damaged_journal_is_set_aside_loses_nothing(tmp_path, monkeypatch):
+    original = _lines(GAME_D6, _roll(3, 1.0), _roll(5, 2.0)) + b"garbage\n"
+    for calls in range(100):
+        state = tmp_path / str(calls)
+        state.mkdir()
+        (state / "journal.jsonl").write_bytes(original)
+        with monkeypatch.context() as cut:
+            _cut_after(cut, calls)
+            try:
+                Journal(state / "journal.jsonl").open()
+            except PowerCut:
+                pass
+            else:
+                break
+        record = Journal(state / "journal.jsonl").open()
+        assert [a.rolls for a in record.actions] == [(3,), (5,)]
+        assert [p.read_bytes() for p in state.glob("journal.jsonl.unreadable-*")] == [original]
+    else:
+        pytest.fail("setting aside never finished")

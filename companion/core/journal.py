@@ -2,20 +2,24 @@
 
 One JSON object a line. Folding it rebuilds the current game exactly, because every action
 carries its dice and its time. Power may be cut mid-write: a torn last line is dropped (it was
-never acknowledged, since acknowledgement comes after fsync). A journal that cannot be read is
-moved aside, never deleted and never a reason to crash at every boot.
+never acknowledged, since acknowledgement comes after fsync). Every entry's shape is checked
+when read; a damaged line sets the file aside (never deleted, never a reason to crash at every
+boot) and the journal goes on with what still folds. The journal is only ever replaced whole
+(a new file written, then renamed), so a power cut leaves the old file or the new one.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from companion.core import durable
 from companion.games.base import Action
 
 log = logging.getLogger(__name__)
@@ -72,43 +76,116 @@ class GameRecord:
         return [s.action for s in self.steps if s.action is not None]
 
 
-def _check_entry(entry: Any, where: str) -> None:
+def _finite(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _whole_numbers(value: Any) -> bool:
+    return isinstance(value, list) and all(
+        isinstance(v, int) and not isinstance(v, bool) for v in value
+    )
+
+
+def _scalars(value: Any) -> bool:
+    return isinstance(value, dict) and all(
+        isinstance(v, str | int | float) and (not isinstance(v, float) or math.isfinite(v))
+        for v in value.values()
+    )
+
+
+def _problem(entry: Any) -> str | None:
+    """What is wrong with one entry's shape, or None: checked here so that folding and
+    replaying the game never meet a value of the wrong type."""
     if not isinstance(entry, dict) or entry.get("kind") not in KINDS:
-        raise JournalUnreadable(f"{where}: not a journal entry")
-    if entry["kind"] == "game" and not isinstance(entry.get("game"), str):
-        raise JournalUnreadable(f"{where}: a game entry without a game name")
-    if entry["kind"] == "action":
-        try:
-            Action.from_json(entry["action"])
-        except (KeyError, TypeError, ValueError) as err:
-            raise JournalUnreadable(f"{where}: malformed action ({err})") from None
+        return "not a journal entry"
+    kind = entry["kind"]
+    if kind == "game":
+        if not isinstance(entry.get("game"), str) or not entry["game"]:
+            return "a game entry without a game name"
+        if not _scalars(entry.get("options", {})):
+            return "a game entry whose options are not a table of values"
+        if not _whole_numbers(entry.get("rolls", [])):
+            return "a game entry whose rolls are not whole numbers"
+        if not _finite(entry.get("at", 0.0)):
+            return "a game entry whose time is not a number"
+    elif kind == "action":
+        action = entry.get("action")
+        if not isinstance(action, dict) or not isinstance(action.get("name"), str):
+            return "malformed action (no name)"
+        if not _scalars(action.get("args", {})):
+            return "malformed action (its arguments are not a table of values)"
+        if not _whole_numbers(action.get("rolls", [])):
+            return "malformed action (its rolls are not whole numbers)"
+        if not _finite(action.get("at", 0.0)):
+            return "malformed action (its time is not a number)"
+        if not isinstance(entry.get("auto", False), bool):
+            return "malformed action (auto is not true or false)"
+    return None
+
+
+def _parse(raw: bytes) -> tuple[dict[str, Any] | None, str]:
+    """One line: its entry, or None and why not."""
+    try:
+        entry = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        return None, f"not JSON ({err})"
+    except RecursionError:
+        return None, "not JSON (nested too deep)"
+    problem = _problem(entry)
+    return (None, problem) if problem else (entry, "")
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A journal file as read: what still folds, and what is damaged.
+
+    With damage, ``kept`` is the file to go on with: every line before the first damaged one
+    (the games before it and the current game up to it), and the current game's own lines if
+    it started after the damage. ``sound`` is the length without a torn last line."""
+
+    entries: list[dict[str, Any]]
+    kept: bytes
+    sound: int
+    damage: list[str]
+    lines: int  # lines with something on them, damaged ones included
+
+
+def read_journal(data: bytes, where: str) -> Reading:
+    pieces = data.split(b"\n")
+    tail = pieces.pop()  # after the last newline: empty, or a line torn by a power cut
+    if tail.strip():
+        log.warning(
+            "journal %s: dropped a torn last line (%d bytes) left by a power cut", where, len(tail)
+        )
+    lines: list[tuple[bytes, dict[str, Any] | None]] = []
+    damage: list[str] = []
+    for number, raw in enumerate(pieces, start=1):
+        if raw.strip():
+            entry, why = _parse(raw)
+            if entry is None:
+                damage.append(f"{where}:{number}: {why}")
+            lines.append((raw, entry))
+    keep = lines
+    if damage:
+        first_bad = next(i for i, (_, entry) in enumerate(lines) if entry is None)
+        keep = lines[:first_bad]
+        games = [i for i, (_, e) in enumerate(lines) if e is not None and e["kind"] == "game"]
+        if games and games[-1] > first_bad:  # the current game began after the damage
+            start = games[-1]
+            end = next((i for i in range(start, len(lines)) if lines[i][1] is None), len(lines))
+            keep = keep + lines[start:end]
+    entries = [entry for _, entry in keep if entry is not None]
+    kept = b"".join(raw + b"\n" for raw, _ in keep)
+    return Reading(entries, kept, len(data) - len(tail), damage, len(lines))
 
 
 def read_entries(path: Path) -> tuple[list[dict[str, Any]], int]:
-    """Entries of a journal file and the byte length of its sound part (without a torn tail)."""
-    data = path.read_bytes()
-    entries: list[dict[str, Any]] = []
-    good = 0
-    lines = data.split(b"\n")
-    for number, raw in enumerate(lines, start=1):
-        is_last = number == len(lines)
-        if is_last:
-            if raw.strip():
-                log.warning(
-                    "journal %s: dropped a torn last line (%d bytes) left by a power cut",
-                    path,
-                    len(raw),
-                )
-            break
-        if raw.strip():
-            try:
-                entry = json.loads(raw.decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError) as err:
-                raise JournalUnreadable(f"{path}:{number}: not JSON ({err})") from None
-            _check_entry(entry, f"{path}:{number}")
-            entries.append(entry)
-        good += len(raw) + 1
-    return entries, good
+    """Entries of a journal file and the byte length of its sound part (without a torn tail);
+    JournalUnreadable names the first damaged line."""
+    reading = read_journal(path.read_bytes(), str(path))
+    if reading.damage:
+        raise JournalUnreadable(reading.damage[0])
+    return reading.entries, reading.sound
 
 
 def fold(entries: list[dict[str, Any]]) -> GameRecord | None:
@@ -135,51 +212,103 @@ def fold(entries: list[dict[str, Any]]) -> GameRecord | None:
     return record
 
 
+@dataclass(frozen=True)
+class SetAside:
+    """A journal file that could not be used whole: where it went and how much was kept."""
+
+    why: str
+    moved_to: Path
+    kept: int  # lines kept in the new journal
+    lines: int  # lines the damaged file had
+
+    def __str__(self) -> str:
+        kept = f"kept {self.kept} of its {self.lines} lines" if self.kept else "kept nothing"
+        return f"journal unreadable ({self.why}); moved to {self.moved_to}, {kept}"
+
+
 class Journal:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._fd: int | None = None
         self._seq = 0
-        self.warnings: list[str] = []  # problems worth showing (a file set aside)
+        self.warnings: list[SetAside] = []  # problems worth showing (a file set aside)
+
+    @property
+    def _next(self) -> Path:
+        """The file a swap writes before it takes the journal's place."""
+        return self.path.with_name(f"{self.path.name}.next")
 
     def open(self) -> GameRecord | None:
-        """Read what is there (moving an unreadable file aside), then open for appending."""
+        """Read what is there (setting a damaged file aside, keeping what still folds), then
+        open for appending."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._finish_swap()
         entries: list[dict[str, Any]] = []
         if self.path.exists():
             try:
-                entries, good = read_entries(self.path)
-            except (JournalUnreadable, OSError) as err:
-                self.move_aside(str(err))
+                data = self.path.read_bytes()
+            except OSError as err:
+                self._set_aside(str(err), b"", 0)
             else:
-                if good != self.path.stat().st_size:
-                    os.truncate(self.path, good)  # so the next append starts on a clean line
+                reading = read_journal(data, str(self.path))
+                entries = reading.entries
+                if reading.damage:
+                    more = len(reading.damage) - 1
+                    why = reading.damage[0] + (f" and {more} more damaged" if more else "")
+                    self._set_aside(why, reading.kept, reading.lines)
+                elif reading.sound != len(data):
+                    os.truncate(self.path, reading.sound)  # the next append starts a clean line
         self._seq = len(entries)
-        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o640)
-        _fsync_dir(self.path.parent)
+        self._fd = durable.open_append(self.path)
+        durable.fsync_dir(self.path.parent)
         return fold(entries)
 
-    def move_aside(self, why: str) -> Path:
-        """Keep an unreadable journal for a human to look at, and start a fresh one."""
-        stamp = time.strftime("%Y%m%dT%H%M%S")
-        target = self.path.with_name(f"{self.path.name}.unreadable-{stamp}")
-        n = 1
-        while target.exists():
-            n += 1
-            target = self.path.with_name(f"{self.path.name}.unreadable-{stamp}-{n}")
-        os.replace(self.path, target)
-        message = f"journal unreadable ({why}); moved to {target}, starting a new one"
-        log.error(message)
-        self.warnings.append(message)
+    def _finish_swap(self) -> None:
+        """After a power cut during a swap: with the journal still in place the swap never
+        happened (its next file may be partial); without it, the next file is complete."""
+        if not self._next.exists():
+            return
+        if self.path.exists():
+            self._next.unlink()
+        else:
+            os.replace(self._next, self.path)
+            log.warning("journal %s: finished a move cut short by a power cut", self.path)
+        durable.fsync_dir(self.path.parent)
+
+    def _swap(self, content: bytes, old_to: Path) -> None:
+        """Put ``content`` in the journal's place and move the old file to ``old_to``, so that
+        at any moment one complete journal is on disk: the old one or the new one."""
+        self.close()
+        durable.write_new(self._next, content)
+        durable.fsync_dir(self.path.parent)
+        os.replace(self.path, old_to)  # from here on, the next file is the journal
+        durable.fsync_dir(old_to.parent)
+        os.replace(self._next, self.path)
+        durable.fsync_dir(self.path.parent)
+
+    def _set_aside(self, why: str, kept: bytes, lines: int) -> Path:
+        target = durable.aside_name(self.path)
+        self._swap(kept, target)
+        aside = SetAside(why, target, kept.count(b"\n"), lines)
+        log.error("%s", aside)
+        self.warnings.append(aside)
         return target
+
+    def move_aside(self, why: str) -> Path:
+        """Keep a journal the games cannot use for a human to look at, and start a fresh one."""
+        lines = len([line for line in self.path.read_bytes().splitlines() if line.strip()])
+        return self._set_aside(why, b"", lines)
+
+    def _line(self, entry: dict[str, Any]) -> bytes:
+        self._seq += 1
+        line = json.dumps({"v": VERSION, "seq": self._seq, **entry}, separators=(",", ":"))
+        return (line + "\n").encode("utf-8")
 
     def append(self, entry: dict[str, Any]) -> None:
         """Write one entry and fsync: when this returns, the entry survives a power cut."""
         if self._fd is None:
             raise RuntimeError("journal is not open")
-        self._seq += 1
-        line = json.dumps({"v": VERSION, "seq": self._seq, **entry}, separators=(",", ":"))
-        data = (line + "\n").encode("utf-8")
+        data = self._line(entry)
         written = 0
         while written < len(data):
             written += os.write(self._fd, data[written:])
@@ -188,11 +317,11 @@ class Journal:
     def new_game(
         self, game: str, options: dict[str, Any], rolls: tuple[int, ...], at: float
     ) -> None:
+        entry = {"kind": "game", "game": game, "options": options, "rolls": list(rolls), "at": at}
         if self._fd is not None and os.fstat(self._fd).st_size > ROTATE_BYTES:
-            self.rotate()
-        self.append(
-            {"kind": "game", "game": game, "options": options, "rolls": list(rolls), "at": at}
-        )
+            self.rotate(self._line(entry))
+        else:
+            self.append(entry)
 
     def action(self, action: Action, auto: bool = False, nav: bool = False) -> None:
         entry: dict[str, Any] = {"kind": "action", "action": action.to_json()}
@@ -209,16 +338,14 @@ class Journal:
     def undo(self) -> None:
         self.append({"kind": "undo"})
 
-    def rotate(self) -> Path:
-        """Move the finished games to history/ so start-up reads only the current one."""
+    def rotate(self, first: bytes) -> Path:
+        """Move the finished games to history/ so start-up reads only the current one, in the
+        same step as the new game's first line takes their place: a power cut keeps one game."""
         history = self.path.parent / "history"
         history.mkdir(exist_ok=True)
         target = history / f"journal-{time.strftime('%Y%m%dT%H%M%S')}-{self._seq}.jsonl"
-        self.close()
-        os.replace(self.path, target)
-        _fsync_dir(history)
-        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o640)
-        _fsync_dir(self.path.parent)
+        self._swap(first, target)
+        self._fd = durable.open_append(self.path)
         log.info("journal history moved to %s", target)
         return target
 
@@ -226,11 +353,3 @@ class Journal:
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
