@@ -130,10 +130,10 @@ def test_players_menu_correct_the_ai_position():
 
 def test_red_steps_back_a_question_and_then_closes():
     table = Table()
-    _menu_to(table, "Relic")
+    _menu_to(table, "Damage a pawn")
     table.press("ok")
     table.press("ok")  # player 1
-    assert table.screen()[1] == "Relic value"
+    assert table.screen()[1] == "Damage"
     table.press("red")
     assert table.screen()[1] == "Who?"
     table.press("red")
@@ -192,13 +192,29 @@ def test_tapped_relic_files_its_enrolled_value_for_the_right_owner():
     assert table.pub["scores"]["1"]["relics"] == 11
 
 
-def test_tapped_scoring_card_without_a_value_asks_for_it():
+def test_tapped_scoring_card_without_a_value_asks_for_it_once_the_race_is_over():
     table = Table()
+    with pytest.raises(Rejected, match="values are asked when the race is over"):
+        table.tap("loot")  # loot stays face down during the race
+    table.do("scoring")
     table.tap("loot")
-    assert table.screen()[:2] == ["Battle loot", "Loot value"]
+    assert table.screen()[:2] == ["Loot P1", "Loot value"]
     table.press("up")
     table.press("ok")
     assert table.pub["scores"]["1"]["loot"] == 2
+
+
+def test_during_the_race_the_menu_asks_no_relic_or_loot_value():
+    table = Table()
+    labels = [e.label for e in menu_entries(table.state)]
+    assert "Relic" not in labels and "Battle loot" not in labels
+    with pytest.raises(Rejected, match="values are asked when the race is over"):
+        table.do("ask", form="loot")
+    with pytest.raises(Rejected, match="values are asked when the race is over"):
+        table.do("ask", form="relic", player="ai")
+    table.do("scoring")
+    labels = [e.label for e in menu_entries(table.state)]
+    assert "Relic" in labels and "Battle loot" in labels  # to correct an entry
 
 
 def test_knockout_of_a_player_gives_the_loot_tap_to_the_attacker():
@@ -232,10 +248,10 @@ def test_relic_and_loot_values_stay_off_the_screen_until_the_race_is_over():
     table.do("loot", player="1", value=4)
     during = " ".join(table.screen())
     assert "17" not in during and "21" not in during
-    _menu_to(table, "Relic")
-    assert "17" not in " ".join(table.screen())
-    table.press("red")
     table.do("winner", player="ai")
+    table.do("finish", player="1", crystal="no")
+    table.do("held", player="1", relics=1, loot=1)
+    table.do("coins", player="1", n=0)
     assert "P1 21" in " ".join(table.screen())
     table.press("up")  # the last row: the AI
     assert table.screen()[0] == "Score AI"
@@ -299,15 +315,16 @@ def test_screens_met_in_play_fit_the_oled_without_being_cut():
 def test_a_scoring_card_enrolled_with_a_value_the_rules_refuse_asks_for_it():
     """The Enrol menu starts numbers at 0: a relic left at combo 0 must not be lost."""
     table = Table()
+    table.do("scoring")
     assert table.tap("relic", value=2, combo=0) == Action(
         "ask", {"form": "relic", "player": "1", "value": "2"}
     )
-    assert table.screen()[:3] == ["Relic", "Combo number", "< 1 >"]  # the value stays hidden
+    assert table.screen()[:3] == ["Relic P1", "Combo number", "< 1 >"]  # the value stays hidden
     table.press("up")
     table.press("ok")
     assert table.journal[-1] == Action("relic", {"player": "1", "value": "2", "combo": "2"})
     table.tap("loot", value=0)
-    assert table.screen()[:2] == ["Battle loot", "Loot value"]
+    assert table.screen()[:2] == ["Loot P1", "Loot value"]
 
 
 def test_an_item_with_several_players_asks_whose_it_is():

@@ -91,7 +91,7 @@ def test_solo_game_replays_byte_identically(solo):
 
 def test_scoring_example_from_the_rulebook_two_plus_six_plus_combo_is_eleven():
     out = run("trap-attack-scoring-example.txt")
-    during = out[-2]
+    during = {o["line"]: o for o in out}[4]
     assert during["state"]["scores"]["1"]["relics"] == 11
     assert not any("11" in line or "8" in line for line in during["screen"])  # hidden mid-race
     final = out[-1]
@@ -103,6 +103,8 @@ def test_scoring_example_from_the_rulebook_two_plus_six_plus_combo_is_eleven():
         "total": 11,
     }
     assert "P1 11  AI 0" in final["screen"]
+    asked = [o["screen"][0] for o in out if o["state"]["menu"] == "form"]
+    assert asked == ["Finish P1", "Finish P1", "Cards P1", "Cards P1", "Coins P1"]
 
 
 def test_buttons_only_solo_turns_with_the_replay_dice_directive():

@@ -436,6 +436,7 @@ def test_victory_condition_loot_values_and_one_point_per_unused_coin():
 
 def test_scoring_the_ai_score_is_computed_from_its_own_position_once_the_race_is_over():
     table = Table()
+    table.do("ai_turn", 1, 3)  # the AI buys a relic
     table.do("set_ai", position=17, crystal="yes")
     table.do("relic", player="ai", value=5, combo=1)
     table.do("winner", player="1")
@@ -454,8 +455,75 @@ def test_scoring_ties_are_shown_as_ties():
     table.do("set_ai", position=10, crystal="yes")
     table.do("finish", player="1", space=10, crystal="yes")
     table.do("scoring")
+    table.do("held", player="1", relics=0, loot=0)
+    table.do("coins", player="1", n=0)
     assert table.pub["leaders"] == ["1", "ai"]
     assert "Tie: P1 AI" in table.screen()
+
+
+def test_scoring_before_final_scores_the_box_asks_each_ai_relic_and_loot_card():
+    table = Table()
+    table.do("ai_turn", 1, 3)  # 30 -> 28, the AI buys a relic
+    table.do("damage", player="1", amount=6)  # the AI knocks player 1 out: it earns loot
+    table.do("winner", player="ai")
+    # Player 1 first: finish space, cards held, coins; then the AI's cards.
+    assert table.pub["asking"] == {"entry": "finish", "player": "1"}
+    assert table.pub["leaders"] == []
+    table.do("finish", player="1", crystal="no")
+    table.do("held", player="1", relics=0, loot=0)
+    table.do("coins", player="1", n=0)
+    assert table.pub["asking"] == {"entry": "relic", "player": "ai"}
+    assert table.screen()[:2] == ["Relic AI 1/1", "Relic value"]
+    table.do("relic", player="ai", value=4, combo=1)
+    with pytest.raises(Rejected, match="the AI bought 1 relic, all entered"):
+        table.do("relic", player="ai", value=4, combo=1)
+    assert table.screen()[:2] == ["Loot AI 1/1", "Loot value"]
+    table.do("loot", player="ai", value=2)
+    with pytest.raises(Rejected, match="the AI earned 1 loot card, all entered"):
+        table.do("loot", player="ai", value=2)
+    assert table.pub["asking"] is None
+    assert table.pub["leaders"] == ["ai"]
+    assert table.pub["scores"]["ai"]["total"] == 36
+    assert "Best: AI" in table.screen()
+
+
+def test_scoring_the_race_end_walks_through_finish_cards_relics_loot_and_coins():
+    table = Table()
+    table.do("scoring")
+    assert table.pub["scores"]["1"]["total"] == 0
+    assert "Best" not in " ".join(table.screen())  # no winner shown before the entries
+    asked = []
+    answers = {
+        "finish": {"crystal": "yes", "space": 12},
+        "held": {"relics": 2, "loot": 1},
+        "relic": {"value": 3, "combo": 1},
+        "loot": {"value": 4},
+        "coins": {"n": 2},
+    }
+    while table.pub["asking"] is not None:
+        entry, who = table.pub["asking"]["entry"], table.pub["asking"]["player"]
+        asked.append(entry)
+        assert table.pub["menu"] == "form"  # the question is on screen, no menu walk
+        table.do(entry, player=who, **answers[entry])
+    assert asked == ["finish", "held", "relic", "relic", "loot", "coins"]
+    assert table.pub["scores"]["1"] == {
+        "race": 12,
+        "relics": 9,
+        "loot": 4,
+        "coins": 2,
+        "total": 27,
+    }
+    with pytest.raises(Rejected, match="Player 1 holds 2 relics, all entered"):
+        table.do("relic", player="1", value=3, combo=1)
+
+
+def test_scoring_a_question_put_aside_comes_back_with_green():
+    table = Table()
+    table.do("scoring")
+    table.press("red")  # close the question: the scores say what is missing
+    assert table.screen()[1:3] == ["Before the scores:", "Player 1: finish"]
+    table.press("green")
+    assert table.screen()[0] == "Finish P1"
 
 
 def test_scoring_is_usable_on_its_own_and_then_play_stops():

@@ -14,7 +14,7 @@ from companion.games.base import Action, Input, Tap
 from companion.games.trap_attack import turns
 from companion.games.trap_attack.forms import ask, final_action, menu_entries, progress
 from companion.games.trap_attack.pawns import next_seat
-from companion.games.trap_attack.scoring import scored
+from companion.games.trap_attack.scoring import question, scored
 from companion.games.trap_attack.state import AI, State
 from companion.games.trap_attack.tables import catalog
 
@@ -82,6 +82,9 @@ def in_form(state: State, button: str) -> Action | None:
 
 
 def in_scores(state: State, button: str) -> Action | None:
+    asked = question(state)
+    if asked is not None and button in ("green", "ok"):
+        return ask(asked[0], player=asked[1])
     if button in MOVES:
         # The first press from the overview shows the first or the last row.
         first = -1 if button == "down" else 0

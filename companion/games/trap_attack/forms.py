@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from companion.games.base import Action, BadAction, Rejected
-from companion.games.trap_attack import board, turns
+from companion.games.trap_attack import board, scoring, turns
 from companion.games.trap_attack.state import AI, Form, State, Ui, name
 from companion.games.trap_attack.tables import catalog
 
@@ -140,6 +140,24 @@ def _not_over(state: State) -> str | None:
     return "the race is over" if state.race_over else None
 
 
+def _face_down(state: State) -> str | None:
+    """Relic and loot cards stay face down during the race: their values are asked after."""
+    return None if state.race_over else "values are asked when the race is over"
+
+
+def _held_fields(state: State, v: Values) -> list[Field]:
+    who = v.get("player", state.turn)
+    entry = state.entry(who)
+    earned = state.pawn(who).loot
+    relics = state.rules.range("relics_held")
+    loot = state.rules.range("loot_held")
+    return [
+        player_field(state, ai_too=False),
+        number_field("relics", "Relic cards held", *relics, start=len(entry.relics)),
+        number_field("loot", "Loot cards held", *loot, start=max(earned, len(entry.loot))),
+    ]
+
+
 def _card_fields(state: State, v: Values) -> list[Field]:
     effects = catalog().effects
     return [Field("id", "AI's card", tuple(e.id for e in effects), tuple(e.short for e in effects))]
@@ -217,15 +235,19 @@ FORMS: dict[str, FormSpec] = {
         "Paralyze", lambda s, v: [player_field(s)], _plain("paralyze", ("player",)), _needs_calm
     ),
     "set_ai": FormSpec("AI position", _spot_fields, _spot_build, _needs_ai),
-    "relic": FormSpec("Relic", _relic_fields, _plain("relic", ("player", "value", "combo"))),
+    "relic": FormSpec(
+        "Relic", _relic_fields, _plain("relic", ("player", "value", "combo")), _face_down
+    ),
     "loot": FormSpec(
-        "Battle loot",
+        "Loot",
         lambda s, v: [
             player_field(s),
             number_field("value", "Loot value", *s.rules.range("loot_value")),
         ],
         _plain("loot", ("player", "value")),
+        _face_down,
     ),
+    "held": FormSpec("Cards", _held_fields, _plain("held", ("player", "relics", "loot"))),
     "coins": FormSpec(
         "Coins",
         lambda s, v: [
@@ -345,14 +367,28 @@ def menu_entries(state: State) -> tuple[Entry, ...]:
             ]
     if state.options.ai:
         out.append(Entry("AI position", ask("set_ai")))
-    out += [
-        Entry("Relic", ask("relic")),
-        Entry("Battle loot", ask("loot")),
-        Entry("Coins", ask("coins")),
-        Entry("Finish space", ask("finish")),
-    ]
+    if state.race_over:  # the end's entries, to correct one; the box asks them in turn
+        out += [
+            Entry("Finish space", ask("finish")),
+            Entry("Cards held", ask("held")),
+            Entry("Relic", ask("relic")),
+            Entry("Battle loot", ask("loot")),
+            Entry("Coins", ask("coins")),
+        ]
     if state.winner is None:
         out.append(Entry("Race winner", ask("winner")))
     if not state.race_over:
         out.append(Entry("Score now", Action("scoring")))
     return tuple(out)
+
+
+def open_next_question(state: State) -> State:
+    """Once the race is over the box walks the table through the entries it still needs,
+    one question after another, before it shows final scores (rulings, Trap Attack 8)."""
+    if state.ui.mode:
+        return state
+    asked = scoring.question(state)
+    if asked is None:
+        return state
+    kind, player = asked
+    return open_form(state, kind, {"player": player})

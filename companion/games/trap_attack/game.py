@@ -7,7 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 from companion.games.base import Action, BadAction, CardKind, DieLabel, Input, Option, Outcome
-from companion.games.trap_attack import actions, ai, control, public, turns, view
+from companion.games.trap_attack import actions, ai, control, forms, public, turns, view
 from companion.games.trap_attack.args import check_rolls
 from companion.games.trap_attack.board import ROUTES, Spot, load_board
 from companion.games.trap_attack.state import AI, HUMANS, Options, Pawn, State, Ui, short
@@ -107,6 +107,8 @@ class TrapAttack:
         ):
             step.state = replace(state, ui=Ui(), card_to=None, alert=False)
         actions.HANDLERS[action.name](step, action, rolls)
+        if action.name not in actions.UI_ACTIONS:
+            step.state = forms.open_next_question(step.state)
         return step.outcome()
 
     def navigation(self, action: Action) -> bool:
@@ -123,8 +125,9 @@ class TrapAttack:
         return control.control(state, event)
 
     def restore(self, state: State) -> State:
-        """After a power cut or an undo a half-answered menu question is dropped."""
-        return replace(state, ui=Ui())
+        """After a power cut or an undo a half-answered menu question is dropped; after the
+        race the box asks its next question afresh."""
+        return forms.open_next_question(replace(state, ui=Ui()))
 
     def catalog(self) -> tuple[CardKind, ...]:
         cards = catalog()

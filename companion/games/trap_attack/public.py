@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from companion.games.trap_attack.scoring import leaders, scores
+from companion.games.trap_attack.scoring import leaders, question, scores
 from companion.games.trap_attack.state import AI, State
 
 
@@ -15,6 +15,7 @@ def public(state: State) -> dict[str, Any]:
     ai = state.pawn(AI)
     spot = state.ai_spot
     threat = state.threat
+    asked = question(state)
     return {
         "ai": {
             "position": spot.position,
@@ -65,6 +66,7 @@ def public(state: State) -> dict[str, Any]:
             for who, s in scores(state).items()
         },
         "leaders": list(leaders(state)) if state.race_over else [],
+        "asking": None if asked is None else {"entry": asked[0], "player": asked[1]},
         "played": [{"by": p.by, "group": p.group, "target": p.target} for p in state.played],
         "options": {
             "players": state.options.players,

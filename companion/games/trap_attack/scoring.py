@@ -70,7 +70,9 @@ def scores(state: State) -> dict[str, Score]:
 
 
 def leaders(state: State) -> tuple[str, ...]:
-    """The highest totals: one id, or several for a tie."""
+    """The highest totals: one id, or several for a tie; none while entries are missing."""
+    if question(state) is not None:
+        return ()
     table = scores(state)
     if not table:
         return ()
@@ -83,11 +85,36 @@ def _hidden(step: Step, what: str, who: str) -> None:
     step.say(f"{what} filed for {short(who)}")
 
 
+def cards_held(state: State, who: str) -> tuple[int, int] | None:
+    """How many relic and loot cards ``who`` holds, if known: the box counts the AI's own
+    (its purchases and knock-outs); a player says at the end (``held``)."""
+    if who == AI:
+        return state.ai_relics, state.pawn(AI).loot
+    return state.entry(who).held
+
+
+def _room_for(state: State, who: str, kind: str) -> None:
+    """Refuse an entry beyond the cards ``who`` holds (rulings, Trap Attack 8)."""
+    held = cards_held(state, who)
+    if held is None:
+        return
+    entry = state.entry(who)
+    count, filed = (held[0], len(entry.relics)) if kind == "relic" else (held[1], len(entry.loot))
+    if filed < count:
+        return
+    cards = f"{count} {'relic' if kind == 'relic' else 'loot card'}{'' if count == 1 else 's'}"
+    if who == AI:
+        how = "bought" if kind == "relic" else "earned"
+        raise Rejected(f"the AI {how} {cards}, all entered")
+    raise Rejected(f"{name(who)} holds {cards}, all entered")
+
+
 def relic(step: Step, action: Action) -> None:
     state = step.state
     who = pawn_arg(state, action, "player")
     value = action.int_arg("value", *state.rules.range("relic_value"))
     combo = action.int_arg("combo", *state.rules.range("combo"))
+    _room_for(state, who, "relic")
     entry = state.entry(who)
     step.state = state.with_entry(who, replace(entry, relics=(*entry.relics, (value, combo))))
     _hidden(step, "Relic", who)
@@ -97,16 +124,62 @@ def loot(step: Step, action: Action) -> None:
     state = step.state
     who = pawn_arg(state, action, "player")
     value = action.int_arg("value", *state.rules.range("loot_value"))
+    _room_for(state, who, "loot")
     entry = state.entry(who)
     step.state = state.with_entry(who, replace(entry, loot=(*entry.loot, value)))
     _hidden(step, "Loot", who)
 
 
-def coins(step: Step, action: Action) -> None:
+def held(step: Step, action: Action) -> None:
+    """How many relic and loot cards a player holds: the box then asks each one's value."""
     state = step.state
+    who = _human(state, action, "the box counts the AI's cards itself")
+    relics = action.int_arg("relics", *state.rules.range("relics_held"))
+    loots = action.int_arg("loot", *state.rules.range("loot_held"))
+    entry = state.entry(who)
+    if relics < len(entry.relics) or loots < len(entry.loot):
+        raise Rejected(
+            f"{name(who)} has {len(entry.relics)} relic(s) and {len(entry.loot)} loot"
+            " already entered"
+        )
+    step.state = state.with_entry(who, replace(entry, held=(relics, loots)))
+    step.log(f"{name(who)} holds {relics} relic(s) and {loots} loot card(s)")
+    step.say(f"{short(who)}: {relics} relic, {loots} loot")
+
+
+def _human(state: State, action: Action, not_ai: str) -> str:
     who = pawn_arg(state, action, "player")
     if who == AI:
-        raise Rejected("the AI holds no coins")
+        raise Rejected(not_ai)
+    return who
+
+
+def question(state: State) -> tuple[str, str] | None:
+    """The next entry the box asks for once the race is over, as (form, player): each
+    player's finish space, cards held, each relic, each loot card and coins, then the AI's
+    relics and loot; None when everything is in (rulings, Trap Attack 8)."""
+    if not state.race_over:
+        return None
+    for seat in (*state.humans, AI) if state.options.ai else state.humans:
+        entry = state.entry(seat)
+        human = seat != AI
+        if human and entry.finish is None and state.winner != seat:
+            return "finish", seat
+        held = cards_held(state, seat)
+        if held is None:
+            return "held", seat
+        if len(entry.relics) < held[0]:
+            return "relic", seat
+        if len(entry.loot) < held[1]:
+            return "loot", seat
+        if human and entry.coins is None:
+            return "coins", seat
+    return None
+
+
+def coins(step: Step, action: Action) -> None:
+    state = step.state
+    who = _human(state, action, "the AI holds no coins")
     n = action.int_arg("n", *state.rules.range("coins"))
     step.state = state.with_entry(who, replace(state.entry(who), coins=n))
     step.log(f"{name(who)} holds {n} unused coin{'s' if n != 1 else ''}")

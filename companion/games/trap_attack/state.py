@@ -52,6 +52,7 @@ class Entries:
     loot: tuple[int, ...] = ()
     coins: int | None = None
     finish: tuple[int, bool] | None = None  # (space, holds the crystal)
+    held: tuple[int, int] | None = None  # (relic cards, loot cards) a player says they hold
 
     @property
     def empty(self) -> bool:

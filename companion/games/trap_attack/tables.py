@@ -79,7 +79,7 @@ class RuleTable:
         return self.readings[face - 1]
 
 
-RANGE_NAMES = ("amount", "relic_value", "combo", "loot_value", "coins")
+RANGE_NAMES = ("amount", "relic_value", "combo", "loot_value", "coins", "relics_held", "loot_held")
 
 
 def parse_rules(data: Mapping[str, Any], where: str) -> RuleTable:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from companion.games.trap_attack.forms import FORMS, menu_entries, progress
 from companion.games.trap_attack.pawns import next_seat
-from companion.games.trap_attack.scoring import leaders, scores
-from companion.games.trap_attack.state import AI, State, name, short
+from companion.games.trap_attack.scoring import cards_held, leaders, question, scores
+from companion.games.trap_attack.state import AI, Form, State, name, short
 from companion.ui.screen import BLUE, GREEN, PURPLE, RED, YELLOW, Lights, Screen
 
 TITLE = "Trap Attack"
@@ -81,8 +81,23 @@ def form_screen(state: State) -> Screen:
     assert form is not None
     p = progress(state, form)
     shown = p.field.shown(form.cursor)
+    return Screen(form_title(state, form), (p.field.label, f"< {shown} >"), footer="G ok  R back")
+
+
+def form_title(state: State, form: Form) -> str:
+    """The form's name, and for whom when that is settled: "Relic AI 1/2" counts the cards."""
     head = FORMS[form.kind].title
-    return Screen(head, (p.field.label, f"< {shown} >"), footer="G ok  R back")
+    who = dict(form.preset).get("player")
+    if who is None:
+        return head
+    head = f"{head} {short(who)}"
+    held = cards_held(state, who)
+    if held is not None and form.kind in ("relic", "loot"):
+        entry = state.entry(who)
+        count, filed = (held[0], entry.relics) if form.kind == "relic" else (held[1], entry.loot)
+        if len(filed) < count:
+            head = f"{head} {len(filed) + 1}/{count}"
+    return head
 
 
 def score_screen(state: State) -> Screen:
@@ -100,6 +115,12 @@ def score_screen(state: State) -> Screen:
             ),
             footer="G menu  R back",
         )
+    asked = question(state)
+    if asked is not None:
+        kind, who = asked
+        wanted = FORMS[kind].title.lower()
+        lines = ("Before the scores:", f"{name(who)}: {wanted}")
+        return Screen(f"{TITLE}  Scores", lines, footer="G go on  R menu")
     cells = [f"{short(who)} {s.total}" for who, s in table.items()]
     lines = ["  ".join(cells[i : i + 2]) for i in range(0, len(cells), 2)][:2]
     best = leaders(state)
