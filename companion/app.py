@@ -331,8 +331,8 @@ class App:
     def on_tap(self, uid: str) -> None:
         self._dismiss_toast()
         card = self.registry.lookup(uid)
-        self.note(f"card {uid}: {card.name if card else 'unknown'}")
         if card is None:
+            self.note(f"card {uid}: unknown")
             self.play("card_unknown")
             if isinstance(self.menu, menus.Enrol):
                 self.menu = None
@@ -341,15 +341,20 @@ class App:
             return
         self.play("card_ok")
         session = self.session
+        name = card.name[:21]
+        if session is not None and card.game == session.name:
+            secret = getattr(session.rules, "secret_card", lambda card: None)
+            name = secret(card.as_tap()) or name
+        self.note(f"card {uid}: {name}")
         if session is None or self.menu is not None:
-            self._toast((card.name[:21], "start a game first" if session is None else ""))
+            self._toast((name, "start a game first" if session is None else ""))
         elif card.game != session.name:
             title = games.get(card.game).title if card.game in games.available() else card.game
-            self._toast((card.name[:21], f"a {title} card"))
+            self._toast((name, f"a {title} card"))
         else:
             reply = session.rules.control(session.state, Tap(uid, card.as_tap()))
             if reply is None:
-                self._toast((card.name[:21], "not needed now"))
+                self._toast((name, "not needed now"))
             else:
                 self.answer(reply)
         self.refresh()
@@ -497,7 +502,17 @@ class App:
         titles = [games.get(n).title for n in names]
         self.menu = menus.ListMenu("Choose a game", titles, names, "pick_game")
 
+    def _game_hook(self, hook: str) -> None:
+        """Submit what the game asks for when its play stops or goes on around the box's menu
+        (a turn timer pauses while the menu is open); games without the hook ignore it."""
+        session = self.session
+        ask = getattr(session.rules, hook, None) if session else None
+        action = ask(session.state) if ask else None
+        if action is not None:
+            self.submit(action, from_input=True, auto=True)
+
     def open_session_menu(self) -> None:
+        self._game_hook("pause_action")
         dice = "Dice: table" if self.table_dice else "Dice: box"
         items = ["Resume", "Undo last", "New game", "Other game", dice]
         keys = ["resume", "undo", "new_game", "switch_game", "dice"]
@@ -532,7 +547,10 @@ class App:
         kind, data = command.kind, command.data
         if kind == "stay":
             return
+        left_session_menu = getattr(self.menu, "on_pick", None) == "session"
         self.menu = None
+        if left_session_menu and (kind == "close" or data.get("key") in ("resume", "dice")):
+            self._game_hook("resume_action")
         if kind == "close":
             if self.session is None:
                 self.open_game_menu()

@@ -8,95 +8,27 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pytest
+from game_table import GameTable
 
-from companion.games.base import Action, Cancel, Log, Outcome, Press, Rejected, Schedule, Sound
 from companion.games.trapwords import GAME
 from companion.games.trapwords.state import TrapwordsState
 
 
 @dataclass
-class Table:
-    """Drives GAME like the app does, on a clock that moves only when told."""
+class Table(GameTable):
+    """Drives the Trapwords GAME like the app does, on a clock that moves only when told."""
 
-    options: dict[str, Any]
-    rolls: tuple[int, ...] = ()
-    now: float = 0.0
+    game = GAME
     state: TrapwordsState = field(init=False)
-    timers: dict[str, tuple[float, Action]] = field(default_factory=dict)
-    journal: list[Action] = field(default_factory=list)
-    sounds: list[str] = field(default_factory=list)
-    logs: list[str] = field(default_factory=list)
-    rejected: list[str] = field(default_factory=list)
-    fired: list[tuple[float, str]] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        self.options = GAME.check_options({k: str(v) for k, v in self.options.items()})
-        self.state = self._effects(GAME.initial(self.options, self.rolls))
 
     @classmethod
     def new(cls, rolls: tuple[int, ...] = (), **options: Any) -> Table:
         options.setdefault("monster", "dragon")
         return cls(options, rolls)
 
-    def _effects(self, outcome: Outcome) -> Any:
-        for effect in outcome.effects:
-            if isinstance(effect, Sound):
-                self.sounds.append(effect.cue)
-            elif isinstance(effect, Log):
-                self.logs.append(effect.text)
-            elif isinstance(effect, Schedule):
-                self.timers[effect.key] = (self.now + effect.seconds, effect.action)
-            elif isinstance(effect, Cancel):
-                self.timers.pop(effect.key, None)
-        return outcome.state
-
-    def do(self, name: str, /, at: float | None = None, **args: Any) -> bool:
-        """Apply an action now (or at ``at``, moving the clock there first)."""
-        if at is not None:
-            self.now = at
-        action = Action(name, {k: str(v) for k, v in args.items()}, at=self.now)
-        try:
-            outcome = GAME.apply(self.state, action)
-        except Rejected as err:
-            self.rejected.append(err.reason)
-            return False
-        self.journal.append(action)
-        self.state = self._effects(outcome)
-        return True
-
-    def press(self, button: str, long: bool = False) -> bool:
-        action = GAME.control(self.state, Press(button, long))
-        if action is None:
-            return False
-        return self.do(action.name, **dict(action.args))
-
-    def wait(self, seconds: float, late: float = 0.0) -> None:
-        """Move the clock, firing due schedules in order (each ``late`` seconds after its
-        deadline, as a busy real loop would)."""
-        target = self.now + seconds
-        while self.timers:
-            key, (due, action) = min(self.timers.items(), key=lambda kv: kv[1][0])
-            if due + late > target + 1e-9:
-                break
-            del self.timers[key]
-            self.fired.append((due + late, action.name))
-            self.do(action.name, at=due + late, **dict(action.args))
-        self.now = max(self.now, target)
-
-    @property
-    def public(self) -> dict[str, Any]:
-        return GAME.public(self.state)
-
     @property
     def remaining(self) -> float:
         return self.public["timer"]["remaining"]
-
-    def fold(self) -> TrapwordsState:
-        """The state rebuilt from the journal, as the app does after a power cut."""
-        state = GAME.initial(self.options, self.rolls).state
-        for action in self.journal:
-            state = GAME.apply(state, action).state
-        return state
 
     def play_turn(self, result: str, seconds: float = 5.0) -> None:
         """Start the current turn (pickup or not) and end it after ``seconds`` of clue time."""

@@ -294,8 +294,18 @@ class Game(Protocol):
 
     # Optional: ``dice_labels(state, action) -> tuple[DieLabel, ...]``, one per die of
     # ``dice_for``, to name the dice when the table rolls its own.
+    #
     # Optional: ``navigation(action) -> bool``, true for an action that only moves a menu kept
     # in the game's state: it is journaled, but undo never stops on it.
+    #
+    # Optional: ``pause_action(state) -> Action | None``, submitted (as an automatic step, never
+    # an undo step) when the box's own menu opens, and ``resume_action(state) -> Action | None``
+    # when that menu is left to play on (Resume, back, or the dice switch): a turn timer stands
+    # still while the table is in the menu.
+    #
+    # Optional: ``secret_card(card) -> str | None``: what to call a tapped card of this game
+    # instead of its name wherever the box would show the name (None: its name). Cards in a
+    # hidden hand (Hostage Trap!'s hostages) must not be named to the table.
 
     def public(self, state: Any) -> dict[str, Any]:
         """The replay contract's ``state`` object (JSON-safe)."""

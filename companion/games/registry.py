@@ -11,10 +11,11 @@ MODULES: dict[str, str] = {
     "dice": "companion.games.dice",
     "trap-attack": "companion.games.trap_attack",
     "trapwords": "companion.games.trapwords",
+    "hostage-trap": "companion.games.hostage_trap",
 }
 
 # Named in the replay contract, not built yet: asking for them says so instead of "unknown".
-PLANNED = ("cover-your-asps", "deathtrap-dungeon", "hostage-trap")
+PLANNED = ("cover-your-asps", "deathtrap-dungeon")
 
 
 def available() -> list[str]:

@@ -1,0 +1,97 @@
+"""Hostage Trap!: the box keeps the turns (who plays, who sits out for a trap, what a turn still
+allows), an optional turn timer, and checks a win the winner proves by tapping hostage cards.
+``GAME`` is what companion.games.registry loads."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from companion.games import options as opts
+from companion.games.base import Action, CardKind, Input, Option, Outcome, Reply
+from companion.games.hostage_trap import control as control_map
+from companion.games.hostage_trap import rules, view
+from companion.games.hostage_trap.control import HOSTAGE_PREFIX, TRAP_KINDS
+from companion.games.hostage_trap.data import tables
+from companion.games.hostage_trap.public import public
+from companion.games.hostage_trap.state import HostageState
+from companion.ui.screen import Lights, Screen
+
+OPTIONS: tuple[Option, ...] = (
+    Option("players", "Players", "4", choices=opts.numbers(3, 7)),
+    Option("hand", "Hand size", "5", choices=opts.numbers(5, 7)),
+    Option("hostages", "Hostages to win", "3", choices=opts.numbers(3, 7)),
+    Option(
+        "turn_seconds",
+        "Turn timer s",
+        "0",
+        presets=tuple(map(str, tables().turn_seconds_presets)),
+        bounds=(0, 600),
+    ),
+)
+
+
+class HostageTrapGame:
+    name = "hostage-trap"
+    title = "Hostage Trap!"
+    options = OPTIONS
+
+    def check_options(self, options: Mapping[str, str]) -> dict[str, Any]:
+        return opts.parse(self.name, OPTIONS, options)
+
+    def setup_dice(self, options: Mapping[str, Any]) -> tuple[int, ...]:
+        return ()
+
+    def initial(self, options: Mapping[str, Any], rolls: tuple[int, ...]) -> Outcome:
+        return rules.initial(options)
+
+    def dice_for(self, state: HostageState, action: Action) -> tuple[int, ...]:
+        rules.check_name(action)
+        return ()
+
+    def apply(self, state: HostageState, action: Action) -> Outcome:
+        return rules.apply(state, action)
+
+    def public(self, state: HostageState) -> dict[str, Any]:
+        return public(state)
+
+    def view(self, state: HostageState) -> tuple[Screen, Lights]:
+        return view.view(state)
+
+    def control(self, state: HostageState, event: Input) -> Reply:
+        return control_map.control(state, event)
+
+    def restore(self, state: HostageState) -> HostageState:
+        return rules.restore(state)
+
+    def pause_action(self, state: HostageState) -> Action | None:
+        """The box's menu opens: a running turn timer stops while it is open."""
+        running = state.timer is not None and state.timer.running and not state.over
+        return Action("pause") if running else None
+
+    def resume_action(self, state: HostageState) -> Action | None:
+        """The box's menu is left to play on: a timer the menu stopped runs again."""
+        stopped = state.timer is not None and not state.timer.running and not state.over
+        return Action("resume") if stopped else None
+
+    def secret_card(self, card: Mapping[str, Any]) -> str | None:
+        """Hostages are secret: a tapped one is only ever called this."""
+        return "A hostage card" if str(card.get("card", "")).startswith(HOSTAGE_PREFIX) else None
+
+    def catalog(self) -> tuple[CardKind, ...]:
+        longest = ((0, tables().longest_trap),)
+        hostages = tuple(
+            CardKind(f"{HOSTAGE_PREFIX}{c}", f"{c.capitalize()} hostage", "hostage")
+            for c in tables().colours
+        )
+        names = {"trap": "Trap", "trap-on": "Trap, turn goes on"}
+        traps = tuple(CardKind(k, names[k], "trap", ("turns",), longest) for k in TRAP_KINDS)
+        return (
+            *hostages,
+            CardKind("attack", "Attack", "attack"),
+            CardKind("defence", "Defence", "defence"),
+            *traps,
+        )
+
+
+GAME = HostageTrapGame()
