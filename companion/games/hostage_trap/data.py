@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from companion.errors import DataError
-from companion.games.datafile import need, read_toml
+from companion.games.datafile import need, read_toml, shipped
 
 COLOURS_FILE = "hostage_trap_colours.toml"
 SETTINGS_FILE = "hostage_trap_settings.toml"
@@ -23,7 +23,7 @@ class Tables:
 
 
 def _colours() -> tuple[str, ...]:
-    entries = need(read_toml(COLOURS_FILE), "colour", list, COLOURS_FILE)
+    entries = need(read_toml(shipped(COLOURS_FILE)), "colour", list, COLOURS_FILE)
     names: list[str] = []
     for i, entry in enumerate(entries, start=1):
         where = f"{COLOURS_FILE} colour {i}"
@@ -49,7 +49,7 @@ def _positive(table: dict, key: str) -> int:
 
 @cache
 def tables() -> Tables:
-    settings = read_toml(SETTINGS_FILE)
+    settings = read_toml(shipped(SETTINGS_FILE))
     presets = need(settings, "turn_seconds_presets", list, SETTINGS_FILE)
     if not presets or not all(type(p) is int and 0 <= p <= 600 for p in presets):
         raise DataError(f"{SETTINGS_FILE}.turn_seconds_presets: whole numbers 0..600")
