@@ -12,7 +12,7 @@ from typing import Any
 
 from companion.core.config import Config
 from companion.errors import UsageError
-from companion.games.base import Action, BadAction, Rejected
+from companion.games.base import Action, BadAction, Rejected, decimal_number, whole_number
 from companion.sim.box import SimulatedBox
 
 BUTTONS = ("up", "down", "ok", "back", "green", "red")
@@ -23,11 +23,10 @@ MAX_WAIT = 24 * 3600.0
 
 
 def _number(text: str, what: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise UsageError(f"{what} {text!r} is not a number") from None
-    if not 0 <= value <= MAX_WAIT or value != value:
+    value = decimal_number(text)
+    if value is None:
+        raise UsageError(f"{what} {text!r} is not a number (digits 0-9, e.g. 2 or 0.5)")
+    if not 0 <= value <= MAX_WAIT:
         raise UsageError(f"{what} {text!r} must be 0..{MAX_WAIT:.0f} seconds")
     return value
 
@@ -83,9 +82,10 @@ class Replay:
                 raise UsageError("dice needs at least one value")
             values = []
             for a in args:
-                if not a.isdigit() or int(a) < 1:
+                value = whole_number(a)
+                if value is None or value < 1:
                     raise UsageError(f"die value {a!r} is not a face (1, 2, ...)")
-                values.append(int(a))
+                values.append(value)
             app.dice.force(values)
         else:
             raise UsageError(f"unknown directive {verb!r} (game, press, hold, tap, wait, do, dice)")

@@ -1,13 +1,17 @@
 """The replay contract (../shared/notes/replay.md), checked from outside as a user would."""
 
 import json
+import re
 import subprocess
 import sys
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from companion.errors import UsageError
-from companion.replay import run_script
+from companion.games.base import decimal_number, whole_number
+from companion.replay import _number, run_script
 
 KEYS = {"line", "t", "game", "state", "screen", "leds", "sounds", "log"}
 
@@ -81,6 +85,50 @@ def test_bad_lines_name_the_line(script, message):
     with pytest.raises(UsageError) as err:
         run_script(script)
     assert message in str(err.value)
+
+
+NOT_ASCII_NUMBERS = [
+    ("game dice\ndice \u00b2\n", "line 2: die value '\u00b2' is not a face"),
+    ("game dice\ndice \u0663\n", "line 2: die value '\u0663' is not a face"),
+    ("game dice\ndice 3 +4\n", "line 2: die value '+4' is not a face"),
+    ("game dice\nwait \u0663\n", "line 2: wait '\u0663' is not a number"),
+    ("game dice\nwait 1e3\n", "line 2: wait '1e3' is not a number"),
+    ("game dice\nwait nan\n", "line 2: wait 'nan' is not a number"),
+    ("game dice\nwait 1_0\n", "line 2: wait '1_0' is not a number"),
+    ("game dice\nhold green \u00bd\n", "line 2: hold time '\u00bd' is not a number"),
+    ("game dice\nhold green \u0663\n", "line 2: hold time '\u0663' is not a number"),
+    ("game trap-attack\ndo damage player=1 amount=\u0663\n", "line 2: amount='\u0663'"),
+    ("game trapwords seconds=\u0664\u0665\n", "line 1: seconds='\u0664\u0665'"),
+    ("game trapwords rooms=\u0663,4,5\n", "line 1: rooms='\u0663,4,5'"),
+    ("game trapwords curses=\u0664\n", "line 1: curses='\u0664'"),
+]
+
+
+@pytest.mark.parametrize(("script", "message"), NOT_ASCII_NUMBERS)
+def test_only_ascii_digits_are_numbers_in_scripts(script, message):
+    with pytest.raises(UsageError) as err:
+        run_script(script)
+    assert message in str(err.value)
+
+
+@given(st.text(max_size=6))
+def test_a_number_in_a_script_is_ascii_digits_or_a_clear_refusal(text):
+    whole, decimal = whole_number(text), decimal_number(text)
+    assert (whole is not None) == (re.fullmatch(r"-?[0-9]+", text) is not None)
+    if decimal is not None:
+        assert set(text) <= set("0123456789.") and decimal == float(text)
+    try:
+        assert _number(text, "wait") == decimal
+    except UsageError as err:
+        assert repr(text) in str(err)
+
+
+def test_a_superscript_die_value_exits_2_naming_the_line():
+    proc = _cli(["-"], stdin="game dice\ndice \u00b2\npress green\n")
+    assert proc.returncode == 2, proc.stderr
+    assert "line 2: die value '\u00b2' is not a face" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert len(proc.stdout.splitlines()) == 1
 
 
 def test_cli_prints_lines_before_the_bad_one_and_exits_2():

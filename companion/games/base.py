@@ -8,6 +8,7 @@ state, and undo is "fold all but the last".
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -15,6 +16,22 @@ from typing import Any, Protocol
 from companion.ui.screen import Lights, Screen
 
 Scalar = str | int | float | bool
+
+
+_WHOLE = re.compile(r"-?[0-9]+")
+_DECIMAL = re.compile(r"[0-9]+(\.[0-9]*)?|\.[0-9]+")
+
+
+def whole_number(text: str) -> int | None:
+    """A whole number as a script or an option writes it, else None. Only ASCII digits:
+    ``int()`` would also take '٣' (an Arabic-Indic 3), ' 3', '+3' or '3_0'."""
+    return int(text) if _WHOLE.fullmatch(text) else None
+
+
+def decimal_number(text: str) -> float | None:
+    """A number of seconds as a script or an option writes it (``12``, ``0.5``), else None.
+    ``float()`` would also take '٣', '1e3', 'inf' or 'nan'."""
+    return float(text) if _DECIMAL.fullmatch(text) else None
 
 
 class BadAction(ValueError):
@@ -68,10 +85,10 @@ class Action:
 
     def int_arg(self, key: str, lo: int, hi: int, default: int | None = None) -> int:
         raw = self.arg(key, default)
-        try:
-            value = int(raw)
-        except (TypeError, ValueError):
-            raise BadAction(f"{key}={raw!r} is not a whole number") from None
+        value = whole_number(raw) if isinstance(raw, str) else raw
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            raise BadAction(f"{key}={raw!r} is not a whole number")
+        value = int(value)
         if not lo <= value <= hi:
             raise BadAction(f"{key}={value} is outside {lo}..{hi}")
         return value

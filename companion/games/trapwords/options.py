@@ -4,11 +4,10 @@ type (``--set rooms=2,4,6,8,10``) into checked values, defaults filled in."""
 from __future__ import annotations
 
 import itertools
-import math
 from collections.abc import Mapping
 from typing import Any
 
-from companion.games.base import BadAction, Option
+from companion.games.base import BadAction, Option, decimal_number, whole_number
 from companion.games.trapwords.data import TABLES
 from companion.games.trapwords.dungeon import default_curse_rooms
 
@@ -53,11 +52,10 @@ DEFAULTS = {o.name: o.default for o in OPTIONS}
 
 
 def _rooms(text: str) -> tuple[int, ...]:
-    parts = [p.strip() for p in text.split(",") if p.strip()]
-    try:
-        rooms = tuple(int(p) for p in parts)
-    except ValueError:
-        raise BadAction(f"rooms={text!r}: room numbers are whole numbers, e.g. 3,4,5,6,7") from None
+    numbers = [whole_number(p.strip()) for p in text.split(",") if p.strip()]
+    if None in numbers:
+        raise BadAction(f"rooms={text!r}: room numbers are whole numbers, e.g. 3,4,5,6,7")
+    rooms = tuple(n for n in numbers if n is not None)
     if not 2 <= len(rooms) <= TABLES.max_rooms:
         raise BadAction(f"rooms={text!r}: give 2 to {TABLES.max_rooms} rooms")
     if any(not 1 <= r <= 99 for r in rooms):
@@ -68,11 +66,10 @@ def _rooms(text: str) -> tuple[int, ...]:
 
 
 def _seconds(key: str, text: str, low: float) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise BadAction(f"{key}={text!r} is not a number of seconds") from None
-    if not math.isfinite(value) or not low <= value <= LONGEST_TURN:
+    value = decimal_number(text)
+    if value is None:
+        raise BadAction(f"{key}={text!r} is not a number of seconds ({low:g}..{LONGEST_TURN:g})")
+    if not low <= value <= LONGEST_TURN:
         raise BadAction(f"{key}={text!r} must be {low:g}..{LONGEST_TURN:g} seconds")
     return value
 
@@ -82,10 +79,10 @@ def _curses(text: str, rooms: tuple[int, ...]) -> tuple[int, ...]:
         return default_curse_rooms(rooms)
     if text == "none":
         return ()
-    try:
-        chosen = tuple(int(p) for p in text.split(",") if p.strip())
-    except ValueError:
-        raise BadAction(f"curses={text!r}: auto, none or room numbers like 4,6") from None
+    numbers = [whole_number(p.strip()) for p in text.split(",") if p.strip()]
+    if None in numbers:
+        raise BadAction(f"curses={text!r}: auto, none or room numbers like 4,6")
+    chosen = tuple(n for n in numbers if n is not None)
     for room in chosen:
         if room not in rooms[:-1]:
             raise BadAction(
