@@ -12,6 +12,7 @@ from typing import Any
 
 from companion.core.config import Config
 from companion.errors import UsageError
+from companion.games import registry as games
 from companion.games.base import Action, BadAction, Rejected, decimal_number, whole_number
 from companion.sim.box import SimulatedBox
 
@@ -31,8 +32,12 @@ def _number(text: str, what: str) -> float:
     return value
 
 
-def parse_kv(tokens: Sequence[str], bare_id: bool = True) -> dict[str, str]:
-    """``K=V`` pairs; a bare first token is the action's ``id`` (``do card damage-2``)."""
+def parse_kv(
+    tokens: Sequence[str], bare_id: bool = True, what: str = "", keys: Sequence[str] = ()
+) -> dict[str, str]:
+    """``K=V`` pairs; a bare first token is the action's ``id`` (``do card damage-2``).
+    A token that is not ``K=V`` is named as typed, after ``what`` (``game dice``) and with
+    the ``keys`` that would fit (the game's options)."""
     out: dict[str, str] = {}
     for i, token in enumerate(tokens):
         key, sep, value = token.partition("=")
@@ -40,7 +45,11 @@ def parse_kv(tokens: Sequence[str], bare_id: bool = True) -> dict[str, str]:
             out["id"] = token
             continue
         if not sep or not key or not value:
-            raise UsageError(f"expected KEY=VALUE, got {token!r}")
+            where = f"{what}: " if what else ""
+            if not sep:
+                known = f" (options: {', '.join(keys)})" if keys else ""
+                raise UsageError(f"{where}{token!r} is not KEY=VALUE{known}")
+            raise UsageError(f"{where}expected KEY=VALUE, got {token!r}")
         out[key] = value
     return out
 
@@ -56,13 +65,13 @@ class Replay:
         if verb == "game":
             if not args:
                 raise UsageError("game needs a NAME")
-            app.new_game(args[0], parse_kv(args[1:]) if args[1:] else {})
+            app.new_game(args[0], self._options(args[0], args[1:]))
         elif verb == "press":
             box.press(self._button(args))
         elif verb == "hold":
             if len(args) != 2:
                 raise UsageError("hold needs BUTTON SECONDS")
-            box.hold(self._button(args[:1]), _number(args[1], "hold time"))
+            box.hold(self._button(args[:1], "hold"), _number(args[1], "hold time"))
         elif verb == "tap":
             box.tap(self._uid(args))
         elif verb == "wait":
@@ -75,7 +84,17 @@ class Replay:
             if app.session is None:
                 app.reject("no game is being played")
             else:
-                app.submit(Action(args[0], parse_kv(args[1:])))
+                action = Action(args[0], parse_kv(args[1:], what=f"do {args[0]}"))
+                try:
+                    app.submit(action)
+                except BadAction as err:
+                    bare = args[1] if args[1:] and "=" not in args[1] else None
+                    if bare is not None and "'id'" in str(err):
+                        raise UsageError(
+                            f"do {args[0]}: {bare!r} is not KEY=VALUE ({args[0]!r} takes no "
+                            "bare value)"
+                        ) from None
+                    raise
                 app.refresh()
         elif verb == "dice":
             if not args:
@@ -91,11 +110,21 @@ class Replay:
             raise UsageError(f"unknown directive {verb!r} (game, press, hold, tap, wait, do, dice)")
 
     @staticmethod
-    def _button(args: list[str]) -> str:
-        if len(args) != 1 or args[0] not in BUTTONS:
-            got = " ".join(args) or "nothing"
-            raise UsageError(f"unknown button {got!r} (use {', '.join(BUTTONS)})")
+    def _button(args: list[str], verb: str = "press") -> str:
+        names = ", ".join(BUTTONS)
+        if not args:
+            raise UsageError(f"{verb} needs a BUTTON ({names})")
+        if len(args) != 1:
+            raise UsageError(f"{verb} takes one BUTTON, got {' '.join(args)!r} ({names})")
+        if args[0] not in BUTTONS:
+            raise UsageError(f"unknown button {args[0]!r} (use {names})")
         return args[0]
+
+    @staticmethod
+    def _options(game: str, tokens: Sequence[str]) -> dict[str, str]:
+        names = games.available()
+        keys = [o.name for o in games.get(game).options] if game in names else []
+        return parse_kv(tokens, bare_id=False, what=f"game {game}", keys=keys)
 
     def _uid(self, args: list[str]) -> str:
         if len(args) != 1:

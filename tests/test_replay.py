@@ -79,6 +79,12 @@ def test_a_refused_action_is_rejected_and_the_state_is_unchanged():
         ("game dice\ntap XYZ\n", "line 2: card UID 'XYZ' is not hexadecimal"),
         ("game dice\ntap @nothing\n", "line 2: no card is registered as 'nothing'"),
         ("game cover-your-asps\n", "line 1: game 'cover-your-asps' is planned"),
+        # What was typed is named, never an internal name ("no option 'id'", "'nothing'").
+        ("game dice extra\n", "line 1: game dice: 'extra' is not KEY=VALUE (options: die)"),
+        ("game dice die\n", "line 1: game dice: 'die' is not KEY=VALUE (options: die)"),
+        ("game dice\npress\n", "line 2: press needs a BUTTON (up, down"),
+        ("game dice\npress up down\n", "line 2: press takes one BUTTON, got 'up down'"),
+        ("game dice\ndo roll extra\n", "line 2: do roll: 'extra' is not KEY=VALUE"),
     ],
 )
 def test_bad_lines_name_the_line(script, message):
@@ -217,7 +223,7 @@ def _pn532():
     ("script", "message"),
     [
         ("game dice\ndo roll dye=d4\n", "'roll' has no argument 'dye' (it takes die)"),
-        ("game dice\ndo reroll now\n", "'reroll' has no argument 'id' (it takes no arguments)"),
+        ("game dice\ndo reroll now\n", "do reroll: 'now' is not KEY=VALUE ('reroll' takes no"),
         ("game trapwords\ndo start bogus=1\n", "'start' has no argument 'bogus'"),
         ("game trap-attack\ndo ai_turn bogus=1\n", "'ai_turn' has no argument 'bogus'"),
     ],
