@@ -6,13 +6,19 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: sim test lint format bench clean install uninstall
 
+# First run: about half a minute, one line per step (pip's own chatter stays quiet).
 $(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	touch $(STAMP)
+	@echo "==> setting up $(VENV) (first run only; about half a minute)"
+	@test -x $(BIN)/python || { echo "==> creating the virtual environment $(VENV)"; $(PYTHON) -m venv $(VENV); }
+	@echo "==> updating pip"
+	@$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
+	@echo "==> installing trap-companion and its libraries (Pillow, luma, gpiozero, pyserial, pytest, ruff)"
+	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	@touch $(STAMP)
+	@echo "==> ready"
 
 sim: $(STAMP)
+	@echo "==> starting the simulator (q quits)"
 	$(BIN)/trap-companion sim
 
 test: $(STAMP)
