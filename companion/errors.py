@@ -31,3 +31,9 @@ class ConfigError(CompanionError):
     """The configuration is invalid. systemd does not restart on this status."""
 
     exit_status = 78
+
+
+class StateDirError(CompanionError):
+    """The state directory (journal, cards) cannot be made or written (sysexits' CANTCREAT)."""
+
+    exit_status = 73

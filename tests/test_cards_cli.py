@@ -62,3 +62,30 @@ def test_a_broken_registry_file_is_a_data_error(tmp_path):
     proc = _cards(tmp_path, "list")
     assert proc.returncode == 65
     assert "cards.toml" in proc.stderr and "UID" in proc.stderr
+
+
+def test_cards_take_the_simulators_state_dir_choice(tmp_path, monkeypatch, capsys):
+    """What `sim` enrols, `cards --sim` (or `--state-dir` the same dir) lists, and back."""
+    from companion.cli import main
+    from companion.core.config import Config
+    from companion.core.registry import Card, Registry
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setattr("companion.core.config.DEFAULT_PATH", tmp_path / "no-config.toml")
+    sim_dir = Config.sim_state_dir()
+    assert sim_dir == tmp_path / "xdg" / "trap-companion" / "sim"
+    Registry(sim_dir / "cards.toml").enrol(Card("04A1B2C3", "trap-attack", "damage-2", "Zap"))
+    capsys.readouterr()
+    assert main(["cards", "list", "--sim"]) == 0
+    assert "04A1B2C3" in capsys.readouterr().out
+    assert main(["cards", "list", "--state-dir", str(sim_dir)]) == 0
+    assert "04A1B2C3" in capsys.readouterr().out
+    other = tmp_path / "other"
+    assert (
+        main(["cards", "enrol", "8EC793", "trap-attack", "damage-1", "--state-dir", str(other)])
+        == 0
+    )
+    assert (other / "cards.toml").exists()
+    assert main(["cards", "list"]) == 0  # the daemon's cards: none here, and where to look
+    out = capsys.readouterr().out
+    assert "no cards enrolled yet" in out and "cards list --sim" in out

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from pathlib import Path
 
 from companion.core import config as configuration
+from companion.core import statedir
 
 
 def add_config_arg(parser: argparse.ArgumentParser) -> None:
@@ -19,3 +21,55 @@ def add_config_arg(parser: argparse.ArgumentParser) -> None:
 
 def load_config(args: argparse.Namespace) -> configuration.Config:
     return configuration.load(getattr(args, "config", None))
+
+
+def add_state_dir_args(
+    parser: argparse.ArgumentParser, sim_choice: bool = False, sim: bool = False
+) -> None:
+    """``--state-dir DIR``; with ``sim_choice`` also ``--sim``, the simulator's own dir
+    (``sim``: the command is the simulator, whose default is that dir)."""
+    default = (
+        configuration.Config.sim_state_dir()
+        if sim
+        else "the installed box's or ~/.local/state/trap-companion"
+    )
+    parser.add_argument(
+        "--state-dir",
+        type=Path,
+        metavar="DIR",
+        help=f"the directory of the journal and cards (default: the config's state.dir, else "
+        f"{default})",
+    )
+    if sim_choice:
+        parser.add_argument(
+            "--sim",
+            action="store_true",
+            help="the simulator's state directory (where `trap-companion sim` keeps its "
+            f"cards: {configuration.Config.sim_state_dir()} unless state.dir says otherwise)",
+        )
+
+
+def with_state_dir(
+    config: configuration.Config,
+    args: argparse.Namespace,
+    sim: bool = False,
+    write: bool = True,
+) -> configuration.Config:
+    """``config`` with its state dir resolved and checked before anything uses it.
+
+    --state-dir wins, then the config's state.dir, then the default: the simulator's own dir
+    when ``sim`` (it never touches an installed daemon's game), else the daemon's.
+    A dir that cannot serve stops here with one line naming it (exit 78 from the config,
+    73 otherwise).
+    """
+    given = getattr(args, "state_dir", None)
+    if given is not None:
+        path, origin = given.expanduser(), statedir.FROM_ARGUMENT
+    elif config.state.dir:
+        path, origin = config.state_dir(), statedir.FROM_CONFIG
+    elif sim:
+        path, origin = config.sim_state_dir(), statedir.FROM_DEFAULT
+    else:
+        path, origin = config.state_dir(), statedir.FROM_DEFAULT
+    statedir.check(path, origin, config.source, write=write)
+    return dataclasses.replace(config, state=dataclasses.replace(config.state, dir=str(path)))

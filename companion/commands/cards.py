@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import argparse
 
-from companion.commands._common import add_config_arg, load_config
+from companion.commands._common import (
+    add_config_arg,
+    add_state_dir_args,
+    load_config,
+    with_state_dir,
+)
 from companion.core.registry import Card, Registry
 from companion.errors import UsageError
 from companion.games import registry as games
@@ -16,6 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     verbs = p.add_subparsers(dest="verb", metavar="VERB", required=True)
     ls = verbs.add_parser("list", help="the cards this box knows")
     add_config_arg(ls)
+    add_state_dir_args(ls, sim_choice=True)
     ls.set_defaults(func=list_main)
     cat = verbs.add_parser("catalog", help="what cards of a game can be enrolled as")
     cat.add_argument("game", nargs="?", help="a game name (default: all)")
@@ -33,15 +39,17 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--value", action="append", default=[], metavar="K=N", help="a card value, e.g. value=3"
     )
     add_config_arg(enrol)
+    add_state_dir_args(enrol, sim_choice=True)
     enrol.set_defaults(func=enrol_main)
     forget = verbs.add_parser("forget", help="remove a tag from the registry")
     forget.add_argument("uid")
     add_config_arg(forget)
+    add_state_dir_args(forget, sim_choice=True)
     forget.set_defaults(func=forget_main)
 
 
-def _registry(args: argparse.Namespace) -> tuple[Registry, str]:
-    config = load_config(args)
+def _registry(args: argparse.Namespace, write: bool = True) -> tuple[Registry, str]:
+    config = with_state_dir(load_config(args), args, sim=args.sim, write=write)
     return Registry(config.state_dir() / "cards.toml"), config.reader.type
 
 
@@ -55,9 +63,11 @@ def _uid(text: str, kind: str) -> str:
 
 
 def list_main(args: argparse.Namespace) -> int:
-    registry, _ = _registry(args)
+    registry, _ = _registry(args, write=False)
     if not registry.cards:
         print(f"no cards enrolled yet ({registry.path})")
+        if not args.sim and not args.state_dir:
+            print("(the simulator keeps its own cards: trap-companion cards list --sim)")
         return 0
     for uid, card in sorted(registry.cards.items()):
         extra = " ".join(f"{k}={v}" for k, v in sorted(card.fields.items()))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from companion.commands._common import add_config_arg, load_config
+from companion.commands._common import add_config_arg, load_config, with_state_dir
 from companion.errors import UsageError
 
 
@@ -46,6 +46,8 @@ def main(args: argparse.Namespace) -> int:
     if not 0 < args.timeout <= 600:
         raise UsageError(f"--timeout {args.timeout:g}: give 0 < SECONDS <= 600")
     config = load_config(args)
+    if not args.simulate:
+        config = with_state_dir(config, args, write=False)  # it only reads the cards
     interactive = not args.non_interactive
     print(f"Trap Companion self-test ({config.source})", flush=True)
     if args.simulate:

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from companion.core import config as configuration
+from companion.core import statedir
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -24,6 +25,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def check_main(args: argparse.Namespace) -> int:
     config = configuration.load(args.file)
+    origin = statedir.FROM_CONFIG if config.state.dir else statedir.FROM_DEFAULT
+    statedir.check(config.state_dir(), origin, config.source, create=False)
     print(f"{args.file}: ok")
     print(f"  state directory: {config.state_dir()}")
     print(

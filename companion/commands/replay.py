@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from companion.commands._common import add_config_arg, load_config
+from companion.commands._common import add_config_arg, load_config, with_state_dir
 from companion.errors import UsageError
 
 
@@ -50,6 +50,8 @@ def main(args: argparse.Namespace) -> int:
             raise UsageError(f"{path}: cannot read the script ({err})") from None
         lines = replay.script_lines(text)
     config = load_config(args) if args.config else None
+    if config is not None and config.state.dir:
+        config = with_state_dir(config, args)
 
     def emit(obj: dict) -> None:
         sys.stdout.write(replay.dumps(obj) + "\n")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from companion.commands._common import add_config_arg, load_config
+from companion.commands._common import add_config_arg, load_config, with_state_dir
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -21,4 +21,4 @@ def register(sub: argparse._SubParsersAction) -> None:
 def main(args: argparse.Namespace) -> int:
     from companion.daemon import Daemon
 
-    return Daemon(load_config(args)).run()
+    return Daemon(with_state_dir(load_config(args), args)).run()

@@ -5,10 +5,15 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
-from pathlib import Path
 
-from companion.commands._common import add_config_arg, load_config
+from companion.commands._common import (
+    add_config_arg,
+    add_state_dir_args,
+    load_config,
+    with_state_dir,
+)
 from companion.errors import UsageError
+from companion.sim.layout import DISPLAYS
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -22,10 +27,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--reader", choices=("rdm6300", "pn532", "none"), help="the simulated card reader"
     )
-    p.add_argument("--state-dir", type=Path, help="keep the journal and cards here")
+    add_state_dir_args(p, sim=True)
     p.add_argument(
-        "--compact", action="store_true", help="draw the OLED in braille (for small terminals)"
+        "--display",
+        choices=DISPLAYS,
+        default="auto",
+        help="how to draw the OLED: blocks (every pixel, needs 163x34), braille (66x18), "
+        "text (the words only) or auto, the largest that fits the terminal (default)",
     )
+    p.add_argument("--compact", action="store_true", help="the same as --display braille")
     p.set_defaults(func=main)
 
 
@@ -39,9 +49,6 @@ def main(args: argparse.Namespace) -> int:
         config = dataclasses.replace(
             config, reader=dataclasses.replace(config.reader, type=args.reader)
         )
-    # The simulator keeps its own journal and cards, never an installed daemon's.
-    state_dir = args.state_dir or config.state.dir or config.user_state_dir() / "sim"
-    config = dataclasses.replace(
-        config, state=dataclasses.replace(config.state, dir=str(state_dir))
-    )
-    return TerminalSim(config, compact=args.compact or None).run()
+    config = with_state_dir(config, args, sim=True)
+    display = "braille" if args.compact and args.display == "auto" else args.display
+    return TerminalSim(config, display=display).run()

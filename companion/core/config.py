@@ -108,6 +108,11 @@ class Config:
         base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
         return Path(base) / "trap-companion"
 
+    @classmethod
+    def sim_state_dir(cls) -> Path:
+        """The terminal simulator's own journal and cards, apart from any daemon's."""
+        return cls.user_state_dir() / "sim"
+
     def simulated(self, state_dir: Path | None = None) -> Config:
         """The same box on simulated parts: mock pins, luma's dummy display."""
         state = replace(self.state, dir=str(state_dir)) if state_dir else self.state
