@@ -4,12 +4,17 @@ keys, answers keys, and q quits and restores the terminal."""
 import fcntl
 import os
 import pty
+import re
 import select
+import signal
 import struct
 import subprocess
 import sys
 import termios
+import threading
 import time
+
+import pytest
 
 
 def _read_until(fd, needle, timeout=20.0):
@@ -31,19 +36,58 @@ def _read_until(fd, needle, timeout=20.0):
     return buf
 
 
-def test_the_simulator_runs_in_a_terminal_and_quits_cleanly(tmp_path):
+ESCAPE = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def _start(tmp_path, columns, lines, *extra):
     master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 200, 0, 0))
-    env = dict(os.environ, COLUMNS="200", LINES="50", TERM="xterm-256color")
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", lines, columns, 0, 0))
+    env = dict(os.environ, TERM="xterm-256color")
+    env.pop("COLUMNS", None)
+    env.pop("LINES", None)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "companion", "sim", "--state-dir", str(tmp_path)],
+        [sys.executable, "-m", "companion", "sim", "--state-dir", str(tmp_path), *extra],
         stdin=slave,
         stdout=slave,
         stderr=slave,
         env=env,
         close_fds=True,
     )
-    os.close(slave)
+    return proc, master, slave
+
+
+def _last_frame(buf):
+    """The rows of the last complete picture, as the terminal shows them."""
+    end = buf.rindex(b"\x1b[J")
+    frame = buf[buf.rindex(b"\x1b[H", 0, end) + 3 : end]
+    return [ESCAPE.sub(b"", row).decode() for row in frame.split(b"\r\n")]
+
+
+def _frame_after(master, marker):
+    """The first complete picture drawn after ``marker`` appears."""
+    buf = _read_until(master, marker)
+    tail = buf[buf.index(marker) :]
+    while b"\x1b[J" not in tail:
+        tail += _read_until(master, b"\x1b[J")
+    return _last_frame(tail)
+
+
+def _stop(proc, master, slave):
+    """q quits: the cursor is given back, and the exit status is 0."""
+    try:
+        os.write(master, b"q")
+        assert b"\x1b[?25h" in _read_until(master, b"simulator stopped")
+        assert proc.wait(timeout=10) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(master)
+        os.close(slave)
+
+
+def test_the_simulator_runs_in_a_terminal_and_quits_cleanly(tmp_path):
+    proc, master, slave = _start(tmp_path, 200, 50)
     try:
         screen = _read_until(master, b"q or Ctrl-C")
         assert b"Trap Companion simulator" in screen
@@ -53,15 +97,8 @@ def test_the_simulator_runs_in_a_terminal_and_quits_cleanly(tmp_path):
         os.write(master, b"g")  # start it with its default options
         os.write(master, b"g")  # roll
         _read_until(master, b"roll")
-        os.write(master, b"q")
-        tail = _read_until(master, b"simulator stopped")
-        assert b"\x1b[?25h" in tail  # the cursor is given back
-        assert proc.wait(timeout=10) == 0
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        os.close(master)
+        _stop(proc, master, slave)
     journal = (tmp_path / "journal.jsonl").read_text()
     assert '"game":"dice"' in journal and '"name":"roll"' in journal
 
@@ -76,3 +113,123 @@ def test_sim_without_a_terminal_says_so():
     )
     assert proc.returncode == 2
     assert "needs a terminal" in proc.stderr
+
+
+@pytest.mark.parametrize(("columns", "lines"), [(80, 24), (40, 12), (200, 50)])
+def test_every_size_draws_a_frame_that_fits(tmp_path, columns, lines):
+    proc, master, slave = _start(tmp_path, columns, lines)
+    try:
+        rows = _frame_after(master, b"\x1b[H")
+        assert len(rows) <= lines
+        assert all(len(row) < columns for row in rows), rows
+        assert rows[0].startswith("┌") and any(row.startswith("└") for row in rows)
+    finally:
+        _stop(proc, master, slave)
+
+
+def test_a_resized_window_is_drawn_again_to_its_new_size(tmp_path):
+    proc, master, slave = _start(tmp_path, 200, 50)
+    try:
+        _read_until(master, b"quit")
+        for columns, lines in ((40, 12), (20, 6), (100, 30)):
+            fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", lines, columns, 0, 0))
+            proc.send_signal(signal.SIGWINCH)
+            rows = _frame_after(master, b"\x1b[2J")  # the old picture is wiped first
+            assert len(rows) <= lines and all(len(row) < columns for row in rows), rows
+            if columns == 20:
+                assert "terminal too small:" in rows[0]
+    finally:
+        _stop(proc, master, slave)
+
+
+def _rolls(tmp_path):
+    journal = tmp_path / "journal.jsonl"
+    return journal.read_text().count('"name":"roll"') if journal.exists() else 0
+
+
+def test_a_held_key_does_not_queue_presses_for_long_after(tmp_path):
+    proc, master, slave = _start(tmp_path, 100, 30)
+    try:
+        _read_until(master, b"quit")
+        done = threading.Event()
+        threading.Thread(target=_drain, args=(master, done), daemon=True).start()
+        os.write(master, b"o")
+        time.sleep(0.3)
+        os.write(master, b"g")  # the dice game starts
+        time.sleep(0.5)
+        start = time.monotonic()
+        for _ in range(200):  # a held key's repeat: 200 presses in about a second
+            os.write(master, b"g")
+            time.sleep(0.0055)
+        burst = time.monotonic() - start
+        time.sleep(0.7)
+        settled = _rolls(tmp_path)
+        time.sleep(0.8)
+        assert _rolls(tmp_path) == settled  # nothing is still rolling
+        assert 1 <= settled <= 8 * (burst + 0.7) + 2
+        done.set()
+        time.sleep(0.2)
+    finally:
+        _stop(proc, master, slave)
+
+
+def _drain(master, done):
+    """Read what the simulator draws, as a terminal does (a full pty would stall it)."""
+    while not done.is_set():
+        ready, _, _ = select.select([master], [], [], 0.05)
+        if ready and not done.is_set():
+            try:
+                os.read(master, 65536)
+            except OSError:
+                return
+
+
+def test_a_bad_state_dir_is_one_line_and_the_terminal_untouched(tmp_path):
+    (tmp_path / "file").write_text("")
+    for bad in ("/proc/nope", str(tmp_path / "file"), str(tmp_path / "file" / "sub")):
+        master, slave = pty.openpty()
+        before = termios.tcgetattr(slave)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "companion", "sim", "--state-dir", bad],
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            close_fds=True,
+        )
+        try:
+            assert proc.wait(timeout=20) == 73
+            out = _read_until(master, b"\n").decode()
+            assert out.startswith(f"trap-companion: --state-dir {bad}: the state directory")
+            assert "Traceback" not in out and "thread" not in out
+            assert termios.tcgetattr(slave) == before
+        finally:
+            os.close(master)
+            os.close(slave)
+
+
+def test_whatever_fails_the_terminal_is_given_back_and_the_first_error_reported(tmp_path):
+    from companion.core.config import Config
+    from companion.sim.terminal import TerminalSim
+
+    master, slave = pty.openpty()
+    before = termios.tcgetattr(slave)
+    out = os.fdopen(os.dup(slave), "w")
+    stdin = os.fdopen(os.dup(slave), "r")
+    try:
+        sim = TerminalSim(Config().simulated(tmp_path), out=out)
+
+        def broken_start():
+            raise RuntimeError("the journal exploded")
+
+        sim.app.start = broken_start
+        with pytest.raises(RuntimeError, match="the journal exploded"):
+            sim.run(stdin)
+        assert termios.tcgetattr(slave) == before  # not left raw
+        out.flush()
+        shown = _read_until(master, b"\x1b[?1049l")
+        assert b"\x1b[?25h" in shown  # the cursor is back
+    finally:
+        out.close()
+        stdin.close()
+        os.close(master)
+        os.close(slave)

@@ -2,13 +2,20 @@
 
 Keys drive mock pins exactly as fingers drive real ones (an edge, then a release a moment
 later), so debounce, long presses and the one-consumer loop all run as on the box. The OLED
-frame is drawn from the same image the dummy luma device holds.
+frame is drawn from the same image the dummy luma device holds, fitted to the terminal's size
+(companion/sim/layout.py) and drawn again whenever the window changes size.
+
+The terminal is the user's: whatever fails, it is given back as it was (cooked mode, cursor,
+main screen) before any message is printed, and the first error is the one reported.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
 import select
+import signal
 import sys
 import termios
 import threading
@@ -21,42 +28,16 @@ from companion.core.clock import RealClock
 from companion.core.config import Config
 from companion.core.events import Call, Stop
 from companion.sim.box import SimulatedBox
-from companion.sim.frame import braille, halfblocks
+from companion.sim.keys import KEYS, Pacer, split_keys
+from companion.sim.layout import Panel, compose, joined
+
+log = logging.getLogger(__name__)
 
 SHORT = 0.08  # seconds a key "holds" its button
-GAP = 0.02  # between two simulated presses, longer than the debounce window
-KEYS: dict[str, tuple[str, bool]] = {
-    "\x1b[A": ("up", False),
-    "\x1b[B": ("down", False),
-    "k": ("up", False),
-    "j": ("down", False),
-    "\r": ("ok", False),
-    "\n": ("ok", False),
-    "o": ("ok", False),
-    "b": ("back", False),
-    "\x7f": ("back", False),
-    "g": ("green", False),
-    "r": ("red", False),
-    "K": ("up", True),
-    "J": ("down", True),
-    "O": ("ok", True),
-    "B": ("back", True),
-    "G": ("green", True),
-    "R": ("red", True),
-}
-HELP = [
-    "Buttons (capital = long press)",
-    "  up/down  arrows or k/j",
-    "  ok       Enter or o",
-    "  back     b   (B: undo)",
-    "  green    g   (G: long)",
-    "  red      r   (R: long)",
-    "Cards",
-    "  c / C    next / previous card",
-    "  t        tap the chosen card",
-    "  u        type a UID, Enter taps",
-    "q or Ctrl-C  quit",
-]
+TAP_SECONDS = 0.35  # a card lies on the reader this long
+ENTER = "\x1b[?1049h\x1b[?25l\x1b[2J"  # the alternate screen, no cursor
+LEAVE = "\x1b[0m\x1b[2J\x1b[H\x1b[?25h\x1b[?1049l"
+STOPPED = "Trap Companion simulator stopped. Your game is kept in the journal ({path}).\n"
 
 
 @dataclass
@@ -73,19 +54,37 @@ def _led_block(rgb: tuple[float, float, float]) -> str:
     return f"\x1b[48;2;{r};{g};{b}m      \x1b[0m"
 
 
+class _Captured(logging.Handler):
+    """Log records held back while the terminal is ours (a line written over the frame would
+    garble it); the latest warning is shown in the panel, all are printed after."""
+
+    def __init__(self, show: Callable[[str], None]) -> None:
+        super().__init__(logging.WARNING)
+        self.show = show
+        self.lines: list[str] = []
+        self.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(self.format(record))
+        self.show(record.getMessage())
+
+
 class TerminalSim:
-    def __init__(self, config: Config, out: TextIO = sys.stdout, compact: bool | None = None):
+    def __init__(self, config: Config, out: TextIO = sys.stdout, display: str = "auto"):
         self.out = out
+        self.display = display
         self.lock = threading.Lock()
         self.state = SimState()
-        self.free_at = 0.0
+        self.pacer = Pacer()
         self.frame: Any = None
-        size = os.get_terminal_size(out.fileno()) if out.isatty() else os.terminal_size((200, 50))
-        self.compact = compact if compact is not None else size.columns < 170 or size.lines < 36
+        self.failure: BaseException | None = None
         self.box = SimulatedBox(config, clock=RealClock(), on_frame=self._on_frame, demo_cards=True)
         self.app = self.box.app
         self.app.on_refresh.append(self._on_refresh)
         self.state.deck = self._deck()
+        self._wake_r, self._wake_w = os.pipe()
+        self._resized = False
+        self._clear = False
 
     def _deck(self) -> list[tuple[str, str]]:
         registry = self.app.registry
@@ -103,69 +102,64 @@ class TerminalSim:
         self.app.logs.clear()
         self.draw()
 
-    def draw(self) -> None:
-        rows = self._oled_rows()
-        panel = self._panel()
-        width = len(rows[0]) if rows else 0
-        lines = ["\x1b[H"]
-        lines.append("┌" + "─" * width + "┐  Trap Companion simulator")
-        for i in range(max(len(rows), len(panel))):
-            left = ("│" + rows[i] + "│") if i < len(rows) else " " * (width + 2)
-            right = panel[i] if i < len(panel) else ""
-            lines.append(f"{left}  {right}\x1b[K")
-        lines.append("└" + "─" * width + "┘\x1b[K")
-        lines.append("\x1b[J")
-        with self.lock:
-            self.out.write("\r\n".join(lines))  # raw mode: no implicit carriage return
-            self.out.flush()
+    def size(self) -> tuple[int, int]:
+        try:
+            size = os.get_terminal_size(self.out.fileno())
+        except (OSError, ValueError):
+            return 200, 50
+        return size.columns, size.lines
 
-    def _oled_rows(self) -> list[str]:
-        if self.frame is None:
-            return [" " * (64 if self.compact else 128)] * (16 if self.compact else 32)
-        return braille(self.frame) if self.compact else halfblocks(self.frame)
-
-    def _panel(self) -> list[str]:
+    def panel(self) -> Panel:
         app, st = self.app, self.state
-        shown = app.shown[1].shown() if app.shown else (0.0, 0.0, 0.0)
-        pattern = app.shown[1].pattern if app.shown else "off"
+        lights = app.shown[1] if app.shown else None
         uid, label = st.deck[st.chosen] if st.deck else ("-", "no cards")
-        typing = f"UID> {st.typing}_" if st.typing is not None else ""
-        return [
-            f"LED {_led_block(shown)} {pattern}",
-            f"Sound: {', '.join(st.sounds) or '-'}",
-            f"Reader: {app.reader_status}",
-            f"Card: {label[:40]}",
-            f"      {uid}",
-            typing or st.message,
-            "",
-            *HELP,
-        ]
+        message = f"UID> {st.typing}_" if st.typing is not None else st.message
+        return Panel(
+            led=_led_block(lights.shown() if lights else (0.0, 0.0, 0.0)),
+            pattern=lights.pattern if lights else "off",
+            sounds=", ".join(st.sounds) or "-",
+            reader=app.reader_status,
+            card=label,
+            uid=uid,
+            message=message,
+        )
+
+    def lines(self, width: int, height: int) -> list[str]:
+        """The picture for a terminal of this size (tests call it for any size)."""
+        screen = self.app.shown[0] if self.app.shown else None
+        return compose(width, height, self.panel(), self.frame, screen, self.display)
+
+    def draw(self) -> None:
+        text = joined(self.lines(*self.size()))
+        with self.lock:
+            if self._clear:
+                text, self._clear = "\x1b[2J" + text, False
+            self.out.write(text)
+            self.out.flush()
 
     # --- input (main thread) -------------------------------------------------------------
 
     def press(self, button: str, long: bool) -> None:
-        """Press on the loop thread. Keys typed faster than a finger wait their turn, in order
-        (a short press is known at release, so overlapping presses would swap places)."""
+        """Press on the loop thread, unless it comes faster than a finger could (dropped)."""
         pin = self.box.pin(button)
         seconds = self.box.config.buttons.hold_seconds + 0.2 if long else SHORT
-        loop, clock = self.app.loop, self.box.clock
+        loop = self.app.loop
+        start = self.pacer.admit(self.box.clock.now(), seconds)
+        if start is None:
+            self.state.message = f"key repeat: {self.pacer.dropped} presses dropped"
+            return
 
         def down() -> None:
-            now = clock.now()
-            if now < self.free_at:
-                loop.call_at(self.free_at, down)
-                return
             pin.drive_low()
-            self.free_at = now + seconds + GAP
             loop.call_later(seconds, pin.drive_high)
 
-        loop.post(Call(down))
+        loop.post(Call(lambda: loop.call_at(start, down)))
 
     def tap(self, uid: str) -> None:
         try:
             uid = self.box.uid(uid)
         except Exception as err:
-            self.state.message = str(err)[:60]
+            self.state.message = str(err)
             self.app.loop.post(Call(self.draw))
             return
         device = self.box.device
@@ -180,7 +174,7 @@ class TerminalSim:
             start, stop = (lambda: device.present(uid)), device.remove
         start()
         self.state.message = f"tapped {uid}"
-        self.app.loop.post(Call(lambda: self.app.loop.call_later(0.35, stop)))
+        self.app.loop.post(Call(lambda: self.app.loop.call_later(TAP_SECONDS, stop)))
 
     def key(self, key: str) -> bool:
         """Handle one key; False to quit."""
@@ -212,44 +206,100 @@ class TerminalSim:
             self.app.loop.post(Call(self.draw))
         return True
 
+    # --- the session ---------------------------------------------------------------------
+
+    def _wake(self) -> None:
+        with contextlib.suppress(OSError):  # the pipe is closed once the session is over
+            os.write(self._wake_w, b"!")
+
+    def _on_resize(self, signum: int, frame: Any) -> None:
+        self._resized = True
+        self._wake()
+
+    def _consume(self) -> None:
+        try:
+            self.app.loop.run()
+        except BaseException as err:  # reported by the main thread, after the terminal is back
+            self.failure = err
+        finally:
+            self._wake()
+
+    def _show_problem(self, text: str) -> None:
+        self.state.message = text
+
     def run(self, stdin: TextIO = sys.stdin) -> int:
         fd = stdin.fileno()
         saved = termios.tcgetattr(fd) if os.isatty(fd) else None
-        consumer = threading.Thread(target=self.app.loop.run, name="loop", daemon=True)
+        consumer = threading.Thread(target=self._consume, name="loop", daemon=True)
+        captured = _Captured(self._show_problem)
+        root = logging.getLogger()
+        handlers, signals = list(root.handlers), {}
         try:
+            root.handlers = [captured]
+            for signum in (signal.SIGTERM, signal.SIGHUP):
+                signals[signum] = signal.signal(signum, _exit_on)
+            signals[signal.SIGWINCH] = signal.signal(signal.SIGWINCH, self._on_resize)
             if saved is not None:
                 tty.setraw(fd)
-            self.out.write("\x1b[?25l\x1b[2J")
+            with self.lock:
+                self.out.write(ENTER)
+                self.out.flush()
             self.app.start()
             consumer.start()
             self.app.loop.post(Call(self.draw))
-            while True:
-                select.select([fd], [], [])  # blocks until a key arrives
-                data = os.read(fd, 64).decode("utf-8", "replace")
-                if not data:
-                    break
-                if not all(self.key(k) for k in _split_keys(data)):
-                    break
+            self._read_keys(fd, consumer)
         finally:
-            self.app.loop.post(Stop("quit"))
-            consumer.join(timeout=2)
+            # Each step on its own: one failing must neither skip the others (the terminal
+            # above all) nor replace the error that brought us here.
+            self._quietly(lambda: self.app.loop.post(Stop("quit")))
+            if consumer.is_alive():
+                self._quietly(lambda: consumer.join(timeout=2))
+            self._quietly(self.box.close)
             if saved is not None:
-                termios.tcsetattr(fd, termios.TCSADRAIN, saved)
-            self.box.close()
-            self.out.write("\x1b[0m\x1b[?25h\x1b[2J\x1b[H")
-            self.out.write("Trap Companion simulator stopped. Your game is kept in the journal.\n")
-            self.out.flush()
+                self._quietly(lambda: termios.tcsetattr(fd, termios.TCSADRAIN, saved))
+            self._quietly(lambda: self._write(LEAVE))
+            for signum, handler in signals.items():
+                signal.signal(signum, handler)
+            root.handlers = handlers
+            for line in captured.lines:
+                print(line, file=sys.stderr)
+            os.close(self._wake_r)
+            os.close(self._wake_w)
+        if self.failure is not None:
+            raise self.failure
+        self._write(STOPPED.format(path=self.app.journal.path))
         return 0
 
+    def _read_keys(self, fd: int, consumer: threading.Thread) -> None:
+        while True:
+            ready, _, _ = select.select([fd, self._wake_r], [], [])
+            if self._wake_r in ready:
+                os.read(self._wake_r, 64)
+                if self.failure is not None or not consumer.is_alive():
+                    return
+                if self._resized:
+                    self._resized, self._clear = False, True
+                    self.app.loop.post(Call(self.draw))
+            if fd in ready:
+                data = os.read(fd, 1024).decode("utf-8", "replace")
+                if not data or not all(self.key(k) for k in split_keys(data)):
+                    return
+                if self.state.message.startswith("key repeat"):
+                    self.app.loop.post(Call(self.draw))
 
-def _split_keys(data: str) -> list[str]:
-    """Split raw input into keys, keeping arrow-key escape sequences whole."""
-    keys, i = [], 0
-    while i < len(data):
-        if data.startswith("\x1b[", i) and i + 2 < len(data):
-            keys.append(data[i : i + 3])
-            i += 3
-        else:
-            keys.append(data[i])
-            i += 1
-    return keys
+    def _write(self, text: str) -> None:
+        with self.lock:
+            self.out.write(text)
+            self.out.flush()
+
+    @staticmethod
+    def _quietly(step: Callable[[], Any]) -> None:
+        try:
+            step()
+        except Exception:
+            log.exception("while stopping the simulator")
+
+
+def _exit_on(signum: int, frame: Any) -> None:
+    """SIGTERM or SIGHUP (the window closed): leave through the same clean-up as q."""
+    raise SystemExit(128 + signum)
