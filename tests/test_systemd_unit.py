@@ -130,9 +130,10 @@ def test_notify_watchdog_and_restart_policy() -> None:
 
 
 def test_config_error_status_matches_the_code() -> None:
-    from companion.errors import ConfigError
+    from companion.errors import ConfigError, StateDirError
 
-    assert one("Service", "RestartPreventExitStatus") == str(ConfigError.exit_status)
+    statuses = one("Service", "RestartPreventExitStatus").split()
+    assert statuses == [str(ConfigError.exit_status), str(StateDirError.exit_status)]
 
 
 def test_user_directories_and_command_match_the_installer_paths() -> None:
