@@ -70,7 +70,7 @@ def test_discard_removes_every_curse_of_an_occupied_room() -> None:
 
 @pytest.mark.parametrize(
     ("rooms", "curses"),
-    [(ROOMS, (4, 6)), ((2, 4, 6, 8, 10), (4, 8)), ((3, 4, 5), (4,)), ((3, 4), (3,))],
+    [(ROOMS, (4, 6)), ((2, 4, 6, 8, 10), (4, 8)), ((3, 4, 5), (4, 4)), ((1, 2, 3, 4), (2, 3))],
 )
 def test_default_curses_beside_the_second_room_and_before_the_monster(
     rooms: tuple[int, ...], curses: tuple[int, ...]

@@ -39,7 +39,7 @@ steps = st.lists(
 )
 setups = st.fixed_dictionaries(
     {
-        "rooms": st.sampled_from(["3,4,5,6,7", "2,4,6,8,10", "3,4", "1,2,3", "3,4,5,6,7,8,9"]),
+        "rooms": st.sampled_from(["3,4,5,6,7", "2,4,6,8,10", "3,4,5", "1,2,3", "3,4,5,6,7,8,9"]),
         "start_mode": st.sampled_from(["official", "pickup", "clue"]),
         "seconds": st.sampled_from(["5", "12.5", "45"]),
         "tiebreak": st.sampled_from(["off", "on"]),
@@ -61,8 +61,7 @@ def check(table: Table, frozen_at: int | None) -> None:
     assert curses == sorted(curses)
     assert all(c in rooms for c in curses)
     assert all(c < state["monster_room"] for c in curses) or state["monster_room"] == rooms[0]
-    beyond_first = [c for c in curses if c != rooms[0]]
-    assert len(beyond_first) == len(set(beyond_first))
+    assert len(curses) <= 2  # setup's two curses, pushed or discarded, never more
     if frozen_at is not None:
         assert state["monster_room"] == frozen_at
     assert 1 <= state["round"] <= TABLES.max_rounds

@@ -124,16 +124,17 @@ def test_curses_cascade_and_a_tapped_card_names_the_curse() -> None:
     assert out[11]["state"]["curse_rooms"] == [3, 4]
     assert "Curse in room 3 applies to A and B: reveal it" in out[11]["log"]
     assert out[11]["screen"] == [
-        "End of round 2",
+        "End of round 2  1/2",
         "A: trapword said",
         "Dragon to room 5",
-        "Curses 5>4>3",
+        "Curse 5 to room 4",
         "ok next  ^v map",
     ]
     assert out[12]["sounds"] == ["card_ok"]
     assert "Curse (room 3): Echo" in out[12]["log"]
-    assert out[12]["screen"][0] == "End of round 2"  # the report stays until ok
-    assert out[14]["screen"][1] == "Curse: Echo"
+    assert out[12]["screen"][0] == "End of round 2  1/2"  # the report stays until ok
+    assert out[14]["screen"] == ["End of round 2  2/2", "Curse 4 to room 3", "ok next  ^v map"]
+    assert out[15]["screen"][1] == "Curse: Echo"
     assert out[13]["rejected"] == "every curse of this round is already revealed"
 
 
@@ -141,7 +142,7 @@ def test_tiebreak_and_the_nasty_mummys_curses() -> None:
     out = run("tiebreak")
     assert out[19]["state"]["monster_room"] == 3
     assert "The Mummy brings 2 new curses: draw and reveal" in out[19]["log"]
-    assert out[19]["screen"][1:3] == ["A: trapword said", "Mummy to room 3"]
+    assert out[19]["screen"][1:4] == ["A: trapword said", "Discard curse of 3", "Mummy to room 3"]
     assert out[20]["screen"][1] == "Mummy: draw 2 curses"
     assert "Curse (Mummy): Feeblemind" in out[22]["log"]
     assert out[25]["state"]["timer"]["limit"] == 12.55

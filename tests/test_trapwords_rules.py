@@ -61,7 +61,7 @@ def test_alternative_setup_with_curses_in_the_first_four_rooms() -> None:
 
 
 @pytest.mark.parametrize(
-    ("rooms", "curses"), [("3,4,5", [4]), ("3,5", [3]), ("1,2,3,4,5,6,7", [2, 6])]
+    ("rooms", "curses"), [("3,4,5", [4, 4]), ("1,3,5", [3, 3]), ("1,2,3,4,5,6,7", [2, 6])]
 )
 def test_automatic_curse_places(rooms: str, curses: list[int]) -> None:
     assert Table.new(rooms=rooms).public["curse_rooms"] == curses

@@ -11,6 +11,7 @@ from test_trapwords_support import Table
 from companion.games.base import Action, BadAction, Press, Tap
 from companion.games.trapwords import GAME
 from companion.games.trapwords.data import TABLES
+from companion.games.trapwords.report import report_lines
 from companion.ui.render import layout
 from companion.ui.screen import RED, WHITE, fraction_color
 
@@ -142,7 +143,7 @@ def test_battle_and_tiebreak_lines() -> None:
     table = Table.new(start_mode="pickup", tiebreak="on", monster="troll")
     for _ in range(4):
         table.play_round("trap", "trap")
-    assert shown(table)[0][1:3] == ["A: trapword said", "Troll to room 3"]
+    assert shown(table)[0][1:4] == ["A: trapword said", "Discard curse of 3", "Troll to room 3"]
     table.press("ok")
     assert shown(table)[0][1] == "A fights the Troll"
     table.do("start")
@@ -270,14 +271,62 @@ def test_after_a_round_the_report_says_how_the_turn_ended_and_what_to_move() -> 
         (("correct", "correct"), {}, ["A and B to room 4"]),
         (("trap", "trap"), {}, ["Dragon to room 6", "Curse 6 to room 5"]),
         (("trap", "trap"), {"curses": "none"}, ["Dragon to room 6"]),
-        (("trap", "trap"), {"curses": "4,5,6"}, ["Dragon to room 6", "Curses 6>5>4>3"]),
-        (("trap", "trap"), {"curses": "3,4"}, ["Dragon to room 6", "Discard curse of 3"]),
+        (
+            ("trap", "trap"),
+            {"curses": "4,5,6"},
+            ["Dragon to room 6", "Curse 6 to room 5", "Curse 5 to room 4", "Curse 4 to room 3"],
+        ),
+        (("trap", "trap"), {"curses": "3,4"}, ["Discard curse of 3", "Dragon to room 6"]),
+        (
+            ("trap", "trap"),
+            {"curses": "3,6"},
+            ["Discard curse of 3", "Dragon to room 6", "Curse 6 to room 5"],
+        ),
     ],
 )
 def test_report_moves(results: tuple[str, str], setup: dict[str, str], moves: list[str]) -> None:
     table = Table.new(start_mode="pickup", **setup)
     table.play_round(*results)
-    assert list(GAME.view(table.state)[0].lines[1:]) == moves
+    assert report_lines(table.state, table.state.report)[1:] == tuple(moves)
+
+
+def test_a_long_report_runs_over_pages_and_ok_turns_them() -> None:
+    table = Table.new(start_mode="pickup", curses="3,6")
+    table.play_round("trap", "trap")
+    assert shown(table)[0] == [
+        "End of round 1  1/2",
+        "B: trapword said",
+        "Discard curse of 3",
+        "Dragon to room 6",
+        "ok next  ^v map",
+    ]
+    assert table.press("ok")
+    assert shown(table)[0] == ["End of round 1  2/2", "Curse 6 to room 5", "ok next  ^v map"]
+    assert table.public["page"] == "report"
+    assert table.press("ok")
+    assert table.public["page"] == "round"
+
+
+def test_the_report_names_every_curse_the_mummys_included() -> None:
+    table = Table.new(start_mode="pickup", monster="mummy", rooms="3,4,5")
+    assert table.public["curse_rooms"] == [4, 4]  # two curses, both beside the second room
+    table.play_round("trap", "trap")
+    assert report_lines(table.state, table.state.report)[1:] == (
+        "Mummy to room 4",
+        "2 curses 4 to room 3",
+    )
+    table.press("ok")
+    table.play_round("trap", "trap")
+    assert report_lines(table.state, table.state.report)[1:] == (
+        "Discard 2 curses of 3",
+        "Mummy to room 3",
+    )
+    table.press("ok")
+    table.play_round("trap", "trap")  # both fight the Mummy, which brings a curse
+    assert report_lines(table.state, table.state.report)[1:] == (
+        "No one moves",
+        "Discard Mummy's curse",
+    )
 
 
 def test_report_when_teams_part_and_when_no_one_moves() -> None:

@@ -35,6 +35,7 @@ class Tables:
     guesses: int
     tick_from: float
     max_rooms: int
+    min_rooms: int
     default_rooms: tuple[int, ...]
     room_presets: tuple[tuple[int, ...], ...]
     default_seconds: float
@@ -77,6 +78,7 @@ def parse(setup: dict[str, Any], monsters: dict[str, Any], curses: dict[str, Any
             guesses=int(setup["guesses"]),
             tick_from=float(setup["tick_from"]),
             max_rooms=int(setup["max_rooms"]),
+            min_rooms=int(setup["min_rooms"]),
             default_rooms=tuple(int(r) for r in setup["rooms"]["default"]),
             room_presets=tuple(
                 tuple(int(r) for r in preset) for preset in setup["rooms"]["presets"]

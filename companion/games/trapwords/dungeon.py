@@ -36,11 +36,9 @@ def next_room(rooms: Sequence[int], room: int) -> int:
 
 
 def default_curse_rooms(rooms: Sequence[int]) -> tuple[int, ...]:
-    """Beside the second room and beside the room before the monster (once if they are the same
-    room; never in the monster's own room)."""
-    monster = rooms[-1]
-    wanted = {rooms[min(1, len(rooms) - 1)], rooms[max(0, len(rooms) - 2)]}
-    return tuple(sorted(room for room in wanted if room != monster))
+    """Two curses, always: one beside the second room and one beside the room before the
+    monster; where those are the same room (three rooms), both lie there."""
+    return tuple(sorted((rooms[1], rooms[-2])))
 
 
 def monster_step(
@@ -72,13 +70,12 @@ def curse_pushes(
     rooms: Sequence[int], monster_room: int, curse_rooms: Sequence[int]
 ) -> tuple[tuple[int, int], ...]:
     """The moves ``monster_step`` makes the curses do, nearest the monster first, as (from, to)
-    rooms: the table has to move those cards by hand."""
+    rooms, one per curse card: the table has to move those cards by hand."""
     entered = rooms.index(monster_room) - 1
-    held = set(curse_rooms)
-    moves = []
+    moves: list[tuple[int, int]] = []
     slot = entered
-    while slot > 0 and rooms[slot] in held:
-        moves.append((rooms[slot], rooms[slot - 1]))
+    while slot > 0 and rooms[slot] in curse_rooms:
+        moves += [(rooms[slot], rooms[slot - 1])] * list(curse_rooms).count(rooms[slot])
         slot -= 1
     return tuple(moves)
 

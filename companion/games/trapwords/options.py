@@ -56,8 +56,11 @@ def _rooms(text: str) -> tuple[int, ...]:
     if None in numbers:
         raise BadAction(f"rooms={text!r}: room numbers are whole numbers, e.g. 3,4,5,6,7")
     rooms = tuple(n for n in numbers if n is not None)
-    if not 2 <= len(rooms) <= TABLES.max_rooms:
-        raise BadAction(f"rooms={text!r}: give 2 to {TABLES.max_rooms} rooms")
+    if not TABLES.min_rooms <= len(rooms) <= TABLES.max_rooms:
+        raise BadAction(
+            f"rooms={text!r}: a dungeon has {TABLES.min_rooms} to {TABLES.max_rooms} rooms,"
+            f" not {len(rooms)}"
+        )
     if any(not 1 <= r <= 99 for r in rooms):
         raise BadAction(f"rooms={text!r}: room numbers are 1..99")
     if any(b <= a for a, b in itertools.pairwise(rooms)):
@@ -88,8 +91,8 @@ def _curses(text: str, rooms: tuple[int, ...]) -> tuple[int, ...]:
             raise BadAction(
                 f"curses={text!r}: {room} is not a room before the monster's ({_joined(rooms)})"
             )
-    if len(set(chosen)) != len(chosen):
-        raise BadAction(f"curses={text!r}: one curse per room at setup")
+    if any(chosen.count(room) > 2 for room in chosen):
+        raise BadAction(f"curses={text!r}: at most two curses share a room at setup")
     return tuple(sorted(chosen))
 
 

@@ -42,6 +42,7 @@ from companion.games.trapwords.dungeon import (
     other,
 )
 from companion.games.trapwords.options import monster_from
+from companion.games.trapwords.report import report_pages
 from companion.games.trapwords.state import (
     IN_TURN,
     OVER,
@@ -284,7 +285,9 @@ def _next(state: TrapwordsState, action: Action) -> tuple[TrapwordsState, Effect
     """From the end-of-round report to the new round's page (trapwords to write, who starts)."""
     if state.phase != READY or state.report is None:
         raise Rejected("there is no round report to move past")
-    return replace(state, report=None, show_map=False), ()
+    if state.report_page + 1 < len(report_pages(state, state.report)):
+        return replace(state, report_page=state.report_page + 1, show_map=False), ()
+    return replace(state, report=None, report_page=0, show_map=False), ()
 
 
 def _map(state: TrapwordsState, action: Action) -> tuple[TrapwordsState, Effects]:
@@ -407,10 +410,12 @@ def resolve_round(state: TrapwordsState) -> tuple[TrapwordsState, Effects]:
         ),
         monster_to=moved_to,
         pushes=pushes,
-        discarded=tuple(sorted(set(state.cursed_rooms))),
+        discarded=state.cursed_rooms,
+        monster_discards=state.monster_curses,
     )
     new = replace(
         state,
+        report_page=0,
         team_rooms=(team_rooms[0], team_rooms[1]),
         monster_room=monster,
         curse_rooms=curses,

@@ -72,8 +72,9 @@ class RoundReport:
     last: Turn  # the round's second turn: how it ended
     advanced: tuple[tuple[str, int], ...]  # (team, new room)
     monster_to: int | None  # the monster's new room, if it moved
-    pushes: tuple[tuple[int, int], ...]  # curses pushed (from room, to room)
-    discarded: tuple[int, ...]  # rooms whose curse has applied and goes
+    pushes: tuple[tuple[int, int], ...]  # curses pushed (from room, to room), one per curse
+    discarded: tuple[int, ...]  # rooms whose curse has applied and goes, one per curse
+    monster_discards: int = 0  # curses the monster brought this round (the Mummy's): they go
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,7 @@ class TrapwordsState:
     before_why: str = RUNNING  # the phase to go back to if the failure choice is dropped
     named: tuple[CurseNamed, ...] = ()
     report: RoundReport | None = None  # the round just ended, until ok moves on or a turn starts
+    report_page: int = 0  # which page of the report is shown (ok turns the page)
     show_map: bool = False  # between turns: the dungeon picture instead of the text page
 
     # --- derived facts: the same for the whole round --------------------------------------

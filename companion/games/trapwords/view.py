@@ -14,6 +14,7 @@ from typing import Any
 
 from companion.games.timer import show
 from companion.games.trapwords.data import TABLES
+from companion.games.trapwords.report import RESULT_LINES, report_pages
 from companion.games.trapwords.state import (
     OVER,
     PAUSED,
@@ -22,7 +23,6 @@ from companion.games.trapwords.state import (
     RUNNING,
     WAITING,
     WHY,
-    RoundReport,
     TrapwordsState,
 )
 from companion.ui.screen import RED, WHITE, Lights, Screen, fraction_color
@@ -31,13 +31,6 @@ TITLE = "Trapwords"
 TURN_FOOTER = "G got it  R wrong"
 READY_FOOTER = "ok start  ^v map"
 REPORT_FOOTER = "ok next  ^v map"
-RESULT_LINES = {
-    "correct": "{team} guessed it!",
-    "wrong": "{team}: out of guesses",
-    "trap": "{team}: trapword said",
-    "illegal": "{team}: illegal clue",
-    "timeout": "{team}: time is up",
-}
 WHY_LABELS = {"trap": "trapword said", "illegal": "illegal clue"}
 
 
@@ -138,42 +131,6 @@ def _monster_line(state: TrapwordsState) -> str:
     return line if len(line) <= 21 else f"{name}: {state.monster_room}"
 
 
-def _report_lines(state: TrapwordsState, report: RoundReport) -> tuple[str, ...]:
-    """How the round's last turn ended, then what the table moves by hand."""
-    last = report.last
-    lines = [RESULT_LINES[last.result].format(team=last.team)]
-    monster = state.settings.monster_info.name
-    if report.advanced:
-        rooms = {room for _, room in report.advanced}
-        if len(report.advanced) == 2 and len(rooms) == 1:
-            lines.append(f"A and B to room {rooms.pop()}")
-        elif len(report.advanced) == 2:
-            lines.append(", ".join(f"{team} to {room}" for team, room in report.advanced))
-        else:
-            team, room = report.advanced[0]
-            lines.append(f"{team} to room {room}")
-    elif report.monster_to is not None:
-        lines.append(f"{monster} to room {report.monster_to}")
-    else:
-        lines.append("No one moves")
-    if report.pushes:
-        lines.append(_pushes_line(report.pushes))
-    elif len(report.discarded) == 1:
-        lines.append(f"Discard curse of {report.discarded[0]}")
-    elif report.discarded:
-        lines.append(f"Discard curses of {', '.join(map(str, report.discarded))}")
-    return tuple(lines)
-
-
-def _pushes_line(pushes: tuple[tuple[int, int], ...]) -> str:
-    """One push: "Curse 6 to room 5". A cascade is a chain, each curse one room on: "6>5>4"."""
-    if len(pushes) == 1:
-        start, end = pushes[0]
-        return f"Curse {start} to room {end}"
-    chain = [str(start) for start, _ in pushes] + [str(pushes[-1][1])]
-    return f"Curses {'>'.join(chain)}"
-
-
 def _map_line(state: TrapwordsState, team: str) -> str:
     """The one line that fits under the dungeon picture."""
     if state.turns:
@@ -224,12 +181,11 @@ def view(state: TrapwordsState) -> tuple[Screen, Lights]:
                 picture=dungeon_picture(state),
             )
         elif state.report is not None:
-            screen = Screen(
-                f"End of round {state.report.round}",
-                _report_lines(state, state.report),
-                footer=REPORT_FOOTER,
-                inverted=time_up,
-            )
+            pages = report_pages(state, state.report)
+            head = f"End of round {state.report.round}"
+            if len(pages) > 1:
+                head = f"{head}  {state.report_page + 1}/{len(pages)}"
+            screen = Screen(head, pages[state.report_page], footer=REPORT_FOOTER, inverted=time_up)
         else:
             screen = Screen(
                 title,
