@@ -12,10 +12,11 @@ MODULES: dict[str, str] = {
     "trap-attack": "companion.games.trap_attack",
     "trapwords": "companion.games.trapwords",
     "hostage-trap": "companion.games.hostage_trap",
+    "cover-your-asps": "companion.games.cover_your_asps",
 }
 
 # Named in the replay contract, not built yet: asking for them says so instead of "unknown".
-PLANNED = ("cover-your-asps", "deathtrap-dungeon")
+PLANNED = ("deathtrap-dungeon",)
 
 
 def available() -> list[str]:

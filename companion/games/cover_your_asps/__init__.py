@@ -1,0 +1,69 @@
+"""Cover Your Asps: the box rolls the dice and keeps the bookkeeping players forget (whose turn,
+each raider's phase, the round and the vault, action cards in hand, treasure left, what a double
+allows) and the count at the end; or, for one player, the solo mode's rolls and planks.
+``GAME`` is what companion.games.registry loads."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from companion.games.base import Action, CardKind, DieLabel, Input, Outcome, Reply
+from companion.games.cover_your_asps import control as control_map
+from companion.games.cover_your_asps import options as opts
+from companion.games.cover_your_asps import public as contract
+from companion.games.cover_your_asps import rules, view
+from companion.games.cover_your_asps.state import State
+from companion.games.cover_your_asps.tables import tables
+from companion.ui.screen import Lights, Screen
+
+TWO_DICE = (DieLabel("Die 1"), DieLabel("Die 2"))
+MOVE_DIE = (DieLabel("Move die"),)
+
+
+class CoverYourAsps:
+    name = rules.GAME
+    title = "Cover Your Asps"
+    options = opts.OPTIONS
+
+    def check_options(self, options: Mapping[str, str]) -> dict[str, Any]:
+        return opts.check_options(options)
+
+    def setup_dice(self, options: Mapping[str, Any]) -> tuple[int, ...]:
+        return ()
+
+    def initial(self, options: Mapping[str, Any], rolls: tuple[int, ...]) -> Outcome:
+        return rules.initial(options)
+
+    def dice_for(self, state: State, action: Action) -> tuple[int, ...]:
+        return rules.dice_for(state, action)
+
+    def dice_labels(self, state: State, action: Action) -> tuple[DieLabel, ...]:
+        return MOVE_DIE if action.name == "move" else TWO_DICE
+
+    def apply(self, state: State, action: Action) -> Outcome:
+        return rules.apply(state, action)
+
+    def public(self, state: State) -> dict[str, Any]:
+        return contract.public(state)
+
+    def view(self, state: State) -> tuple[Screen, Lights]:
+        return view.view(state)
+
+    def control(self, state: State, event: Input) -> Reply:
+        return control_map.control(state, event)
+
+    def restore(self, state: State) -> State:
+        return state  # no timer: the game stands still between presses
+
+    def result(self, state: State) -> dict[str, Any] | None:
+        return rules.result(state)
+
+    def catalog(self) -> tuple[CardKind, ...]:
+        return (
+            CardKind("action", "Action card", "action"),
+            CardKind("treasure", "Treasure card", "treasure", ("points",), (tables().points,)),
+        )
+
+
+GAME = CoverYourAsps()

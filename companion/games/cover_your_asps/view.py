@@ -1,0 +1,264 @@
+"""What the box shows for Cover Your Asps: the turn screen (the seat large, in its colour, with
+its phase and what green does), the roll (faces large; a double in words for this table), the
+checklists after the vault and the escape, the count at the end, and the information pages
+behind up/down (round and vault, each seat, the doubles table, the standings)."""
+
+from __future__ import annotations
+
+from companion.games.base import Pages
+from companion.games.cover_your_asps import scoring
+from companion.games.cover_your_asps.scoring import counted
+from companion.games.cover_your_asps.state import (
+    BUILD,
+    COLLECT,
+    ESCAPE,
+    SoloState,
+    State,
+    TableState,
+)
+from companion.games.cover_your_asps.tables import Allowance, page_lines, tables
+from companion.games.seats import Ring, label, lights, looks, turn_screen
+from companion.ui.screen import WHITE, Lights, Screen
+
+SOLO_TITLE = "Asps  solo"
+COUNTING = Lights(WHITE, "pulse")  # the whole table counts: no seat's colour
+AFTER_ACTION = "G report  R end turn"
+AFTER_ENTRY = "G entered R end turn"
+TURN_LINES = {
+    (BUILD, False): "Build: plank roll",
+    (COLLECT, False): "Collect: entry roll",
+    (COLLECT, True): "Collect: move roll",
+    (ESCAPE, True): "Escape: move roll",
+}
+GREEN_DOES = {"plank": "G plank", "enter": "G enter", "move": "G move"}
+PHASE_NAMES = {BUILD: "Building", COLLECT: "Collecting", ESCAPE: "Escaping"}
+
+
+def title(state: TableState) -> str:
+    if state.over:
+        return "Asps  final" if scoring.winner(state) else "Asps  game over"
+    return f"Asps  R{state.round} V{state.vault}"
+
+
+def primary(state: TableState) -> str:
+    """What green does for the seat on turn before its action: the roll its phase needs."""
+    seat = state.seat(state.turn)
+    if seat.phase == BUILD:
+        return "plank"
+    if seat.phase == COLLECT and not seat.inside:
+        return "enter"
+    return "move"
+
+
+def faces(rolls: tuple[int, ...]) -> str:
+    return "  ".join(map(str, rolls))
+
+
+def view(state: State) -> tuple[Screen, Lights]:
+    if isinstance(state, SoloState):
+        return _solo(state)
+    if state.over:
+        return _over(state)
+    if state.checklist is not None:
+        return Screen(title(state), checklist(state), footer=AFTER_ACTION), lights(state.turn)
+    if state.acted is None:
+        return _turn(state)
+    return _acted(state)
+
+
+def _turn(state: TableState) -> tuple[Screen, Lights]:
+    seat = state.seat(state.turn)
+    green = primary(state)
+    line = TURN_LINES.get((seat.phase, seat.inside), "Escape: move roll")
+    if green == "plank" and state.settings.planking == "draw":
+        line, footer = "Build: draw a plank", "G draw  R end turn"
+    else:
+        footer = f"{GREEN_DOES[green]}  R end turn"
+    return turn_screen(title(state), state.turn, line, footer)
+
+
+def _acted(state: TableState) -> tuple[Screen, Lights]:
+    who = label(state.turn)
+    acted = state.acted
+    rolls = state.last_roll
+    if acted == "card":
+        line = state.card_name or f"{who} played a card"
+        return turn_screen(title(state), state.turn, line[:21], AFTER_ACTION)
+    if acted == "plank" and not rolls:
+        return turn_screen(title(state), state.turn, f"{who}: lay the plank", AFTER_ACTION)
+    footer = AFTER_ENTRY if acted == "enter" else AFTER_ACTION
+    if state.doubles and acted == "plank":
+        screen = Screen(title(state), double_lines(state), footer=footer)
+        return screen, lights(state.turn, "blink")
+    if state.doubles:
+        line = f"Double: {tables().entry.short}"
+    elif acted == "enter":
+        line = f"{who}: enter on {rolls[0]}/{rolls[1]}"
+    elif acted == "move":
+        line = f"{who}: move {rolls[0]}"
+    else:
+        line = f"{who}: plank {rolls[0]}-{rolls[1]}"
+    return Screen(title(state), (line,), big=faces(rolls), footer=footer), lights(state.turn)
+
+
+def allowed(state: TableState) -> tuple[Allowance, ...]:
+    t = tables()
+    return tuple(a for a in (*t.general, *t.faces, t.entry) if a.id in (state.doubles or ()))
+
+
+def double_lines(state: TableState) -> tuple[str, ...]:
+    """A plank double in words: the two general options, then the face's own, if this table
+    is big enough for it."""
+    face = state.last_roll[0]
+    t = tables()
+    general = " or ".join(a.short for a in t.general)
+    extra = [a.short for a in allowed(state) if a.face]
+    lines = [f"Double {face}-{face}, either", general]
+    lines += [f"or {short}" for short in extra]
+    return tuple(lines)
+
+
+def checklist(state: TableState) -> tuple[str, ...]:
+    """The steps the table works through after the vault or an escape (rulings: by seat)."""
+    right = label(Ring(state.settings.players).right(state.turn))
+    if state.checklist == "vault":
+        return ("Step off the vault", "Take a treasure card", f"{right}: a scorpion")
+    return ("Scorpion off, +1 card", "Uncover one pit", f"{right}: a pillar")
+
+
+def checklist_page(state: TableState) -> Screen:
+    right = label(Ring(state.settings.players).right(state.turn))
+    if state.checklist == "vault":
+        return Screen(
+            "The scorpion",
+            (f"{right} puts it on a", "plank, not in the two", "deepest rows"),
+        )
+    who = label(state.turn)
+    return Screen("After the escape", (f"{right} adds a pillar", f"to {who}'s", "antechamber"))
+
+
+def _over(state: TableState) -> tuple[Screen, Lights]:
+    won = scoring.winner(state)
+    if won is None:
+        need = scoring.missing(state)
+        lines = ["Last treasure taken", ask_line(state, need)]
+        return Screen(title(state), tuple(lines), footer="G enter  ok menu"), COUNTING
+    if len(won) == 1:
+        head = f"{label(won[0])} wins!"
+    else:
+        head = "Shared: " + ", ".join(str(n) for n in won)
+    rows = [_standing(place, n, pts) for place, n, pts in scoring.standings(state)[:2]]
+    return Screen(title(state), (head, *rows), footer="^v standings"), lights(won[0], "pulse")
+
+
+def ask_line(state: TableState, need: tuple[str, int] | None) -> str:
+    if need is None:
+        return ""
+    what, seat = need
+    if what == "treasure":
+        return f"{label(seat)}: points?"
+    if what == "planks":
+        return f"{label(seat)}: planks left?"
+    tied = scoring.tied(state) or ()
+    return f"Youngest of {', '.join(map(str, tied))}?"
+
+
+def _standing(place: int, seat: int, points: int | None) -> str:
+    shown = "-" if points is None else f"{points} pts"
+    return f"{place}. {label(seat)}  {shown}"
+
+
+# --- information pages -----------------------------------------------------------------------
+
+
+def pages(state: State) -> Pages:
+    if isinstance(state, SoloState):
+        return Pages(_solo_pages(state))
+    screens = []
+    if state.over:
+        screens += _standings_pages(state)
+    else:
+        screens.append(status_page(state))
+        if state.checklist is not None:
+            screens.append(checklist_page(state))
+    screens += [_seat_page(state, n) for n in range(1, state.settings.players + 1)]
+    screens += doubles_pages(state.settings.players)
+    return Pages(tuple(screens))
+
+
+def status_page(state: TableState) -> Screen:
+    vault = tables().vault(state.vault)
+    after = Ring(state.settings.players).left(state.turn)
+    return Screen(
+        title(state),
+        (
+            f"Round {state.round}: {vault.words}",
+            f"Treasure left: {state.treasure_left}",
+            f"Next: {label(after)}",
+        ),
+    )
+
+
+def _seat_page(state: TableState, number: int) -> Screen:
+    seat = state.seat(number)
+    where = "inside" if seat.inside else "outside"
+    lines = [
+        f"{PHASE_NAMES[seat.phase]}, {where}",
+        f"Cards {seat.cards}  Treasure {seat.treasures}",
+        f"Escapes {seat.escapes}",
+    ]
+    if state.over:
+        planks = "" if seat.planks is None else f"  planks {seat.planks}"
+        lines[2] = f"Points {'-' if seat.points is None else seat.points}{planks}"
+    name = looks()[(number - 1) % len(looks())].name
+    return Screen(f"{label(number)} ({name})", tuple(lines))
+
+
+def doubles_pages(players: int) -> list[Screen]:
+    t = tables()
+    screens = [Screen("Any double", page_lines(a.words)) for a in t.general]
+    for a in t.faces:
+        lines = page_lines(a.words)
+        if players < a.players:
+            lines = (f"Needs {a.players}+ players:", *page_lines(a.words))[:3]
+        screens.append(Screen(f"Double {a.face}-{a.face}, {players}p", lines))
+    screens.append(Screen("Entry double", page_lines(t.entry.words)))
+    return screens
+
+
+def _standings_pages(state: TableState) -> list[Screen]:
+    rows = [_standing(place, n, pts) for place, n, pts in scoring.standings(state)]
+    heading = "Standings" if scoring.winner(state) else "Count so far"
+    return [Screen(heading, tuple(rows[i : i + 3])) for i in range(0, len(rows), 3)]
+
+
+# --- solo --------------------------------------------------------------------------------------
+
+
+def _solo(state: SoloState) -> tuple[Screen, Lights]:
+    tally = f"{counted(state.rolls, 'roll')}, {counted(state.placed, 'plank')}"
+    if state.result == "won":
+        return Screen("Asps  solo won", ("Chamber full!", tally), footer="^v pages"), lights(
+            1, "pulse"
+        )
+    if state.result == "lost":
+        return Screen("Asps  solo lost", ("No plank fits", tally), footer="^v pages"), lights(1)
+    footer = "G roll ok laid R end"
+    if not state.last_roll:
+        return Screen(SOLO_TITLE, ("Fill the chamber:", "roll, lay a plank"), footer=footer), (
+            lights(1)
+        )
+    if state.unused_roll and state.doubles:
+        line = f"Double: {tables().general[0].short}"
+    elif state.unused_roll:
+        line = f"Lay a {state.last_roll[0]}-{state.last_roll[1]} plank"
+    else:
+        line = tally
+    return Screen(SOLO_TITLE, (line,), big=faces(state.last_roll), footer=footer), lights(1)
+
+
+def _solo_pages(state: SoloState) -> tuple[Screen, ...]:
+    return (
+        Screen(SOLO_TITLE, (f"Rolls: {state.rolls}", f"Planks laid: {state.placed}")),
+        Screen("Solo double", page_lines(tables().general[0].words)),
+    )

@@ -1,0 +1,113 @@
+"""Cover Your Asps through the replay contract: the scripts in tests/scripts/cover-your-asps-*.txt
+run on the daemon's own code (simulated buttons, reader, display, journal)."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cover_your_asps_support import SEAT_KEYS, SOLO_KEYS, TABLE_KEYS
+
+from companion.errors import UsageError
+from companion.replay import run_script
+
+SCRIPTS = Path(__file__).parent / "scripts"
+EXAMPLES = Path(__file__).parent.parent / "examples"
+
+
+@functools.cache
+def run(name: str) -> dict[int, dict[str, Any]]:
+    text = (SCRIPTS / f"cover-your-asps-{name}.txt").read_text()
+    return {out["line"]: out for out in run_script(text)}
+
+
+def test_every_script_prints_the_contract_state_keys() -> None:
+    scripts = sorted(SCRIPTS.glob("cover-your-asps-*.txt"))
+    assert len(scripts) >= 3
+    for script in scripts:
+        for out in run(script.stem.removeprefix("cover-your-asps-")).values():
+            state = out["state"]
+            if state["players"] == 1:
+                assert state.keys() >= SOLO_KEYS, script.name
+            else:
+                assert state.keys() >= TABLE_KEYS, script.name
+                assert all(s.keys() >= SEAT_KEYS for s in state["seats"].values())
+
+
+def test_examples_are_the_tested_scripts() -> None:
+    for name in ("two-players", "solo-won"):
+        example = EXAMPLES / f"cover-your-asps-{name}.txt"
+        assert example.read_text() == (SCRIPTS / example.name).read_text()
+
+
+def test_a_two_player_game_from_setup_to_the_final_standings() -> None:
+    out = run("two-players")
+    lines = list(out.values())
+    first, last = lines[0], lines[-1]
+    assert first["state"]["treasure_left"] == 6
+    rounds = [o["state"]["round"] for o in lines]
+    assert rounds == sorted(rounds) and rounds[-1] == 3
+    assert [o["state"]["vault"] for o in lines if "Round 2" in " ".join(o["log"])] == [2]
+    over = next(o for o in lines if o["state"]["over"])
+    assert over["screen"][:3] == ["Asps  game over", "Last treasure taken", "Seat 1: points?"]
+    assert any(o.get("rejected") == "that card is already counted for Seat 2" for o in lines)
+    final = [o for o in lines if o["state"]["winner"]][-1]["state"]
+    assert [final["seats"][s]["points"] for s in "12"] == [15, 15]
+    assert [final["seats"][s]["planks"] for s in "12"] == [4, 2]
+    assert final["winner"] == [2]
+    assert last["screen"][0] == "Standings"
+
+
+def test_solo_won_and_lost() -> None:
+    won = list(run("solo-won").values())
+    assert won[1]["rejected"] == "one plank per roll: roll first"
+    state = won[-1]["state"]
+    assert (state["result"], state["rolls"], state["placed"]) == ("won", 4, 3)
+    lost = list(run("solo-lost").values())
+    assert lost[-1]["state"]["result"] == "lost"
+    assert "lose" in [cue for o in lost for cue in o["sounds"]]
+
+
+def test_the_same_script_gives_the_same_output() -> None:
+    text = (SCRIPTS / "cover-your-asps-solo-won.txt").read_text()
+    assert run_script(text) == run_script(text)
+
+
+@pytest.mark.parametrize(
+    ("script", "message"),
+    [
+        ("game cover-your-asps players=5\n", "line 1: players='5'"),
+        ("game cover-your-asps\ndo plank player=9\n", "line 2: player=9 is not a seat"),
+        ("game cover-your-asps\ndo fly\n", "line 2: cover-your-asps has no action 'fly'"),
+        ("game cover-your-asps\ndo next seat=1\n", "line 2: 'next' has no argument 'seat'"),
+    ],
+)
+def test_malformed_lines_are_script_errors_naming_the_line(script: str, message: str) -> None:
+    with pytest.raises(UsageError, match=message.replace("(", r"\(")):
+        run_script(script)
+
+
+def test_wrong_seat_wrong_phase_and_twice_are_rejected_with_a_reason() -> None:
+    out = run_script(
+        "game cover-your-asps players=3\n"
+        "do plank player=2\n"
+        "do enter\n"
+        "dice 1 2\n"
+        "do plank\n"
+        "do plank\n"
+    )
+    assert out[1]["rejected"] == "it is Seat 1's turn, not Seat 2's"
+    assert out[2]["rejected"] == "Seat 1 is building: report built first"
+    assert out[5]["rejected"] == "Seat 1 has acted: end the turn (red)"
+    assert out[5]["state"] == out[4]["state"]
+
+
+def test_table_dice_are_asked_by_name() -> None:
+    from companion.core.config import Config, DiceConfig
+
+    config = Config(dice=DiceConfig(source="table"))
+    out = run_script("game cover-your-asps\npress green\npress up\npress ok\n", config=config)
+    assert out[1]["screen"][0] == "Die 1"
+    assert out[3]["screen"][0] == "Die 2"

@@ -1,0 +1,236 @@
+"""What the Cover Your Asps box shows (every screen fits whole) and how buttons and card taps
+map to actions, menus and pages."""
+
+from __future__ import annotations
+
+import pytest
+from cover_your_asps_support import Table
+
+from companion.games import seats
+from companion.games.base import Action, Ask, Pages, Press, Tap
+from companion.games.cover_your_asps import GAME
+from companion.games.cover_your_asps.view import doubles_pages, pages
+from companion.ui.fonts import ELLIPSIS
+from companion.ui.render import layout
+from companion.ui.screen import Screen
+
+
+def _fits(screen: Screen) -> None:
+    assert len(screen.lines) <= 3, screen
+    for placed in layout(screen).texts:
+        assert not placed.text.endswith(ELLIPSIS), (placed.text, screen)
+
+
+def shown(table: Table) -> list[str]:
+    screen, _ = GAME.view(table.state)
+    _fits(screen)
+    return screen.text_lines()
+
+
+def press(table: Table, button: str):
+    return GAME.control(table.state, Press(button))
+
+
+def test_the_turn_screen_names_the_seat_large_in_its_colour_with_its_phase():
+    table = Table.new(players=3)
+    table.end_turn()
+    assert shown(table) == ["Asps  R1 V1", "2", "Build: plank roll", "G plank  R end turn"]
+    assert GAME.view(table.state)[1] == seats.lights(2)
+
+
+def test_green_makes_the_roll_the_phase_needs():
+    table = Table.new()
+    assert press(table, "green") == Action("plank")
+    table.must("built")
+    assert press(table, "green") == Action("enter")
+    assert shown(table)[2:] == ["Collect: entry roll", "G enter  R end turn"]
+    table.must("enter", 2, 6)
+    assert shown(table)[1:] == ["2  6", "Seat 1: enter on 2/6", "G entered R end turn"]
+    assert press(table, "green") == Action("entered")
+    table.must("entered")
+    table.end_turn()
+    table.end_turn()
+    assert press(table, "green") == Action("move")
+    table.must("move", 5)
+    assert shown(table)[1:3] == ["5", "Seat 1: move 5"]
+    assert press(table, "red") == Action("next")
+
+
+def test_draw_planking_says_draw():
+    table = Table.new(planking="draw")
+    assert shown(table)[2:] == ["Build: draw a plank", "G draw  R end turn"]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.parametrize("face", range(1, 7))
+def test_a_double_lists_what_it_allows_for_this_many_players(players, face):
+    table = Table.new(players=players)
+    table.must("plank", face, face)
+    lines = shown(table)
+    assert lines[1] == f"Double {face}-{face}, either"
+    assert lines[2] == "any plank or 1 off"
+    extra = {1: 2, 2: 2, 3: 2, 4: 2, 5: 3, 6: 4}[face]
+    assert (len(lines) == 5) == (players >= extra)
+
+
+def test_an_entry_double_enters_anywhere():
+    table = Table.new()
+    table.must("built")
+    table.must("enter", 5, 5)
+    assert shown(table)[1:3] == ["5  5", "Double: enter on any plank"]
+
+
+def test_the_vault_and_escape_checklists_name_the_seat_on_the_right():
+    table = Table.new(players=4)
+    table.must("built")
+    table.must("enter", 1, 2)
+    table.must("entered")
+    table.must("vault")
+    assert shown(table)[1:4] == ["Step off the vault", "Take a treasure card", "Seat 4: a scorpion"]
+    for _ in range(4):
+        table.end_turn()
+    table.must("move", 2)
+    table.must("escaped")
+    assert shown(table)[1:4] == ["Scorpion off, +1 card", "Uncover one pit", "Seat 4: a pillar"]
+
+
+def test_ok_opens_the_seats_menu_with_the_phase_report_first_and_reasons_for_the_rest():
+    table = Table.new()
+    menu = press(table, "ok")
+    assert isinstance(menu, Ask) and menu.title == "Seat 1"
+    assert [f.action for f in menu.forms] == ["built", "plank", "card", "next"]
+    table.must("plank", 1, 2)
+    menu = press(table, "ok")
+    refused = {f.action: f.refused for f in menu.forms}
+    assert refused["built"] is None
+    assert "end the turn" in refused["plank"]
+
+
+def test_up_and_down_show_the_round_the_vault_the_seats_and_the_doubles():
+    table = Table.new(players=4)
+    book = press(table, "down")
+    assert isinstance(book, Pages)
+    first = book.screens[0]
+    assert first.lines == ("Round 1: level, no step", "Treasure left: 12", "Next: Seat 2")
+    titles = [s.title for s in book.screens]
+    assert "Seat 3 (green)" in titles
+    assert "Double 6-6, 4p" in titles
+    for screen in book.screens:
+        _fits(screen)
+
+
+def test_every_doubles_page_fits_for_every_table():
+    for players in (2, 3, 4):
+        for screen in doubles_pages(players):
+            _fits(screen)
+    assert doubles_pages(2)[-2].lines[0] == "Needs 4+ players:"
+
+
+def test_a_tapped_action_card_names_itself_and_is_played_by_the_seat_on_turn():
+    table = Table.new()
+    card = {"game": "cover-your-asps", "card": "action", "name": "Sandstorm"}
+    action = GAME.control(table.state, Tap("0A0B", card))
+    assert action == Action("card", {"name": "Sandstorm"})
+    table.must(action.name, **action.args)
+    assert shown(table)[1:3] == ["1", "Sandstorm"]
+
+
+def test_a_treasure_card_tap_before_the_end_is_not_needed():
+    table = Table.new()
+    card = {"game": "cover-your-asps", "card": "treasure", "name": "Treasure card", "points": 4}
+    assert GAME.control(table.state, Tap("0A0B", card)) is None
+
+
+def _over() -> Table:
+    table = Table.new(players=2)
+    table.raid()
+    table.raid()
+    for step in (table.build, table.enter):
+        step()
+        step()
+    table.reach_vault()
+    table.reach_vault()
+    return table
+
+
+def test_the_end_asks_for_the_next_entry_then_shows_the_standings():
+    table = _over()
+    assert shown(table) == [
+        "Asps  game over",
+        "Last treasure taken",
+        "Seat 1: points?",
+        "G enter  ok menu",
+    ]
+    ask = press(table, "green")
+    assert isinstance(ask, Ask)
+    form = ask.forms[0]
+    assert (form.action, form.args) == ("treasure", {"player": 1})
+    assert form.fields[0].choices[0] == "3" and form.fields[0].choices[-1] == "30"
+    table.must("treasure", player=1, points=20)
+    table.must("treasure", player=2, points=11)
+    assert shown(table) == [
+        "Asps  final",
+        "Seat 1 wins!",
+        "1. Seat 1  20 pts",
+        "2. Seat 2  11 pts",
+        "^v standings",
+    ]
+    standings = pages(table.state).screens[0]
+    assert standings.title == "Standings"
+
+
+def test_a_tie_asks_for_the_tiebreak_of_the_tied_seats():
+    table = _over()
+    table.must("treasure", player=1, points=9)
+    table.must("treasure", player=2, points=9)
+    assert shown(table)[2] == "Seat 1: planks left?"
+    ask = press(table, "green")
+    assert ask.forms[0].action == "planks"
+
+
+def test_a_treasure_tap_asks_whose_card_starting_with_a_seat_not_yet_counted():
+    table = _over()
+    table.must("treasure", player=1, points=9)
+    card = {"game": "cover-your-asps", "card": "treasure", "name": "Gold", "points": 6}
+    ask = GAME.control(table.state, Tap("0A0B", card))
+    form = ask.forms[0]
+    assert form.args == {"card": "0A0B", "add": 6}
+    assert [f.key for f in form.fields] == ["player"]
+    assert form.fields[0].start == 1
+    bare = GAME.control(table.state, Tap("0A0C", {"game": "cover-your-asps", "card": "treasure"}))
+    assert [f.key for f in bare.forms[0].fields] == ["add", "player"]
+
+
+def test_solo_screens_and_buttons():
+    table = Table.new(players=1)
+    assert shown(table) == [
+        "Asps  solo",
+        "Fill the chamber:",
+        "roll, lay a plank",
+        "G roll ok laid R end",
+    ]
+    assert press(table, "green") == Action("plank")
+    assert press(table, "ok") == Action("placed")
+    table.must("plank", 4, 4)
+    assert shown(table)[1:3] == ["4  4", "Double: any plank"]
+    table.must("placed")
+    assert shown(table)[2] == "1 roll, 1 plank"
+    ending = press(table, "red")
+    assert [f.action for f in ending.forms] == ["won", "lost"]
+    table.must("won")
+    assert shown(table) == ["Asps  solo won", "Chamber full!", "1 roll, 1 plank", "^v pages"]
+    assert press(table, "green") is None
+
+
+def test_table_dice_are_named():
+    table = Table.new()
+    names = [d.name for d in GAME.dice_labels(table.state, Action("plank"))]
+    assert names == ["Die 1", "Die 2"]
+    assert [d.name for d in GAME.dice_labels(table.state, Action("move"))] == ["Move die"]
+
+
+def test_the_catalog_offers_action_cards_and_treasure_cards_with_points_in_range():
+    kinds = {k.id: k for k in GAME.catalog()}
+    assert set(kinds) == {"action", "treasure"}
+    assert kinds["treasure"].fields == ("points",)
+    assert kinds["treasure"].field_range(0) == (1, 10)
