@@ -109,6 +109,17 @@ class Replay:
         else:
             raise UsageError(f"unknown directive {verb!r} (game, press, hold, tap, wait, do, dice)")
 
+    def line(self, number: int, words: list[str]) -> dict[str, Any]:
+        """One script line, run to the end of what it sets off: its output object."""
+        try:
+            self.directive(words)
+        except (BadAction, UsageError) as err:
+            raise UsageError(f"line {number}: {err}") from None
+        except Rejected as err:
+            self.app.reject(err.reason)
+        self.box.loop.drain()
+        return self.snapshot(number)
+
     @staticmethod
     def _button(args: list[str], verb: str = "press") -> str:
         names = ", ".join(BUTTONS)
@@ -203,14 +214,7 @@ def run(
                     raise UsageError(f"--game {game} --set: {err}") from None
             replay.snapshot(0)  # start-up's sounds and log are not the first line's
             for number, words in lines:
-                try:
-                    replay.directive(words)
-                except (BadAction, UsageError) as err:
-                    raise UsageError(f"line {number}: {err}") from None
-                except Rejected as err:
-                    box.app.reject(err.reason)
-                box.loop.drain()
-                emit(replay.snapshot(number))
+                emit(replay.line(number, words))
         finally:
             box.close()
 
