@@ -23,13 +23,12 @@ import select
 import shlex
 import shutil
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from power_cut_support import spawn_replay
 
 from companion.core import config as configuration
 from companion.core import journal as journal_module
@@ -97,13 +96,7 @@ class Box:
         shutil.rmtree(model_state, ignore_errors=True)
         if state.exists():
             shutil.copytree(state, model_state)
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "companion", "replay", "-", "--config", str(config)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            bufsize=0,
-        )
+        self.proc = spawn_replay(config)
         self.spawned = time.monotonic()
         cfg = configuration.load(config)
         self.model = SimulatedBox(cfg, state_dir=model_state, seed=0)  # what replay builds

@@ -11,13 +11,12 @@ import json
 import os
 import select
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from power_cut_support import spawn_replay
 
 READ_TIMEOUT = 20.0
 
@@ -26,13 +25,7 @@ class Box:
     """One run of the replay daemon: send directive lines, read the output objects back."""
 
     def __init__(self, config: Path) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "companion", "replay", "-", "--config", str(config)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            bufsize=0,
-        )
+        self.proc = spawn_replay(config)
 
     def line(self, directive: str) -> dict[str, Any]:
         """Send one directive; its output object (printed only after the journal's fsync)."""
