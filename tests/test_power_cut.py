@@ -224,16 +224,14 @@ def test_power_cuts_in_play_lose_nothing_and_invent_nothing(tmp_path, game):
     table = Table(tmp_path)
     table.start()
     table.play(f"game {game}")
-    played = 0
     for _ in range(ROUNDS):
-        for _ in range(rng.randint(0, 6)):
+        for _ in range(rng.randint(1, 5)):
             table.play(rng.choice(moves(game)))
-            played += 1
         table.cut_during(rng.choice(moves(game)), cut_delay(rng))
         table.start()
     table.box.cut(0)
     table.box.close_model()
-    assert played > 2 * ROUNDS, "the test should have played a real game"
+    assert len(entries(table.state)) > 2, "the test should have played, not only looked"
 
 
 def test_power_cuts_while_the_box_starts(tmp_path):
