@@ -114,6 +114,7 @@ def _centred_text(
     right: int,
     top: int,
     rows: int = 0,
+    fill: int = 1,
 ) -> None:
     """``text`` centred between columns ``left`` and ``right``; its digit band starts at row
     ``top``, or is centred in ``rows`` rows from there."""
@@ -122,7 +123,7 @@ def _centred_text(
     band_top, band_bottom = fonts.band(text, size, face, DIGIT_REFERENCE)
     x = left + (right - left - (ink_right - ink_left)) // 2 - ink_left
     y = top - band_top + max(0, rows - (band_bottom - band_top)) // 2
-    draw.text((x, y), text, font=fonts.font(size, face), fill=1)
+    draw.text((x, y), text, font=fonts.font(size, face), fill=fill)
 
 
 def _skull(draw: ImageDraw.ImageDraw, left: int, right: int, top: int) -> None:
@@ -156,6 +157,61 @@ def _curses(draw: ImageDraw.ImageDraw, count: int, left: int, right: int, top: i
         _centred_text(draw, str(count), (9, "bold"), left, right, top, SLOT)
 
 
+# --- seats (table games): a row of seat numbers with a mark under each ----------------------
+
+SEAT_FONT = (11, "regular")
+MAX_SEAT_CELL = 16
+MARK_ROWS = 5  # the mark under a seat number
+
+
+def seats(draw: ImageDraw.ImageDraw, box: Box, data: tuple) -> None:
+    """Seat numbers left to right; the seat on turn drawn black on white; under a number a bar
+    when the seat passed, an x when it is out of cards, a triangle when its cards lie on the
+    table. Eight seats fit 88 pixels."""
+    players, turn, passed, out, holder = _seats_data(data)
+    left, top, right, bottom = box
+    cell = min(MAX_SEAT_CELL, (right - left) // players)
+    if cell < 9:
+        raise ValueError(f"picture 'seats': {players} seats do not fit {right - left} pixels")
+    band_top, band_bottom = fonts.band("0", SEAT_FONT[0], reference=DIGIT_REFERENCE)
+    digit_rows = band_bottom - band_top
+    total = digit_rows + 3 + MARK_ROWS
+    x0 = left + (right - left - players * cell) // 2
+    y0 = top + max(0, (bottom - top - total) // 2)
+    mark_top = y0 + digit_rows + 3
+    for seat in range(1, players + 1):
+        cx = x0 + (seat - 1) * cell
+        centre = cx + cell // 2
+        if seat == turn:
+            draw.rectangle((cx + 1, y0 - 2, cx + cell - 1, y0 + digit_rows + 1), fill=1)
+            _centred_text(draw, str(seat), SEAT_FONT, cx + 1, cx + cell, y0, fill=0)
+        else:
+            _centred_text(draw, str(seat), SEAT_FONT, cx + 1, cx + cell, y0)
+        if seat in out:
+            draw.line((centre - 2, mark_top, centre + 2, mark_top + 4), fill=1)
+            draw.line((centre - 2, mark_top + 4, centre + 2, mark_top), fill=1)
+        elif seat == holder:
+            _triangle(draw, centre, mark_top, 4)
+        elif seat in passed:
+            draw.line((centre - 2, mark_top + 2, centre + 2, mark_top + 2), fill=1)
+
+
+def _seats_data(data: tuple) -> tuple[int, int, tuple[int, ...], tuple[int, ...], int]:
+    try:
+        players, turn, passed, out, holder = data
+        players, turn, holder = int(players), int(turn), int(holder)
+        passed = tuple(int(s) for s in passed)
+        out = tuple(int(s) for s in out)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"picture 'seats' needs (players, turn, passed, out, holder), got {data!r}"
+        ) from None
+    if not 1 <= players <= 12:
+        raise ValueError(f"picture 'seats': {players} seats")
+    return players, turn, passed, out, holder
+
+
 PICTURES: dict[str, Picture] = {
     "dungeon": dungeon,
+    "seats": seats,
 }

@@ -32,6 +32,7 @@ BIG_GAP = 2  # rows between big digits and the line under them
 BIG_MIN_HEIGHT = 24  # big digits are never squeezed below this by the line under them
 PICTURE_MIN_HEIGHT = 30  # a picture keeps at least this many rows beside its text
 MAX_LINE_GAP = 4  # rows between lines when the middle has room to spare
+BESIDE_WIDTH = 40  # the column of big digits when a picture sits beside them
 
 
 @dataclass(frozen=True)
@@ -304,6 +305,8 @@ def _middle(screen: Screen, box: Box) -> tuple[list[Placed], Box | None]:
         if name not in PICTURES:
             known = ", ".join(sorted(PICTURES))
             raise ValueError(f"screen {screen.title!r}: no picture named {name!r} ({known})")
+    if screen.picture is not None and big is not None:
+        return _big_beside_picture(big, lines, box)
     if screen.picture is not None and big is None:
         if not lines:
             return [], box
@@ -312,7 +315,7 @@ def _middle(screen: Screen, box: Box) -> tuple[list[Placed], Box | None]:
             block_top = bottom - block.height
             return block.place(box, block_top), (left, top, right, block_top - GAP)
     if screen.picture is not None:
-        # The picture is the extra: big digits, or lines that do not fit beside it, win.
+        # The picture is the extra: lines that do not fit beside it win.
         log.debug("picture %r left out: the middle needs the room", screen.picture[0])
     if big is None:
         if not lines:
@@ -332,3 +335,23 @@ def _middle(screen: Screen, box: Box) -> tuple[list[Placed], Box | None]:
     if under:
         placed.extend(under.place(box, big_top + big_height + BIG_GAP))
     return placed, None
+
+
+def _big_beside_picture(big: str, lines: list[str], box: Box) -> tuple[list[Placed], Box]:
+    """Big digits in a column on the left, the picture on their right, the lines under both:
+    whose turn it is, large, next to a small overview (a table game's seats)."""
+    left, top, right, bottom = box
+    room = bottom - top
+    under = None
+    upper = room
+    if lines:
+        under = _block(lines, SMALL, right - left, room - BIG_MIN_HEIGHT - BIG_GAP, False)
+        upper = room - under.height - BIG_GAP
+    column = (left, top, left + BESIDE_WIDTH, top + upper)
+    size, shown = _fit_big(big, BESIDE_WIDTH - 2 * MARGIN, upper)
+    big_height = fonts.height(shown, size, BIG.face, DIGIT_REFERENCE)
+    big_top = top + (upper - big_height) // 2
+    placed = [_place("big", shown, size, BIG.face, column, big_top, DIGIT_REFERENCE, True)]
+    if under:
+        placed.extend(under.place(box, top + upper + BIG_GAP))
+    return placed, (left + BESIDE_WIDTH, top, right, top + upper)
