@@ -162,10 +162,11 @@ class App:
         )
         state_dir = cfg.state_dir()
         self.journal = Journal(state_dir / "journal.jsonl")
+        self.problems: list[tuple[str, ...]] = []  # shown once the box is up
+        self._attach_games(state_dir)
         self.registry, registry_problem = Registry.open_or_set_aside(
             state_dir / "cards.toml", self._demo_cards() if demo_cards else ()
         )
-        self.problems: list[tuple[str, ...]] = []  # shown once the box is up
         if registry_problem:
             self.problems.append(("Card list unreadable", "set aside, see log"))
         self.table_dice = config.dice.source == "table"
@@ -197,6 +198,15 @@ class App:
                 uid = canonical_uid(demo_uid(name, entry.id), kind)
                 cards.append(Card(uid, name, entry.id, entry.name))
         return cards
+
+    def _attach_games(self, state_dir: Any) -> None:
+        """Games that read the owner's own files (a card pack) read them from the state dir."""
+        for name in games.available():
+            attach = getattr(games.get(name), "attach", None)
+            if attach is not None:
+                problem = attach(state_dir)
+                if problem:
+                    self.problems.append(tuple(problem))
 
     def start(self) -> None:
         record = self.journal.open()

@@ -194,9 +194,15 @@ class CardKind:
     group: str = ""  # e.g. "attack", "item", "relic": for menus
     fields: tuple[str, ...] = ()  # extra values asked at enrolment, e.g. ("value", "combo")
     ranges: tuple[tuple[int, int], ...] = ()  # lowest and highest of each field, if bounded
+    starts: tuple[int, ...] = ()  # the value each field offers first (else its lowest)
 
     def field_range(self, index: int) -> tuple[int, int]:
         return self.ranges[index] if index < len(self.ranges) else (0, 99)
+
+    def field_start(self, index: int) -> int:
+        low, high = self.field_range(index)
+        start = self.starts[index] if index < len(self.starts) else low
+        return max(low, min(high, start))
 
 
 # --- input events the control map sees --------------------------------------------------------
@@ -323,6 +329,9 @@ class Game(Protocol):
     # Optional: ``secret_card(card) -> str | None``: what to call a tapped card of this game
     # instead of its name wherever the box would show the name (None: its name). Cards in a
     # hidden hand (Hostage Trap!'s hostages) must not be named to the table.
+    #
+    # Optional: ``attach(state_dir) -> tuple[str, ...]``: read the owner's own data files
+    # kept in the state directory (a card pack); lines to show the owner if one was bad.
 
     def public(self, state: Any) -> dict[str, Any]:
         """The replay contract's ``state`` object (JSON-safe)."""

@@ -163,9 +163,10 @@ class Enrol:
             )
         name = self.kind.fields[self.field_index]
         low, high = self.kind.field_range(self.field_index)
+        shown = self.values.get(name, self.kind.field_start(self.field_index))
         return Screen(
             self.kind.name[:21],
-            (f"{name} ({low}-{high}):", f"  {self.values.get(name, low)}"),
+            (f"{name} ({low}-{high}):", f"  {shown}"),
             footer="^v change  ok next",
         )
 
@@ -183,11 +184,12 @@ class Enrol:
             return STAY
         name = self.kind.fields[self.field_index]
         low, high = self.kind.field_range(self.field_index)
+        start = self.kind.field_start(self.field_index)
         if button in ("up", "down"):
             step = 1 if button == "up" else -1
-            self.values[name] = max(low, min(high, self.values.get(name, low) + step))
+            self.values[name] = max(low, min(high, self.values.get(name, start) + step))
         elif button in ("ok", "green"):
-            self.values.setdefault(name, low)
+            self.values.setdefault(name, start)
             self.field_index += 1
             if self.field_index >= len(self.kind.fields):
                 return self._done()
