@@ -13,10 +13,11 @@ MODULES: dict[str, str] = {
     "trapwords": "companion.games.trapwords",
     "hostage-trap": "companion.games.hostage_trap",
     "cover-your-asps": "companion.games.cover_your_asps",
+    "deathtrap-dungeon": "companion.games.deathtrap_dungeon",
 }
 
 # Named in the replay contract, not built yet: asking for them says so instead of "unknown".
-PLANNED = ("deathtrap-dungeon",)
+PLANNED: tuple[str, ...] = ()
 
 
 def available() -> list[str]:

@@ -1,0 +1,86 @@
+"""Deathtrap Dungeon: the box referees the climbing card game for 4-8 players (whose turn,
+what beats the table, who passed, who is out, who leads) and scores the rounds, with the cards
+tapped as they are put down. ``GAME`` is what companion.games.registry loads."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from companion.games.base import Action, CardKind, Input, Outcome, Reply
+from companion.games.deathtrap_dungeon import control as control_map
+from companion.games.deathtrap_dungeon import options as opts
+from companion.games.deathtrap_dungeon import pack as packs
+from companion.games.deathtrap_dungeon import public as contract
+from companion.games.deathtrap_dungeon import rules, view
+from companion.games.deathtrap_dungeon.state import DeathtrapState
+from companion.ui.screen import Lights, Screen
+
+SPECIAL_GROUP = "special"
+
+
+class DeathtrapGame:
+    name = "deathtrap-dungeon"
+    title = "Deathtrap"
+    options = opts.OPTIONS
+
+    def __init__(self) -> None:
+        self.pack = packs.shipped()
+
+    def attach(self, state_dir: Path) -> tuple[str, ...]:
+        """Use the owner's pack in ``state_dir`` if there is one; a problem to show, if any."""
+        self.pack, problem = packs.for_state_dir(state_dir)
+        return ("Pack file bad", "kept the last good", "see log") if problem else ()
+
+    def check_options(self, options: Mapping[str, str]) -> dict[str, Any]:
+        return opts.check_options(options)
+
+    def setup_dice(self, options: Mapping[str, Any]) -> tuple[int, ...]:
+        return ()
+
+    def initial(self, options: Mapping[str, Any], rolls: tuple[int, ...]) -> Outcome:
+        return rules.initial(options)
+
+    def dice_for(self, state: DeathtrapState, action: Action) -> tuple[int, ...]:
+        rules.check_name(action)
+        return ()
+
+    def apply(self, state: DeathtrapState, action: Action) -> Outcome:
+        return rules.apply(state, action)
+
+    def public(self, state: DeathtrapState) -> dict[str, Any]:
+        return contract.public(state)
+
+    def view(self, state: DeathtrapState) -> tuple[Screen, Lights]:
+        return view.view(state, self.pack)
+
+    def control(self, state: DeathtrapState, event: Input) -> Reply:
+        return control_map.control(state, event, self.pack)
+
+    def restore(self, state: DeathtrapState) -> DeathtrapState:
+        return rules.restore(state)
+
+    def catalog(self) -> tuple[CardKind, ...]:
+        """A kind per set (its value asked at enrolment where the rulebook gives none, starting
+        from the pack's guess) and one per special card."""
+        kinds = []
+        for card_set in self.pack.sets:
+            if card_set.known:
+                kinds.append(CardKind(card_set.id, card_set.name, "set"))
+            else:
+                kinds.append(
+                    CardKind(
+                        card_set.id,
+                        card_set.name,
+                        "set",
+                        ("value",),
+                        ((1, packs.MAX_VALUE),),
+                        (card_set.value,),
+                    )
+                )
+        kinds.extend(CardKind(s.id, s.name, SPECIAL_GROUP) for s in self.pack.specials)
+        return tuple(kinds)
+
+
+GAME = DeathtrapGame()

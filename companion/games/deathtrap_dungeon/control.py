@@ -1,0 +1,136 @@
+"""The control map: buttons and tapped cards to Deathtrap Dungeon actions.
+
+green submits the play tapped so far (a long press: and these were the last cards), or, with
+nothing tapped, asks for the play with the buttons; red clears the tapped cards, else passes;
+ok opens the seat's menu; up/down show the seats, the scores, the round's results and the
+exchanges. A tapped set card or wild joins the play being built (a journaled action, so undo
+takes back the last tap and a power cut keeps the half-built play); The Killing Machine and the
+Exploding Pig ask which seat played them.
+"""
+
+from __future__ import annotations
+
+from companion.games.base import Action, Ask, Field, Form, Input, Pages, Press, Reply, Tap
+from companion.games.deathtrap_dungeon import view
+from companion.games.deathtrap_dungeon.pack import KILLING_MACHINE, PIG, WILD, Pack
+from companion.games.deathtrap_dungeon.rules import GAME, WILD_CARD
+from companion.games.deathtrap_dungeon.state import DEAL, OVER, PLAY, DeathtrapState
+
+YES_NO = ("no", "yes")
+
+
+def control(state: DeathtrapState, event: Input, pack: Pack) -> Reply:
+    if isinstance(event, Tap):
+        return _tap(state, event, pack)
+    if not isinstance(event, Press):
+        return None
+    button = event.button
+    if button in ("up", "down"):
+        return Pages(view.pages(state, pack))
+    if state.phase == OVER:
+        return Pages(view.pages(state, pack)) if button in ("ok", "green") else None
+    if state.phase == DEAL:
+        return pig_ask(state) if button in ("green", "ok") else None
+    building = state.building
+    if button == "green" and building is not None:
+        return building_play(state, out=event.long)
+    if button == "green":
+        return Ask(f"Seat {state.turn} plays", (play_form(state, pack),))
+    if button == "red":
+        return Action("clear") if building is not None else Action("pass")
+    if button == "ok":
+        return seat_menu(state, pack)
+    return None
+
+
+def building_play(state: DeathtrapState, out: bool) -> Action:
+    building = state.building
+    assert building is not None
+    args: dict[str, str | int] = {"n": building.n, "value": building.value}
+    if building.wild:
+        args["wild"] = building.wild
+    if building.set is not None:
+        args["set"] = building.set
+    if out:
+        args["out"] = "yes"
+    return Action("play", args)
+
+
+def seat_menu(state: DeathtrapState, pack: Pack) -> Ask:
+    forms = [play_form(state, pack)]
+    if state.building is not None:
+        forms.append(Form("Tapped, last cards", "play", args=building_play(state, True).args))
+        forms.append(Form("Clear tapped cards", "clear"))
+    refused = "The leader puts cards down" if state.table is None else None
+    forms.append(Form("Pass", "pass", refused=refused))
+    forms.append(killing_machine_form(state, "Killing Machine"))
+    return Ask(f"Seat {state.turn}", tuple(forms))
+
+
+def play_form(state: DeathtrapState, pack: Pack) -> Form:
+    """A play entered with the buttons: how many (unless the table fixes it), which set, how
+    many wilds among them, and whether they were the last cards."""
+    table = state.table
+    fields: list[Field] = []
+    args: dict[str, str | int] = {}
+    if table is None:
+        most = pack.largest_set + pack.wilds
+        counts = tuple(str(n) for n in range(1, most + 1))
+        fields.append(Field("n", "How many cards?", counts))
+    else:
+        args["n"] = table.n
+    ordered = sorted(pack.sets, key=lambda s: s.value)
+    values = ("0", *tuple(str(s.value) for s in ordered))
+    names = ("Wilds only", *tuple(f"{s.name} {s.value}" for s in ordered))
+    above = next((i for i, v in enumerate(values) if table is None or int(v) > table.value), 0)
+    fields.append(Field("value", "Which set?", values, names, start=above if table else 1))
+    wilds = tuple(str(n) for n in range(0, pack.wilds + 1))
+    fields.append(Field("wild", "Wilds among them?", wilds))
+    fields.append(Field("out", "Last cards?", YES_NO, ("No", "Yes: out")))
+    return Form("Play cards", "play", tuple(fields), args)
+
+
+def killing_machine_form(state: DeathtrapState, label: str) -> Form:
+    holding = state.holding
+    choices = tuple(str(s) for s in holding)
+    names = tuple(f"Seat {s}" for s in holding)
+    start = holding.index(state.turn) if state.turn in holding else 0
+    return Form(
+        label,
+        "killing_machine",
+        (
+            Field("player", "Who plays it?", choices, names, start=start),
+            Field("out", "Their last card?", YES_NO, ("No", "Yes: out")),
+        ),
+    )
+
+
+def pig_ask(state: DeathtrapState) -> Ask:
+    seat_list = state.ring.seats
+    choices = tuple(str(s) for s in seat_list)
+    names = tuple(f"Seat {s}" for s in seat_list)
+    fields = [Field("player", "Who had the pig?", choices, names)]
+    if state.settings.pig == "choose":
+        fields.append(Field("lead", "Who leads?", choices, names))
+    return Ask("Exploding Pig", (Form("Pig played", "pig", tuple(fields)),))
+
+
+def _tap(state: DeathtrapState, event: Tap, pack: Pack) -> Reply:
+    card = event.card
+    if card is None or card.get("game") != GAME:
+        return None
+    card_id = str(card.get("card", ""))
+    special = pack.special(card_id)
+    if special is not None and special.role == PIG:
+        return pig_ask(state) if state.phase == DEAL else None
+    if state.phase != PLAY:
+        return None
+    if special is not None and special.role == KILLING_MACHINE:
+        return Ask("Killing Machine", (killing_machine_form(state, "Killing Machine"),))
+    if special is not None and special.role == WILD:
+        return Action("add", {"card": WILD_CARD, "uid": event.uid})
+    card_set = pack.set(card_id)
+    if card_set is None:
+        return None
+    value = card.get("value", card_set.value)
+    return Action("add", {"card": card_set.id, "value": int(value), "uid": event.uid})

@@ -1,0 +1,192 @@
+"""Deathtrap Dungeon screens and the control map: every screen of 4 to 8 seats renders whole on
+the 128x64 OLED, buttons and tapped cards become the right actions, menus and pages."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from test_deathtrap_support import new, run, uncut
+
+from companion.games import seats
+from companion.games.base import Action, Ask, Pages, Press, Tap
+from companion.games.deathtrap_dungeon import GAME, view
+from companion.games.deathtrap_dungeon.state import Table
+from companion.ui.render import layout
+
+PACK = GAME.pack
+
+
+def screen(state):
+    return GAME.view(state)[0]
+
+
+def started(players: int = 4):
+    return run(new(players=str(players)), "pig player=1")
+
+
+def tap(card: str, uid: str = "04AA", **fields: int) -> Tap:
+    return Tap(uid, {"game": "deathtrap-dungeon", "card": card, "name": card, **fields})
+
+
+# --- screens ---------------------------------------------------------------------------------
+
+
+def test_turn_screen_shows_the_seat_large_beside_the_seats_and_the_table_under_them() -> None:
+    state = run(started(8), "play n=3 value=2 wild=1 set=orc", "pass", "pass")
+    shown = screen(state)
+    assert shown.big == "5"
+    assert shown.lines == ("S2: 3 x Orc +1 wild",)
+    assert shown.footer == "G play  R pass"
+    assert shown.picture == ("seats", (8, 5, (3, 4), (), 2))
+    plan = layout(shown)
+    big = next(p for p in plan.texts if p.area == "big")
+    assert plan.picture_box is not None and big.box[2] <= plan.picture_box[0]
+    uncut(shown)
+    assert GAME.view(state)[1] == seats.lights(5, "solid")
+
+
+def test_the_end_of_a_hand_says_who_won_and_leads() -> None:
+    state = run(started(), "play n=1 value=3", "pass", "pass", "pass")
+    assert screen(state).lines == ("S2 won the hand: lead",)
+    state = run(started(), "play n=1 value=3 out=yes", "pass", "pass", "pass")
+    assert screen(state).lines == ("S2 won, is out: lead",)
+    assert screen(state).big == "3"
+    state = run(started(), "killing_machine player=4")
+    assert screen(state).lines == ("Killing Machine S4",)
+
+
+def test_tapped_play_blinks_in_the_seat_colour_and_red_clears() -> None:
+    state = run(started(), "add card=orc value=2", "add card=wild")
+    shown, lights = GAME.view(state)
+    assert shown.lines == ("Play? 2 x Orc +1 wild",)
+    assert shown.footer == "G play  R clear"
+    assert lights.pattern == "blink"
+
+
+@pytest.mark.parametrize("players", range(4, 9))
+def test_every_turn_screen_of_every_table_renders_whole(players: int) -> None:
+    longest = max(PACK.sets, key=lambda s: len(s.name))
+    for n, wild, seat in itertools.product((1, 9, 12), (0, 1, 2), range(1, players + 1)):
+        if wild > n:
+            continue
+        state = run(new(players=str(players)), "pig player=1")
+        table = Table(n, longest.value, seat, wild, longest.id)
+        passed = tuple(s for s in range(1, players + 1) if s != seat)[:-1]
+        state = state.__class__(
+            **{**state.__dict__, "table": table, "passed": passed, "turn": seat}
+        )
+        uncut(screen(state))
+        state = run(state, f"add card={longest.id} value={longest.value}", "add card=wild")
+        uncut(screen(state))
+
+
+def test_deal_screens_results_and_exchanges_render_whole_for_eight() -> None:
+    state = started(8)
+    for seat in (1, 2, 3, 4, 5, 6, 7):
+        while state.turn != seat:
+            state = run(state, "pass" if state.table else f"killing_machine player={seat}")
+        state = run(state, "play n=1 value=1 out=yes")
+        while state.phase == "play" and state.table is not None:
+            state = run(state, "pass")
+    assert state.phase == "deal"
+    uncut(screen(state))
+    assert screen(state).lines[0] == "R1: S1 big hero"
+    pages = view.pages(state, PACK)
+    for page in pages:
+        uncut(page)
+    swaps = [p for p in pages if p.title.startswith("Swap")]
+    assert swaps[0].lines == (
+        "Seat 8 gives seat 1",
+        "their 2 highest cards;",
+        "seat 1 gives back any 2",
+    )
+    assert swaps[1].lines == (
+        "Seat 7 gives seat 2",
+        "their highest card;",
+        "seat 2 gives back any 1",
+    )
+    results = [line for p in pages if p.title.startswith("Round 1") for line in p.lines]
+    assert results[0] == "1. S1 Big hero +8" and results[-1] == "8. S8 Total wimp +1"
+    assert results[3] == "4. S4 +5"
+
+
+def test_game_over_screen_and_standings() -> None:
+    state = run(new(rounds="1"), "pig player=1")
+    for _ in range(3):
+        state = run(state, "play n=1 value=1 out=yes")
+        while state.phase == "play" and state.table is not None:
+            state = run(state, "pass")
+    assert state.phase == "over"
+    shown = screen(state)
+    uncut(shown)
+    assert shown.lines[0] == "Seat 2 wins!"
+    pages = GAME.control(state, Press("down"))
+    assert isinstance(pages, Pages) and pages.screens[0].lines[0] == "Seat 2 wins!"
+
+
+# --- buttons -------------------------------------------------------------------------------
+
+
+def test_green_submits_the_tapped_play_and_a_long_green_goes_out() -> None:
+    state = run(started(), "add card=orc value=2 uid=1", "add card=wild uid=2")
+    expected = {"n": 2, "value": 2, "wild": 1, "set": "orc"}
+    assert GAME.control(state, Press("green")) == Action("play", expected)
+    assert GAME.control(state, Press("green", long=True)) == Action(
+        "play", {**expected, "out": "yes"}
+    )
+    assert GAME.control(state, Press("red")) == Action("clear")
+
+
+def test_without_taps_green_asks_for_the_play_with_the_buttons() -> None:
+    state = run(started(), "play n=2 value=3")
+    ask = GAME.control(state, Press("green"))
+    assert isinstance(ask, Ask)
+    form = ask.forms[0]
+    assert form.action == "play" and form.args == {"n": 2}
+    keys = [f.key for f in form.fields]
+    assert keys == ["value", "wild", "out"]
+    value = form.fields[0]
+    assert value.choices[value.start] == "4"  # the first set that beats 3
+    assert value.shown(0) == "Wilds only"
+    assert GAME.control(state, Press("red")) == Action("pass")
+    lead = GAME.control(started(), Press("green")).forms[0]
+    assert [f.key for f in lead.fields] == ["n", "value", "wild", "out"]
+
+
+def test_ok_opens_the_seat_menu_pass_refused_on_an_empty_table() -> None:
+    menu = GAME.control(started(), Press("ok"))
+    labels = [f.label for f in menu.forms]
+    assert labels == ["Play cards", "Pass", "Killing Machine"]
+    assert menu.forms[1].refused
+
+
+def test_pig_is_asked_in_the_deal_with_the_leader_when_the_holder_chooses() -> None:
+    ask = GAME.control(new(pig="choose"), Press("green"))
+    assert [f.key for f in ask.forms[0].fields] == ["player", "lead"]
+    assert GAME.control(new(), tap("exploding-pig")).forms[0].fields[0].key == "player"
+    assert GAME.control(started(), tap("exploding-pig")) is None
+
+
+# --- taps ----------------------------------------------------------------------------------
+
+
+def test_a_tapped_set_card_or_wild_joins_the_play_with_its_tag() -> None:
+    state = started()
+    assert GAME.control(state, tap("orc", "04A1")) == Action(
+        "add", {"card": "orc", "value": 2, "uid": "04A1"}
+    )
+    enrolled = GAME.control(state, tap("orc", "04A1", value=4))
+    assert enrolled.args["value"] == 4  # the value set at enrolment wins
+    assert GAME.control(state, tap("red-lotus", "04B2")) == Action(
+        "add", {"card": "wild", "uid": "04B2"}
+    )
+    assert GAME.control(new(), tap("orc")) is None  # not during the deal
+
+
+def test_a_tapped_killing_machine_asks_which_seat_starting_with_the_seat_on_turn() -> None:
+    state = run(started(6), "play n=1 value=2", "pass")
+    ask = GAME.control(state, tap("killing-machine"))
+    player = ask.forms[0].fields[0]
+    assert player.key == "player" and player.choices[player.start] == "4"
+    assert ask.forms[0].fields[1].key == "out"
