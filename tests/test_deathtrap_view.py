@@ -6,7 +6,8 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from test_deathtrap_support import new, run, uncut
+from test_deathtrap_support import new, run
+from test_screen_support import uncut
 
 from companion.games import seats
 from companion.games.base import Action, Ask, Pages, Press, Tap

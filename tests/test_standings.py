@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
-from test_deathtrap_support import uncut
+from test_screen_support import uncut
 
 from companion.games import standings
 
