@@ -37,7 +37,7 @@ def test_turn_screen_shows_the_seat_large_beside_the_seats_and_the_table_under_t
     state = run(started(8), "play n=3 value=2 wild=1 set=orc", "pass", "pass")
     shown = screen(state)
     assert shown.big == "5"
-    assert shown.lines == ("S2: 3 x Orc +1 wild",)
+    assert shown.lines == ("S2: 2 x Orc +1 wild",)
     assert shown.footer == "G play  R pass"
     assert shown.picture == ("seats", (8, 5, (3, 4), (), 2))
     plan = layout(shown)
@@ -60,7 +60,7 @@ def test_the_end_of_a_hand_says_who_won_and_leads() -> None:
 def test_tapped_play_blinks_in_the_seat_colour_and_red_clears() -> None:
     state = run(started(), "add card=orc value=2", "add card=wild")
     shown, lights = GAME.view(state)
-    assert shown.lines == ("Play? 2 x Orc +1 wild",)
+    assert shown.lines == ("Play? 1 x Orc +1 wild",)
     assert shown.footer == "G play  R clear"
     assert lights.pattern == "blink"
 

@@ -20,10 +20,12 @@ from companion.games.deathtrap_dungeon.state import (
     DeathtrapState,
     Exchange,
 )
+from companion.ui import fonts
 from companion.ui.screen import Lights, Screen
 
 TITLES = {BIG_HERO: "Big hero", HERO: "Hero", WIMP: "Wimp", TOTAL_WIMP: "Total wimp"}
-SHORT_LINE = 21  # characters the line under the seats holds at its smallest size
+LINE_SIZE = 9  # the smallest size of the line under the seats (render.SMALL)
+LINE_WIDTH = 124  # its width in pixels, inside the margins
 DEAL_LIGHT = Lights((0.25, 0.25, 0.25), "solid")
 
 
@@ -33,13 +35,15 @@ def title(state: DeathtrapState) -> str:
     return f"Deathtrap  R{state.round}/{state.settings.rounds}"
 
 
-def cards(n: int, name: str, wild: int) -> str:
-    """A set as players say it: "3 x Orc +1 wild"; wilds alone: "2 wilds"."""
+def cards(n: int, name: str, wild: int, before: str = "") -> str:
+    """``n`` cards as players say them after ``before``: "3 x Orc +1 wild" (three Orcs and a
+    wild), shortened to "3x Bloodbeast +1w" only when the long form would not fit the line;
+    wilds alone: "2 wilds"."""
     if wild == n:
-        return f"{n} wild" + ("s" if n > 1 else "")
-    text = f"{n} x {name}" + (f" +{wild} wild" if wild else "")
-    if len(text) > SHORT_LINE - 4:
-        text = f"{n}x {name}" + (f" +{wild}w" if wild else "")
+        return before + f"{n} wild" + ("s" if n > 1 else "")
+    text = before + f"{n - wild} x {name}" + (f" +{wild} wild" if wild else "")
+    if fonts.width(text, LINE_SIZE) > LINE_WIDTH:
+        text = before + f"{n - wild}x {name}" + (f" +{wild}w" if wild else "")
     return text
 
 
@@ -73,12 +77,11 @@ def footer(state: DeathtrapState) -> str:
 def play_line(state: DeathtrapState, pack: Pack) -> str:
     building = state.building
     if building is not None:
-        return "Play? " + cards(
-            building.n, pack.name_of(building.set, building.value), building.wild
-        )
+        name = pack.name_of(building.set, building.value)
+        return cards(building.n, name, building.wild, "Play? ")
     table = state.table
     if table is not None:
-        return f"S{table.by}: " + cards(table.n, pack.name_of(table.set, table.value), table.wild)
+        return cards(table.n, pack.name_of(table.set, table.value), table.wild, f"S{table.by}: ")
     start = state.start
     if start is None:
         return "Lead: any set"
@@ -104,8 +107,16 @@ def deal_screen(state: DeathtrapState) -> Screen:
 def over_screen(state: DeathtrapState) -> Screen:
     winner = state.winner or ()
     best = max(state.points) if state.points else 0
-    head = f"Seat {winner[0]} wins!" if len(winner) == 1 else f"Shared win: {len(winner)}"
-    return Screen(title(state), (head, f"{best} points", "^v standings"), footer="^v standings")
+    if len(winner) == 1:
+        head = f"Seat {winner[0]} wins!"
+    elif len(winner) <= 3:
+        head = "Seats " + ", ".join(str(s) for s in winner) + " win!"
+    else:
+        head = f"{len(winner)} seats share it"
+    rounds = len(state.history)
+    return Screen(
+        title(state), (head, f"{best} points", f"in {rounds} rounds"), footer="^v standings"
+    )
 
 
 # --- information pages (up/down) ---------------------------------------------------------------
@@ -124,7 +135,7 @@ def seats_page(state: DeathtrapState, pack: Pack) -> Screen:
     if table is None:
         first = "Table: empty"
     else:
-        first = f"S{table.by}: " + cards(table.n, pack.name_of(table.set, table.value), table.wild)
+        first = cards(table.n, pack.name_of(table.set, table.value), table.wild, f"S{table.by}: ")
     passed = " ".join(str(s) for s in state.passed) or "nobody"
     out = " ".join(str(s) for s in state.finished) or "nobody"
     return Screen(f"Seats  R{state.round}", (first, f"Passed: {passed}", f"Out: {out}"))
