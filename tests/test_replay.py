@@ -78,7 +78,6 @@ def test_a_refused_action_is_rejected_and_the_state_is_unchanged():
         ("game dice\nwait soon\n", "line 2: wait 'soon' is not a number"),
         ("game dice\ntap XYZ\n", "line 2: card UID 'XYZ' is not hexadecimal"),
         ("game dice\ntap @nothing\n", "line 2: no card is registered as 'nothing'"),
-        ("game deathtrap-dungeon\n", "line 1: game 'deathtrap-dungeon' is planned"),
         # What was typed is named, never an internal name ("no option 'id'", "'nothing'").
         ("game dice extra\n", "line 1: game dice: 'extra' is not KEY=VALUE (options: die)"),
         ("game dice die\n", "line 1: game dice: 'die' is not KEY=VALUE (options: die)"),
