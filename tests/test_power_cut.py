@@ -56,6 +56,13 @@ MOVES: dict[str, list[str]] = {  # a game's own lines, beyond the buttons and it
     "dice": ["do choose die=d4", "do choose die=2d6", "do reroll"],
     "trap-attack": ["do ai_turn"],
     "trapwords": ["wait 5", "wait 20", "hold red 1.5"],
+    "deathtrap-dungeon": [
+        *["do pig player=2"] * 3,
+        "do play n=1 value=3",
+        "do play n=1 value=9 out=yes",
+        "do pass",
+        "do killing_machine player=1",
+    ],
 }
 
 
