@@ -210,16 +210,16 @@ class App:
 
     def start(self) -> None:
         record = self.journal.open()
+        if record is not None:
+            self._resume(record)
+        else:
+            self.open_game_menu()
         for aside in self.journal.warnings:  # the journal has logged them
             if aside.kept:  # what still folds was kept: say how much
                 kept = f"kept {aside.kept}/{aside.lines} lines"
                 self.problems.append(("Saved game damaged", kept, "rest set aside"))
             else:
                 self.problems.append(("Saved game damaged", "set aside, see log"))
-        if record is not None:
-            self._resume(record)
-        else:
-            self.open_game_menu()
         if self.parts.reader is not None:
             self._start_reader()
         if self.problems:
@@ -238,14 +238,19 @@ class App:
         self.runner.start()
 
     def _resume(self, record: GameRecord) -> None:
+        session = None
         try:
             session = self._build(record.game, record.options, record.setup_rolls)
             session.rebuild(record.steps)
         except (BadAction, Rejected, KeyError, TypeError, ValueError) as err:
+            why = f"cannot replay the saved {record.game} game: {err}"
             self.journal.close()
-            self.journal.move_aside(f"cannot replay the saved {record.game} game: {err}")
+            if session is not None:  # the game set up, up to the step refused
+                self.journal.keep_game(why, record, len(session.steps))
+                self._resume(self.journal.open())
+                return
+            self.journal.move_aside(why)
             self.journal.open()
-            self.problems.append(("Saved game unusable", "set aside, see log"))
             self.open_game_menu()
             return
         self.session = session

@@ -188,3 +188,26 @@ def test_replay_on_a_journal_damaged_in_the_middle_says_how_much_was_kept(tmp_pa
     assert first["state"]["history"] == [[3]]  # the roll before the damage; not the one after
     assert first["screen"][1:3] == ["Saved game damaged", "kept 2/4 lines"]
     assert len(second["state"]["history"]) == 2  # and play goes on
+
+
+def test_a_step_the_rules_refuse_keeps_the_game_up_to_it(tmp_path):
+    journal = _played_journal(tmp_path)
+    lines = journal.read_text().splitlines(keepends=True)
+    assert '"rolls":[3]' in lines[1]
+    lines[1] = lines[1].replace('"rolls":[3]', '"rolls":[9]')  # no face 9 on a d4
+    journal.write_text("".join(lines))
+    proc = _command(tmp_path / "config.toml", "replay", "-", stdin="wait 0\n")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["game"] == "dice" and out["state"]["die"] == "d4"
+    assert out["state"]["history"] == []  # up to the refused roll: the game's start
+    assert out["screen"][1:3] == ["Saved game damaged", "kept 1/3 lines"]
+
+
+def test_a_game_that_cannot_be_set_up_goes_aside_and_the_box_offers_the_games(tmp_path):
+    journal = _played_journal(tmp_path)
+    journal.write_text(journal.read_text().replace('"game":"dice"', '"game":"chess"'))
+    ready, log = run_until_ready(tmp_path, tmp_path / "config.toml")
+    assert "STATUS=menu;" in ready
+    assert "unknown game 'chess'" in log and "Traceback" not in log
+    assert journal.read_text() == ""

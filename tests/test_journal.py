@@ -349,3 +349,43 @@ def test_a_power_cut_while_a_damaged_journal_is_set_aside_loses_nothing(tmp_path
         assert [p.read_bytes() for p in state.glob("journal.jsonl.unreadable-*")] == [original]
     else:
         pytest.fail("setting aside never finished")
+
+
+def test_keeping_a_game_up_to_a_step_keeps_the_games_before_and_its_standing_steps(tmp_path):
+    j = _journal(tmp_path)
+    j.new_game("dice", {"die": "d6"}, (), 0.0)
+    j.action(Action("roll", rolls=(1,), at=1.0))
+    j.new_game("trapwords", {"seconds": "30"}, (2,), 2.0)
+    j.action(Action("start", at=3.0))
+    j.action(Action("tick", at=4.0), auto=True)
+    j.action(Action("wrong", at=5.0))
+    j.undo()
+    j.restore()
+    j.action(Action("look", at=6.0), nav=True)
+    j.action(Action("refused", at=7.0))
+    j.close()
+    path = tmp_path / "journal.jsonl"
+    original = path.read_bytes()
+    j = Journal(path)
+    record = j.open()
+    assert [s.action.name if s.action else None for s in record.steps] == [
+        "start",
+        "tick",
+        None,
+        "look",
+        "refused",
+    ]
+    j.close()
+    j.keep_game("the rules refuse step 5", record, 4)
+    kept = Journal(path).open()
+    assert (kept.game, kept.options, kept.setup_rolls, kept.started_at) == (
+        "trapwords",
+        {"seconds": "30"},
+        (2,),
+        2.0,
+    )
+    assert kept.steps == record.steps[:4]
+    assert fold(read_entries(path)[0][:2]).options == {"die": "d6"}  # the game before, as it was
+    (aside,) = j.warnings
+    assert aside.moved_to.read_bytes() == original
+    assert (aside.kept, aside.lines) == (7, 10)

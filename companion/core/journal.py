@@ -118,8 +118,9 @@ def _problem(entry: Any) -> str | None:
             return "malformed action (its rolls are not whole numbers)"
         if not _finite(action.get("at", 0.0)):
             return "malformed action (its time is not a number)"
-        if not isinstance(entry.get("auto", False), bool):
-            return "malformed action (auto is not true or false)"
+        for flag in ("auto", "nav"):
+            if not isinstance(entry.get(flag, False), bool):
+                return f"malformed action ({flag} is not true or false)"
     return None
 
 
@@ -212,6 +213,24 @@ def fold(entries: list[dict[str, Any]]) -> GameRecord | None:
     return record
 
 
+def _game_entry(
+    game: str, options: dict[str, Any], rolls: tuple[int, ...], at: float
+) -> dict[str, Any]:
+    return {"kind": "game", "game": game, "options": options, "rolls": list(rolls), "at": at}
+
+
+def _step_entry(step: Step) -> dict[str, Any]:
+    """The entry a standing step folds back from."""
+    if step.action is None:
+        return {"kind": "restore"}
+    entry: dict[str, Any] = {"kind": "action", "action": step.action.to_json()}
+    if step.auto:
+        entry["auto"] = True
+    if step.nav:
+        entry["nav"] = True
+    return entry
+
+
 @dataclass(frozen=True)
 class SetAside:
     """A journal file that could not be used whole: where it went and how much was kept."""
@@ -223,7 +242,7 @@ class SetAside:
 
     def __str__(self) -> str:
         kept = f"kept {self.kept} of its {self.lines} lines" if self.kept else "kept nothing"
-        return f"journal unreadable ({self.why}); moved to {self.moved_to}, {kept}"
+        return f"journal damaged ({self.why}); moved to {self.moved_to}, {kept}"
 
 
 class Journal:
@@ -299,6 +318,19 @@ class Journal:
         lines = len([line for line in self.path.read_bytes().splitlines() if line.strip()])
         return self._set_aside(why, b"", lines)
 
+    def keep_game(self, why: str, record: GameRecord, steps: int) -> Path:
+        """Set aside a journal whose current game the rules refuse from one step on, and go on
+        with the games before it and that game's first ``steps`` standing steps."""
+        lines = [line for line in self.path.read_bytes().splitlines() if line.strip()]
+        kinds = [json.loads(line)["kind"] for line in lines]  # read whole by open() already
+        start = max(i for i, kind in enumerate(kinds) if kind == "game")
+        self._seq = start
+        kept = [line + b"\n" for line in lines[:start]]
+        game = _game_entry(record.game, record.options, record.setup_rolls, record.started_at)
+        kept.append(self._line(game))
+        kept += [self._line(_step_entry(step)) for step in record.steps[:steps]]
+        return self._set_aside(why, b"".join(kept), len(lines))
+
     def _line(self, entry: dict[str, Any]) -> bytes:
         self._seq += 1
         line = json.dumps({"v": VERSION, "seq": self._seq, **entry}, separators=(",", ":"))
@@ -317,23 +349,18 @@ class Journal:
     def new_game(
         self, game: str, options: dict[str, Any], rolls: tuple[int, ...], at: float
     ) -> None:
-        entry = {"kind": "game", "game": game, "options": options, "rolls": list(rolls), "at": at}
+        entry = _game_entry(game, options, rolls, at)
         if self._fd is not None and os.fstat(self._fd).st_size > ROTATE_BYTES:
             self.rotate(self._line(entry))
         else:
             self.append(entry)
 
     def action(self, action: Action, auto: bool = False, nav: bool = False) -> None:
-        entry: dict[str, Any] = {"kind": "action", "action": action.to_json()}
-        if auto:
-            entry["auto"] = True
-        if nav:
-            entry["nav"] = True
-        self.append(entry)
+        self.append(_step_entry(Step(action, auto, nav)))
 
     def restore(self) -> None:
         """The app paused what a power cut or an undo interrupted: the fold must do it too."""
-        self.append({"kind": "restore"})
+        self.append(_step_entry(Step(None)))
 
     def undo(self) -> None:
         self.append({"kind": "undo"})
