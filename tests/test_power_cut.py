@@ -38,7 +38,7 @@ from companion.replay import Replay
 from companion.sim.box import SimulatedBox
 
 READ_TIMEOUT = 20.0
-ROUNDS = 10  # cuts in play, per game
+ROUNDS = 8  # cuts in play, per game
 START_CUTS = 8
 ROTATION_CUTS = 7
 COMMON = [
@@ -63,6 +63,8 @@ MOVES: dict[str, list[str]] = {  # a game's own lines, beyond the buttons and it
         "do pass",
         "do killing_machine player=1",
     ],
+    "hostage-trap": ["do draw target=2", "do next"],
+    "cover-your-asps": ["do plank", "do enter", "do next"],
 }
 
 
@@ -238,7 +240,7 @@ def test_power_cuts_in_play_lose_nothing_and_invent_nothing(tmp_path, game):
         table.start()
     table.box.cut(0)
     table.box.close_model()
-    assert len(entries(table.state)) > 2, "the test should have played, not only looked"
+    assert len(entries(table.state)) > 2, f"nothing played: add {game}'s actions to MOVES"
 
 
 def test_power_cuts_while_the_box_starts(tmp_path):
