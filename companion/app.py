@@ -366,13 +366,20 @@ class App:
         elif card.game != session.name:
             title = games.get(card.game).title if card.game in games.available() else card.game
             self._toast((name, f"a {title} card"))
-        else:
-            reply = session.rules.control(session.state, Tap(uid, card.as_tap()))
-            if reply is None:
-                self._toast((name, "not needed now"))
-            else:
-                self.answer(reply)
+        elif not self._play_card(card):
+            self._toast((name, "not needed now"))
         self.refresh()
+
+    def _play_card(self, card: Card) -> bool:
+        """A tap of a card of the game being played, as its control map reads it."""
+        session = self.session
+        if session is None or card.game != session.name:
+            return False
+        reply = session.rules.control(session.state, Tap(card.uid, card.as_tap()))
+        if reply is None:
+            return False
+        self.answer(reply)
+        return True
 
     # --- actions ---------------------------------------------------------------------------
 
@@ -609,7 +616,8 @@ class App:
             self.registry.enrol(card)
             self.note(f"enrolled {card.uid} as {card.name}")
             self.play("card_ok")
-            self._toast(("Enrolled:", card.name[:21]))
+            if not self._play_card(card):  # the tap that asked for the enrolment counts
+                self._toast(("Enrolled:", card.name[:21]))
 
     # --- screen ----------------------------------------------------------------------------
 

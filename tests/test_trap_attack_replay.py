@@ -199,11 +199,13 @@ def test_a_relic_enrolled_mid_game_asks_its_values_in_range_and_files_hidden():
     out = {o["line"]: o for o in run("trap-attack-enrol-relic.txt")}
     assert out[10]["screen"][:3] == ["Relic", "value (0-30):", "  0"]  # the catalog's range
     assert out[18]["screen"][:3] == ["Relic", "combo (1-10):", "  1"]  # no combo 0 exists
-    assert "enrolled 000A0B0C0D as Relic" in out[20]["log"]
-    filed = out[22]
-    assert "Relic filed for Player 1 (value hidden until the race is over)" in filed["log"]
-    assert filed["screen"][1:3] == ["Relic filed for P1", "AI 30  life 6"]
-    assert "value" not in " ".join(filed["screen"]).lower()  # the value stays hidden
+    # The tap that asked for the enrolment files the relic: no second tap needed.
+    enrolled = out[20]
+    assert enrolled["log"][0] == "enrolled 000A0B0C0D as Relic"
+    for filed in (enrolled, out[23]):
+        assert "Relic filed for Player 1 (value hidden until the race is over)" in filed["log"]
+        assert filed["screen"][1:3] == ["Relic filed for P1", "AI 30  life 6"]
+        assert "value" not in " ".join(filed["screen"]).lower()  # the value stays hidden
     final = out[max(out)]
-    assert final["state"]["scores"]["1"]["relics"] == 6 + 2 + 3  # one complete combo
-    assert "P1 11  AI 0" in final["screen"]
+    assert final["state"]["scores"]["1"]["relics"] == 6 + 6 + 2 + 3  # one complete combo
+    assert "P1 17  AI 0" in final["screen"]

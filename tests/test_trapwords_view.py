@@ -97,7 +97,7 @@ def test_running_turn_shows_big_digits_and_the_led_goes_green_amber_red() -> Non
     table = Table.new(start_mode="pickup", seconds=40)
     table.do("start", at=0.0)
     lines, colour, pattern = shown(table)
-    assert lines == ["Trapwords  R1", "40", "A: 5 guesses left", "G got it  R wrong"]
+    assert lines == ["Trapwords  R1", "40", "A: 5 guesses left", "G got  R no  ok pause"]
     assert (colour, pattern) == ((0.0, 1.0, 0.0), "solid")
     table.wait(20)
     assert shown(table)[0][1] == "20"

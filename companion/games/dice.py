@@ -24,7 +24,10 @@ from companion.ui.screen import GREEN, PURPLE, WHITE, Lights, Screen
 
 DICE: dict[str, tuple[int, ...]] = {"d4": (4,), "d6": (6,), "2d6": (6, 6)}
 ORDER = tuple(DICE)
-ARGUMENTS = {"roll": ("die",), "reroll": (), "choose": ("die",)}
+ARGUMENTS = {"roll": ("die",), "reroll": (), "choose": ("die",), "stats": ()}
+LINE = 21  # characters on one screen line
+ROLL_FOOTER = "G roll R again ^v die"
+FRESH_FOOTER = "G roll  ^v die"
 
 
 @dataclass(frozen=True)
@@ -32,10 +35,20 @@ class DiceState:
     die: str
     history: tuple[tuple[int, ...], ...] = ()
     last_die: str | None = None  # the die of the last roll, for re-rolls
+    stats: bool = False  # ok shows the history and the per-face counts instead of the roll
+    fresh: bool = True  # no roll since the die was chosen: there is no face of it to show
 
     @property
     def last(self) -> tuple[int, ...]:
         return self.history[-1] if self.history else ()
+
+    def counts(self) -> dict[int, int]:
+        """How often each face came up over this game."""
+        out: dict[int, int] = {}
+        for roll in self.history:
+            for face in roll:
+                out[face] = out.get(face, 0) + 1
+        return dict(sorted(out.items()))
 
     @property
     def doubles(self) -> bool:
@@ -70,22 +83,33 @@ class DiceGame:
             if state.last_die is None:
                 raise Rejected("nothing to roll again yet")
             return state.last_die
+        if action.name == "stats":
+            return state.die
         return action.choice_arg("die", ORDER)  # choose: check_arguments allowed no other
 
     def dice_for(self, state: DiceState, action: Action) -> tuple[int, ...]:
         die = self._die_of(state, action)
-        return () if action.name == "choose" else DICE[die]
+        return () if action.name in ("choose", "stats") else DICE[die]
+
+    def navigation(self, action: Action) -> bool:
+        """Flipping to the history page changes nothing: undo never stops on it."""
+        return action.name == "stats"
 
     def apply(self, state: DiceState, action: Action) -> Outcome:
         die = self._die_of(state, action)
+        if action.name == "stats":
+            return Outcome(replace(state, stats=not state.stats))
         if action.name == "choose":
-            return Outcome(replace(state, die=die))
+            fresh = state.fresh or die != state.die
+            return Outcome(replace(state, die=die, stats=False, fresh=fresh))
         faces = DICE[die]
         if len(action.rolls) != len(faces) or any(
             not 1 <= r <= f for r, f in zip(action.rolls, faces, strict=False)
         ):
             raise BadAction(f"{die} needs {len(faces)} roll(s) in 1..{faces[0]}")
-        new = replace(state, history=(*state.history, action.rolls), last_die=die)
+        new = replace(
+            state, history=(*state.history, action.rolls), last_die=die, stats=False, fresh=False
+        )
         total = sum(action.rolls)
         text = f"{die}: " + " + ".join(map(str, action.rolls))
         if len(action.rolls) > 1:
@@ -95,32 +119,33 @@ class DiceGame:
         return Outcome(new, (Sound("roll"), Log(text)))
 
     def public(self, state: DiceState) -> dict[str, Any]:
-        counts: dict[str, int] = {}
-        for roll in state.history:
-            for face in roll:
-                counts[str(face)] = counts.get(str(face), 0) + 1
         return {
             "die": state.die,
             "last": list(state.last),
             "history": [list(r) for r in state.history],
-            "counts": dict(sorted(counts.items(), key=lambda kv: int(kv[0]))),
+            "counts": {str(face): n for face, n in state.counts().items()},
             "doubles": state.doubles,
+            "stats": state.stats,
         }
 
     def view(self, state: DiceState) -> tuple[Screen, Lights]:
         title = f"Dice  {state.die}"
-        footer = "G roll  R again" if state.history else "G roll  ^v die"
-        if not state.history:
-            return Screen(title, ("Press green", "to roll"), footer=footer), Lights(GREEN)
+        if state.stats:
+            return stats_screen(state), Lights(WHITE)
+        if state.fresh:
+            # A newly chosen die has not been rolled: the old die's faces are not its own.
+            lines = ("Press green", f"to roll {state.die}")
+            return Screen(title, lines, footer=FRESH_FOOTER), Lights(GREEN)
         last = state.last
-        shown_die = state.last_die or state.die
+        title = f"Dice  {state.last_die}"  # the die that rolled (``roll die=`` may differ)
+        footer = ROLL_FOOTER
         lines: tuple[str, ...]
         if len(last) == 2:
             big = f"{last[0]}+{last[1]}"
-            lines = (f"= {sum(last)}  DOUBLE!" if state.doubles else f"= {sum(last)}",)
+            lines = (f"= {sum(last)}  DOUBLE!" if state.doubles else f"= {sum(last)}  ok stats",)
         else:
             big = str(last[0])
-            lines = (f"{shown_die}  roll {len(state.history)}",)
+            lines = (f"roll {len(state.history)}  ok stats",)
         if state.doubles:
             return Screen(title, lines, big=big, footer=footer), Lights(PURPLE, "blink")
         return Screen(title, lines, big=big, footer=footer), Lights(WHITE)
@@ -132,6 +157,8 @@ class DiceGame:
             return Action("roll")
         if event.button == "red":
             return Action("reroll")
+        if event.button == "ok":
+            return Action("stats")
         if event.button in ("up", "down"):
             step = 1 if event.button == "down" else -1
             die = ORDER[(ORDER.index(state.die) + step) % len(ORDER)]
@@ -143,6 +170,30 @@ class DiceGame:
 
     def catalog(self) -> tuple[CardKind, ...]:
         return ()
+
+
+def stats_screen(state: DiceState) -> Screen:
+    """The rolls of this game, newest on the right, and how often each face came up."""
+    n = len(state.history)
+    title = f"Dice  {n} roll{'' if n == 1 else 's'}"
+    if not state.history:
+        return Screen(title, ("No rolls yet",), footer="ok back  G roll")
+    shown = ""
+    for roll in reversed(state.history):
+        word = "+".join(map(str, roll))
+        if len(shown) + len(word) + 1 > LINE:
+            break
+        shown = f"{word} {shown}"
+    counts = state.counts()
+    top = max(DICE[state.die][0], *counts)
+    cells = [f"{face}:{counts.get(face, 0)}" for face in range(1, top + 1)]
+    half = (len(cells) + 1) // 2
+    rows = (
+        [" ".join(cells)]
+        if len(" ".join(cells)) <= LINE
+        else [" ".join(cells[:half]), " ".join(cells[half:])]
+    )
+    return Screen(title, (shown.strip(), *rows), footer="ok back  G roll")
 
 
 GAME = DiceGame()

@@ -20,6 +20,8 @@ from companion.games.trap_attack.tables import catalog
 
 GAME_NAME = "trap-attack"
 MOVES = {"up": -1, "down": 1}
+FAST = 5  # a long press moves this many places in a long list (the AI's position, values)
+LONG_LIST = 10  # lists longer than this move fast on a long press
 
 
 def control(state: State, event: Input) -> Action | None:
@@ -30,7 +32,7 @@ def control(state: State, event: Input) -> Action | None:
     if mode == "menu":
         return in_menu(state, button)
     if mode == "form":
-        return in_form(state, button)
+        return in_form(state, button, event.long)
     if mode == "detail" or state.race_over:
         return in_scores(state, button)
     if state.pending == "block":
@@ -66,7 +68,7 @@ def in_menu(state: State, button: str) -> Action | None:
     return _step(state.ui.cursor, len(entries), button)
 
 
-def in_form(state: State, button: str) -> Action | None:
+def in_form(state: State, button: str, long: bool = False) -> Action | None:
     form = state.ui.form
     assert form is not None
     p = progress(state, form)
@@ -75,9 +77,12 @@ def in_form(state: State, button: str) -> Action | None:
     if button == "red":
         return Action("close")
     if button in MOVES:
+        size = len(p.field.choices)
         numeric = all(c.isdigit() for c in p.field.choices)
         step = -MOVES[button] if numeric else MOVES[button]  # up raises a number
-        return Action("pick", {"index": (form.cursor + step) % len(p.field.choices)})
+        if long and size > LONG_LIST:
+            step *= FAST
+        return Action("pick", {"index": (form.cursor + step) % size})
     return None
 
 

@@ -29,6 +29,7 @@ from companion.ui.screen import RED, WHITE, Lights, Screen, fraction_color
 
 TITLE = "Trapwords"
 TURN_FOOTER = "G got it  R wrong"
+RUNNING_FOOTER = "G got  R no  ok pause"  # the clock runs: ok stops it
 READY_FOOTER = "ok start  ^v map"
 REPORT_FOOTER = "ok next  ^v map"
 WHY_LABELS = {"trap": "trapword said", "illegal": "illegal clue"}
@@ -210,7 +211,7 @@ def view(state: TrapwordsState) -> tuple[Screen, Lights]:
         screen = Screen(title, ("Paused: ok resumes",), big=big, footer=TURN_FOOTER)
         return screen, Lights(colour, "pulse")
     assert state.phase == RUNNING
-    screen = Screen(title, (_turn_line(state, team),), big=big, footer=TURN_FOOTER)
+    screen = Screen(title, (_turn_line(state, team),), big=big, footer=RUNNING_FOOTER)
     return screen, Lights(colour)
 
 

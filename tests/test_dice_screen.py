@@ -1,0 +1,54 @@
+"""The dice tool as it looks on the box: the roll, the die hint, the history and the counts."""
+
+from __future__ import annotations
+
+from companion.replay import run_script
+
+
+def screens(script: str) -> list[list[str]]:
+    return [o["screen"] for o in run_script("game dice\n" + script)]
+
+
+def test_after_a_roll_the_footer_still_says_up_down_change_the_die():
+    shown = screens("dice 4\npress green\n")
+    assert shown[-1] == ["Dice  d6", "4", "roll 1  ok stats", "G roll R again ^v die"]
+
+
+def test_a_newly_chosen_die_does_not_show_the_old_dies_faces():
+    shown = screens("dice 6 6\ndo roll die=2d6\npress up\ndice 3\npress green\npress down\n")
+    assert shown[2][:2] == ["Dice  2d6", "6+6"]  # the die that rolled, though d6 is chosen
+    assert shown[3] == ["Dice  d4", "Press green", "to roll d4", "G roll  ^v die"]
+    assert shown[5][:2] == ["Dice  d4", "3"]
+    assert shown[6] == ["Dice  d6", "Press green", "to roll d6", "G roll  ^v die"]
+
+
+def test_ok_shows_the_history_and_the_per_face_counts():
+    out = run_script(
+        "game dice\ndice 2 5 2 6 3\npress green\npress green\ndo roll die=2d6\npress ok\n"
+    )
+    assert out[-1]["screen"] == [
+        "Dice  3 rolls",
+        "2 5 2+6",
+        "1:0 2:2 3:0",
+        "4:0 5:1 6:1",
+        "ok back  G roll",
+    ]
+    assert out[-1]["state"]["counts"] == {"2": 2, "5": 1, "6": 1}
+    assert out[-1]["state"]["stats"] is True
+
+
+def test_the_history_keeps_the_newest_rolls_that_fit_and_green_rolls_from_it():
+    rolls = " ".join(str(1 + n % 4) for n in range(15))
+    out = run_script(f"game dice die=d4\ndice {rolls}\n" + "press green\n" * 15 + "press ok\n")
+    line = out[-1]["screen"][1]
+    assert len(line) <= 21 and line.endswith("4 1 2 3")
+    assert out[-1]["screen"][2] == "1:4 2:4 3:4 4:3"
+    after = run_script(
+        f"game dice die=d4\ndice {rolls} 2\n" + "press green\n" * 15 + "press ok\npress green\n"
+    )
+    assert after[-1]["screen"][1] == "2"
+
+
+def test_flipping_to_the_history_is_never_what_undo_offers():
+    out = run_script("game dice\ndice 3\npress green\npress ok\npress ok\nhold back 1.5\n")
+    assert "d6: 3" in " ".join(out[-1]["screen"])
