@@ -35,6 +35,8 @@ def test_the_commented_example_is_exactly_the_defaults():
         ("[led]\nbrightnes = 1\n", "unknown key led.brightnes"),
         ("[buttons]\nup = 2\n", "buttons.up = 2: GPIO 2 and 3 are the display's I2C bus"),
         ("[hardware\n", "not valid TOML"),
+        ("[led]\nred = " + "9" * 5000 + "\n", "not valid TOML (Exceeds the limit (4300 digits)"),
+        ("x = " + "[" * 200_000 + "\n", "not valid TOML (nested too deep)"),
     ],
 )
 def test_bad_values_name_key_and_value(tmp_path, toml, named):

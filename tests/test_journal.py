@@ -170,6 +170,7 @@ WRONG_SHAPES = [
     pytest.param(b'{"kind":"action","action":{"name":"roll"},"auto":"yes"}', id="auto-yes"),
     pytest.param(b"[" * 200_000, id="200000-brackets"),
     pytest.param(b"\xff\xfe", id="not-utf8"),
+    pytest.param(b'{"kind":"undo","n":' + b"9" * 5000 + b"}", id="5000-digits"),
 ]
 
 

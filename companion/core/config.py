@@ -4,12 +4,11 @@ so an owner editing /etc/trap-companion/config.toml over SSH knows exactly what 
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from companion.core.tomltext import toml_value
+from companion.core.tomltext import parse_toml, toml_value
 from companion.errors import ConfigError
 
 BUTTONS = ("up", "down", "ok", "back", "green", "red")
@@ -237,7 +236,7 @@ def load(path: Path | str | None) -> Config:
     except (OSError, UnicodeDecodeError) as err:
         raise ConfigError(f"{path}: cannot read ({err})") from None
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
+        data = parse_toml(text)
+    except ValueError as err:
         raise ConfigError(f"{path}: not valid TOML ({err})") from None
     return from_dict(data, str(path))

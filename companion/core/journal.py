@@ -128,7 +128,7 @@ def _parse(raw: bytes) -> tuple[dict[str, Any] | None, str]:
     """One line: its entry, or None and why not."""
     try:
         entry = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+    except ValueError as err:  # not UTF-8, not JSON, or a number of more than 4300 digits
         return None, f"not JSON ({err})"
     except RecursionError:
         return None, "not JSON (nested too deep)"

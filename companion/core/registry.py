@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 import re
-import tomllib
 import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -13,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.core import durable
-from companion.core.tomltext import toml_value
+from companion.core.tomltext import parse_toml, toml_value
 from companion.errors import DataError
 
 log = logging.getLogger(__name__)
@@ -62,8 +61,8 @@ class Registry:
         never later at a tap."""
         cards: dict[str, Card] = {}
         try:
-            data = tomllib.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
+            data = parse_toml(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as err:  # ValueError: not UTF-8, not TOML
             raise DataError(f"{self.path}: card registry unreadable ({err})") from None
         table = data.get("cards", {})
         if not isinstance(table, dict):

@@ -1,11 +1,21 @@
-"""A value as TOML writes it: the registry saves cards with it, and messages about a TOML file
-quote what the owner typed (``true``, not Python's ``True``)."""
+"""TOML in and out: files the owner edits are parsed with one way to fail, and a value is quoted
+as TOML writes it (the registry saves cards with it; messages say ``true``, not ``True``)."""
 
 from __future__ import annotations
 
 import datetime
 import json
+import tomllib
 from typing import Any
+
+
+def parse_toml(text: str) -> dict[str, Any]:
+    """``tomllib.loads`` failing only with ValueError: it also raises a bare ValueError for a
+    number of more than 4300 digits and RecursionError for thousands of nested brackets."""
+    try:
+        return tomllib.loads(text)
+    except RecursionError:
+        raise ValueError("nested too deep") from None
 
 
 def toml_value(value: Any) -> str:
