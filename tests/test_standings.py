@@ -29,6 +29,7 @@ def test_scoreboard_round_by_round() -> None:
     pages = standings.scoreboard("Scores", [{1: 4, 2: 3}, {1: 1, 2: 4}], {1: 5, 2: 7})
     assert pages[0].lines == ("S1 4+1=5", "S2 3+4=7")
     assert standings.scoreboard("Scores", [], {1: 0})[0].lines == ("S1 0",)
+    assert standings.scoreboard("Scores", [{1: 4}], {1: 4})[0].lines == ("S1 4",)
 
 
 def test_final_standings_name_the_winner_or_the_shared_win() -> None:

@@ -35,14 +35,15 @@ def scoreboard(
     title: str, history: Sequence[Mapping[int, int]], totals: Mapping[int, int]
 ) -> tuple[Screen, ...]:
     """Round by round, a line per seat in seat order: "S3 8+6+7=21" (the last rounds only when
-    there are many, after "..")."""
+    there are many, after ".."); after one round only the total ("S3 8")."""
     lines = []
     for seat in sorted(totals):
         rounds = [str(r[seat]) for r in history]
         shown = "+".join(rounds[-SHOWN_ROUNDS:])
         if len(rounds) > SHOWN_ROUNDS:
             shown = ".." + shown
-        lines.append(f"S{seat} {shown}={totals[seat]}" if rounds else f"S{seat} {totals[seat]}")
+        several = len(rounds) > 1
+        lines.append(f"S{seat} {shown}={totals[seat]}" if several else f"S{seat} {totals[seat]}")
     return paged(title, lines)
 
 
