@@ -6,6 +6,7 @@ rules accept an action -> journal append + fsync -> effects (sound, timers) -> s
 
 from __future__ import annotations
 
+import datetime
 import logging
 import random
 from collections import deque
@@ -18,6 +19,7 @@ from companion.core.config import Config
 from companion.core.events import ButtonEdge, CardSeen, Event, ReaderStatus
 from companion.core.journal import GameRecord, Journal, Step, undo_steps
 from companion.core.loop import Loop
+from companion.core.records import RECORDS_FILE, Records
 from companion.core.registry import Card, Registry, demo_uid
 from companion.games import registry as games
 from companion.games.base import (
@@ -39,6 +41,7 @@ from companion.hal.buttons import ButtonPins, PressLogic
 from companion.hal.lights import Led
 from companion.hal.sound import Sound as Buzzer
 from companion.ui import menus
+from companion.ui import records as record_pages
 from companion.ui.screen import OFF, RED, RGB, Lights, Screen
 
 log = logging.getLogger(__name__)
@@ -90,6 +93,11 @@ class Session:
     steps: list[Step] = field(default_factory=list)
     labels: list[str] = field(default_factory=list)  # per step: its first log line, for undo
     opening: tuple[Effect, ...] = ()  # effects of ``initial``, played once at a new game
+    started_at: float = 0.0  # the game's start on the game clock: names its records
+
+    @property
+    def record_key(self) -> str:
+        return f"{self.name}@{self.started_at:.6f}"
 
     def add(self, step: Step, effects: Iterable[Effect] = ()) -> None:
         self.steps.append(step)
@@ -135,6 +143,7 @@ class App:
         rng: random.Random | None = None,
         demo_cards: bool = False,
         recording: bool = False,
+        today: Callable[[], str] | None = None,
     ) -> None:
         self.config = config
         self.clock = clock
@@ -169,6 +178,11 @@ class App:
         )
         if registry_problem:
             self.problems.append(("Card list unreadable", "set aside, see log"))
+        # Finished games' results, dated by the wall clock (replay passes its own, fixed one).
+        self.today = today or (lambda: datetime.date.today().isoformat())
+        self.records, records_problem = Records.open_or_set_aside(state_dir / RECORDS_FILE)
+        if records_problem:
+            self.problems.append(("Records unreadable", "set aside, see log"))
         self.table_dice = config.dice.source == "table"
         self.session: Session | None = None
         self.menu: menus.Menu | None = None
@@ -253,8 +267,10 @@ class App:
             self.journal.open()
             self.open_game_menu()
             return
+        session.started_at = record.started_at
         self.session = session
         self._restore()
+        self.keep_result(announce=False)  # a cut between the journal and the records
         actions = record.actions
         last_at = actions[-1].at if actions else record.started_at
         self.time_offset = max(0.0, last_at - self.clock.now())
@@ -432,7 +448,29 @@ class App:
         session.state = outcome.state
         session.add(Step(action, auto, nav), outcome.effects)
         self.effects(outcome.effects)
+        self.keep_result(announce=True)
         return True
+
+    def keep_result(self, announce: bool) -> None:
+        """Bring the records in line with the game's result, if the game reports one (a game
+        just finished, or undone past its end); announce a new one with its pages."""
+        session = self.session
+        report = getattr(session.rules, "result", None)
+        if report is None:
+            return
+        try:
+            added = self.records.sync(
+                session.record_key, session.name, report(session.state), self.today()
+            )
+        except OSError as err:
+            log.error("records not saved: %s", err)
+            self._toast(("Records not saved", "see log"), RED)
+            return
+        if added is not None and announce:
+            self.note(f"result kept: {added.score} {added.unit} on {added.date}")
+            self.menu = menus.PageMenu(
+                record_pages.pages(session.rules.title, self.records, session.name, added)
+            )
 
     def play(self, cue: str) -> None:
         """Sound a cue, and note it for replay's ``sounds``."""
@@ -492,7 +530,8 @@ class App:
         """Start a game; BadAction (unknown game or option) propagates to the caller."""
         session = self._build(name, raw_options, None)
         self._cancel_game_timers()
-        self.journal.new_game(name, dict(raw_options), session.setup_rolls, self.game_time())
+        session.started_at = self.game_time()
+        self.journal.new_game(name, dict(raw_options), session.setup_rolls, session.started_at)
         self.session = session
         self.menu = None
         self.note(f"new game: {session.rules.title}")
@@ -513,6 +552,7 @@ class App:
         session.rebuild(steps)
         self._cancel_game_timers()
         self._restore()
+        self.keep_result(announce=False)
         self.note(f"undone: {label}")
         self.play("undo")
         return True
@@ -538,6 +578,9 @@ class App:
         dice = "Dice: table" if self.table_dice else "Dice: box"
         items = ["Resume", "Undo last", "New game", "Other game", dice]
         keys = ["resume", "undo", "new_game", "switch_game", "dice"]
+        if hasattr(self.session.rules, "result"):
+            items.append("Records")
+            keys.append("records")
         self.menu = menus.ListMenu(self.session.rules.title, items, keys, "session")
 
     def ask_undo(self) -> None:
@@ -597,6 +640,10 @@ class App:
                 )
             elif key == "switch_game":
                 self.open_game_menu()
+            elif key == "records":
+                session = self.session
+                book = record_pages.pages(session.rules.title, self.records, session.name)
+                self.menu = menus.PageMenu(book)
             elif key == "dice":
                 self.table_dice = not self.table_dice
                 where = "the table's dice" if self.table_dice else "the box"

@@ -317,6 +317,9 @@ class Game(Protocol):
 
     # Optional: ``dice_labels(state, action) -> tuple[DieLabel, ...]``, one per die of
     # ``dice_for``, to name the dice when the table rolls its own.
+    # Optional: ``result(state) -> dict | None``, a finished game's result for the box's records
+    # (companion/core/records.py): board, won, score, unit, better ("lower" or "higher"), and
+    # any whole-number details; None while the game is not finished. The app dates and keeps it.
     #
     # Optional: ``navigation(action) -> bool``, true for an action that only moves a menu kept
     # in the game's state: it is journaled, but undo never stops on it.

@@ -33,6 +33,7 @@ class SimulatedBox:
         seed: int | None = None,
         demo_cards: bool = True,
         on_frame: Callable[[Any], None] | None = None,
+        today: Callable[[], str] | None = None,
     ) -> None:
         self.config = config.simulated(state_dir)
         self.clock = clock if clock is not None else VirtualClock()
@@ -56,7 +57,13 @@ class SimulatedBox:
         rng = random.Random(seed) if seed is not None else None
         parts = Parts(self.factory, display, reader, self.kind)
         self.app = App(
-            self.config, self.clock, parts, rng=rng, demo_cards=demo_cards, recording=True
+            self.config,
+            self.clock,
+            parts,
+            rng=rng,
+            demo_cards=demo_cards,
+            recording=True,
+            today=today,
         )
         self.loop = self.app.loop
 
