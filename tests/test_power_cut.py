@@ -64,7 +64,7 @@ MOVES: dict[str, list[str]] = {  # a game's own lines, beyond the buttons and it
         "do killing_machine player=1",
     ],
     "hostage-trap": ["do draw target=2", "do next"],
-    "cover-your-asps": ["do plank", "do enter", "do next"],
+    "cover-your-asps": ["do plank", "do enter", "do built", "do entered", "do vault", "do next"],
 }
 
 
