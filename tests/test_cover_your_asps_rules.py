@@ -208,6 +208,28 @@ def test_escaping_draws_an_action_card_and_starts_a_new_build():
     assert any("Seat 2 adds a pillar to Seat 1's antechamber" in line for line in table.logs)
 
 
+def test_no_escape_in_the_vaults_turn_and_no_build_in_the_escapes_turn():
+    """Escape Phase: "on subsequent turns" the raider moves back; the escape uncovers a pit
+    that the new build phase must cover first."""
+    table = Table.new()
+    table.must("built")
+    table.must("enter", 1, 2)
+    table.must("entered")
+    table.end_turn()
+    table.end_turn()
+    table.must("move", 4)
+    table.must("vault")
+    assert table.refused("escaped") == "Seat 1 escapes on a later turn"
+    table.end_turn()
+    table.end_turn()
+    table.must("move", 3)
+    table.must("escaped")
+    assert table.refused("built") == "Seat 1 builds on a later turn"
+    table.end_turn()
+    table.end_turn()
+    table.must("built")
+
+
 def test_a_plank_roll_is_allowed_in_every_phase():
     """Escape Phase, Add a Plank; Collect: "cover it with a plank first"."""
     table = Table.new()

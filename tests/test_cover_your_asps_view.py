@@ -197,6 +197,10 @@ def test_a_treasure_tap_asks_whose_card_starting_with_a_seat_not_yet_counted():
     assert form.args == {"card": "0A0B", "add": 6}
     assert [f.key for f in form.fields] == ["player"]
     assert form.fields[0].start == 1
+    table.must("treasure", player=2, add=6, card="0A0B")
+    table.must("treasure", player=1, add=2, card="0A0D")
+    again = GAME.control(table.state, Tap("0A0E", card))
+    assert again.forms[0].fields[0].start == 0  # the seat the last card went to
     bare = GAME.control(table.state, Tap("0A0C", {"game": "cover-your-asps", "card": "treasure"}))
     assert [f.key for f in bare.forms[0].fields] == ["add", "player"]
 

@@ -176,9 +176,10 @@ def treasure_tap(state: TableState, uid: str, points: Any) -> Ask:
     """A tapped treasure card is added to the seat the table picks (and asks its points if it
     was enrolled without them)."""
     seats = tuple(range(1, state.settings.players + 1))
-    uncounted = [n for n in seats if state.seat(n).points is None]
     room = [n for n in seats if len(state.seat(n).counted) < state.seat(n).treasures]
-    start = seats.index((uncounted or room or seats)[0])
+    last = [state.last_counted] if state.last_counted in room else []
+    uncounted = [n for n in seats if state.seat(n).points is None]
+    start = seats.index((last + uncounted + room + list(seats))[0])
     fields = []
     low, high = tables().points
     if not (isinstance(points, int) and low <= points <= high):

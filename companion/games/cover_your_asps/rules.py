@@ -226,15 +226,26 @@ def _doubles(state: TableState, name: str, rolls: tuple[int, ...]) -> tuple[str,
 
 def _next(state: TableState) -> tuple[TableState, Effects]:
     after = Ring(state.settings.players).left(state.turn)
-    new = replace(state, turn=after, acted=None, checklist=None, card_name=None)
+    new = replace(state, turn=after, acted=None, checklist=None, card_name=None, reports=())
     return new, (Sound("turn"), Log(f"{label(after)}'s turn"))
 
 
 def _report(state: TableState, action: Action) -> tuple[TableState, Effects]:
+    new, effects = _reported(state, action)
+    return replace(new, reports=(*state.reports, action.name)), effects
+
+
+def _reported(state: TableState, action: Action) -> tuple[TableState, Effects]:
     number = state.turn
     who = label(number)
     seat = state.seat(number)
     name = action.name
+    # Escape Phase: the escape takes the turns after the vault; a new build starts with the
+    # pit the escape uncovered, so it cannot be done in the escape's own turn.
+    if name == "escaped" and "vault" in state.reports:
+        raise Rejected(f"{who} escapes on a later turn")
+    if name == "built" and "escaped" in state.reports:
+        raise Rejected(f"{who} builds on a later turn")
     if name == "entered":
         if seat.phase != COLLECT or seat.inside:
             raise Rejected(f"{who}'s raider is not waiting to enter")

@@ -64,7 +64,9 @@ def _treasure(
         raise Rejected(f"all {seat.treasures} of {who}'s cards are counted")
     cards = (*seat.counted, card)
     total = (seat.points or 0) + value
-    new = _seat(state, number, replace(seat, points=total, counted=cards))
+    new = replace(
+        _seat(state, number, replace(seat, points=total, counted=cards)), last_counted=number
+    )
     return _settled(state, new, Log(f"{who}: +{value}, {total} treasure points"))
 
 

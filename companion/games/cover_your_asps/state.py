@@ -52,6 +52,8 @@ class TableState:
     acted: str | None = None  # the turn's action, once used
     checklist: str | None = None  # "vault" or "escape": the steps the table works through now
     card_name: str | None = None  # the action card just played, if it named itself
+    reports: tuple[str, ...] = ()  # the reports of this turn
+    last_counted: int | None = None  # the seat the last tapped treasure card went to
     over: bool = False
     youngest: int | None = None
 
