@@ -161,6 +161,7 @@ def test_the_end_asks_for_the_next_entry_then_shows_the_standings():
         "Seat 1: points?",
         "G enter  ok menu",
     ]
+    assert pages(table.state).screens[0].lines[0] == "Seat 1: not counted"
     ask = press(table, "green")
     assert isinstance(ask, Ask)
     form = ask.forms[0]

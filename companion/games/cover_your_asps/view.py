@@ -164,8 +164,9 @@ def ask_line(state: TableState, need: tuple[str, int] | None) -> str:
 
 
 def _standing(place: int, seat: int, points: int | None) -> str:
-    shown = "-" if points is None else f"{points} pts"
-    return f"{place}. {label(seat)}  {shown}"
+    if points is None:
+        return f"{label(seat)}: not counted"
+    return f"{place}. {label(seat)}  {points} pts"
 
 
 # --- information pages -----------------------------------------------------------------------
