@@ -79,7 +79,8 @@ class Daemon:
         if status != self._status:
             self._status = status
             self.notifier.status(status)
-            log.info("status: %s", status)
+            # systemctl status shows it; the journal has the part's own line for each change.
+            log.debug("status: %s", status)
 
     def stop(self, reason: str = "stop") -> None:
         self.app.loop.post(Stop(reason))

@@ -31,6 +31,7 @@ from companion.daemon import DISPLAY_RETRY_SECONDS, Daemon
 from companion.hal.display import Display, open_device
 from companion.hal.pins import make_factory
 from companion.hal.readers.base import make_driver
+from companion.hal.readers.fake import FakeRdm6300, PtyPort
 from companion.ui.render import render
 
 MISSING_PORT = "/dev/ttyTRAP-COMPANION-MISSING"
@@ -100,7 +101,7 @@ class Bus:
 def box(tmp_path: Path) -> Iterator[Callable[..., Daemon]]:
     made: list[tuple[Daemon, Any]] = []
 
-    def make(display: Callable[[], Any], reader: str = "none") -> Daemon:
+    def make(display: Callable[[], Any], reader: str = "none", port: str = MISSING_PORT) -> Daemon:
         sections: dict[str, Any] = {
             "hardware": {"pin_factory": "mock"},
             "display": {"driver": "dummy"},
@@ -109,8 +110,8 @@ def box(tmp_path: Path) -> Iterator[Callable[..., Daemon]]:
         }
         driver = None
         if reader != "none":
-            sections["reader"] = {"type": reader, "port": MISSING_PORT}
-            driver = lambda: make_driver(reader, MISSING_PORT)  # noqa: E731
+            sections["reader"] = {"type": reader, "port": port}
+            driver = lambda: make_driver(reader, port)  # noqa: E731
         config = from_dict(sections, "test")
         factory = make_factory("mock")
         parts = Parts(factory, Display(display), driver, reader)
@@ -292,6 +293,43 @@ def test_reader_retries_are_said_once_and_do_not_cover_the_game(
     app.loop.drain()
     assert sum("card reader unavailable" in w for w in warnings_from(caplog)) == 2
     assert daemon.notifier.statuses[-1].endswith(f"{lost} (retrying)")
+
+
+def test_a_usb_reader_pulled_out_and_back_is_one_line_each_way(
+    box: Callable[..., Daemon], caplog: pytest.LogCaptureFixture, tmp_path: Path
+) -> None:
+    caplog.set_level(logging.INFO)
+    link = tmp_path / "ttyUSB0"
+    devices = [FakeRdm6300(PtyPort(link=link))]
+    try:
+        daemon = box(Bus(answering=True), reader="rdm6300", port=str(link))
+        app = daemon.app
+
+        def status_becomes(prefix: str) -> None:
+            with daemon.posted:
+                assert daemon.posted.wait_for(lambda: app.runner.status.startswith(prefix), 5)
+            app.loop.drain()
+
+        status_becomes("reader ready")
+        caplog.clear()
+        devices[0].port.unplug()
+        status_becomes("reader lost")
+        assert daemon.notifier.statuses[-1].endswith(f"{link} does not exist (retrying)")
+        devices.append(FakeRdm6300(PtyPort(link=link)))
+        status_becomes("reader ready")
+        assert daemon.notifier.statuses[-1].endswith("reader ready: RDM6300")
+        said = [(r.levelname, r.getMessage()) for r in caplog.records]
+        assert said == [
+            (
+                "WARNING",
+                f"card reader unavailable, games without cards play on: reader lost: {link} "
+                "does not exist",
+            ),
+            ("INFO", "reader ready: RDM6300"),
+        ]
+    finally:
+        for device in devices:
+            device.close()
 
 
 # --- what systemd and journald see -------------------------------------------------------------

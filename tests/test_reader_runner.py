@@ -11,7 +11,7 @@ import pytest
 from readers_support import Recorder
 
 from companion.hal.readers.base import ReaderDriver
-from companion.hal.readers.fake import FakePn532, FakeRdm6300
+from companion.hal.readers.fake import FakePn532, FakeRdm6300, PtyPort
 from companion.hal.readers.pn532 import Pn532Driver
 from companion.hal.readers.rdm6300 import Rdm6300Driver
 from companion.hal.readers.runner import ReaderRunner
@@ -96,26 +96,131 @@ def test_unplug_is_reported_and_a_new_port_is_picked_up(
     assert harness.seen.items == [TAG]
 
 
-def test_missing_port_is_reported_not_raised(harness: Harness, tmp_path) -> None:
-    runner = harness.runner(lambda: Rdm6300Driver(str(tmp_path / "ttyGONE")))
-    assert harness.status.wait_for(lambda s: len(s) >= 3)
-    assert all(s.startswith("reader lost: ") and "ttyGONE" in s for s in harness.status.items)
+class CountingRdm6300(Rdm6300Driver):
+    """Counts every attempt to open the port, across the runner's reconnects."""
+
+    opens = 0
+
+    def open(self) -> None:
+        CountingRdm6300.opens += 1
+        super().open()
+
+
+def test_missing_port_is_reported_once_and_never_opened(harness: Harness, tmp_path) -> None:
+    CountingRdm6300.opens = 0
+    gone = tmp_path / "ttyGONE"
+    runner = harness.runner(lambda: CountingRdm6300(str(gone)))
+    assert harness.status.wait_for(lambda s: len(s) >= 1)
+    assert not harness.status.wait_for(lambda s: len(s) >= 2, timeout=0.3)
+    assert harness.status.items == [f"reader lost: {gone} does not exist"]
+    assert CountingRdm6300.opens == 0  # looking for a port is a stat, not an open
     assert runner.alive
     assert runner.stop()
     assert not runner.alive
 
 
-def test_port_that_appears_later_is_opened(harness: Harness, modules: list[FakeRdm6300]) -> None:
-    def factory() -> ReaderDriver:
-        if not modules:
-            return Rdm6300Driver("/dev/ttyTRAPCOMPANION-missing")
-        return Rdm6300Driver(modules[0].path, read_window=0.1)
-
-    runner = harness.runner(factory)
-    assert harness.status.wait_for(lambda s: len(s) >= 2)
-    modules.append(FakeRdm6300())
+def test_port_that_appears_later_is_opened(
+    harness: Harness, modules: list[FakeRdm6300], tmp_path
+) -> None:
+    link = tmp_path / "ttyUSB0"
+    runner = harness.runner(lambda: Rdm6300Driver(str(link), read_window=0.1))
+    assert harness.status.wait_for(lambda s: len(s) >= 1)
+    modules.append(FakeRdm6300(PtyPort(link=link)))
     assert harness.status.wait_for(lambda s: "reader ready: RDM6300" in s)
     modules[0].write_frames(TAG, 2)
+    assert runner.wait_seen(1, timeout=1.0)
+
+
+class VirtualWait:
+    """The runner's waits on a virtual clock, with things that happen to the world at set times
+    (plugging a reader in); every wait returns at once, having moved the clock on."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self._lock = threading.Lock()
+        self._plans: list[tuple[float, Callable[[], None]]] = []
+
+    def at(self, when: float, action: Callable[[], None]) -> None:
+        with self._lock:
+            self._plans = sorted([*self._plans, (when, action)], key=lambda plan: plan[0])
+
+    def __call__(self, seconds: float) -> bool:
+        with self._lock:
+            end = self.now + seconds
+            while self._plans and self._plans[0][0] <= end:
+                when, action = self._plans.pop(0)
+                self.now = max(self.now, when)
+                action()
+            self.now = end
+        time.sleep(0.001)  # let the test thread run between waits
+        return False
+
+
+@pytest.mark.parametrize("away", [3.0, 20.0, 300.0])
+def test_a_usb_reader_plugged_back_reads_within_two_seconds_however_long_it_was_away(
+    harness: Harness, modules: list[FakeRdm6300], tmp_path, caplog, away: float
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="companion.hal.readers.runner")
+    CountingRdm6300.opens = 0
+    link = tmp_path / "ttyUSB0"
+    modules.append(FakeRdm6300(PtyPort(link=link)))
+    clock = VirtualWait()
+    ready_at: list[float] = []
+    plugged_at: list[float] = []
+
+    def status(text: str) -> None:
+        if text.startswith("reader ready"):
+            ready_at.append(clock.now)
+        harness.status(text)
+
+    def plug_back() -> None:
+        plugged_at.append(clock.now)
+        modules.append(FakeRdm6300(PtyPort(link=link)))
+
+    runner = ReaderRunner(
+        lambda: CountingRdm6300(str(link), read_window=0.1), harness.seen, status, wait=clock
+    )
+    harness.runners.append(runner)
+    runner.start()
+    assert harness.status.wait_for(lambda s: s == ["reader ready: RDM6300"])
+    modules[0].port.unplug()
+    assert harness.status.wait_for(lambda s: _lost(s) >= 1)
+    clock.at(clock.now + away, plug_back)
+    assert harness.status.wait_for(lambda s: s.count("reader ready: RDM6300") == 2, timeout=5.0)
+
+    assert plugged_at[0] - ready_at[0] >= away
+    assert ready_at[1] - plugged_at[0] <= 2.0
+    assert harness.status.items == [
+        "reader ready: RDM6300",
+        f"reader lost: {link} does not exist",
+        "reader ready: RDM6300",
+    ]
+    assert CountingRdm6300.opens == 2  # the port was never opened while it was away
+    modules[-1].write_frames(TAG, 2)
+    assert runner.wait_seen(1, timeout=1.0)
+    # The runner logs only at debug level: the app says it once per outage and once on return.
+    assert [r for r in caplog.records if r.levelno >= logging.INFO] == []
+
+
+def test_a_usb_reader_plugged_back_reads_again_on_the_real_clock(
+    harness: Harness, modules: list[FakeRdm6300], tmp_path
+) -> None:
+    link = tmp_path / "ttyUSB0"
+    modules.append(FakeRdm6300(PtyPort(link=link)))
+    runner = ReaderRunner(
+        lambda: Rdm6300Driver(str(link), read_window=0.1), harness.seen, harness.status
+    )  # the daemon's own backoff and probe interval
+    harness.runners.append(runner)
+    runner.start()
+    assert harness.status.wait_for(lambda s: s == ["reader ready: RDM6300"])
+    modules[0].port.unplug()
+    assert harness.status.wait_for(lambda s: _lost(s) == 1)
+    assert not harness.status.wait_for(lambda s: len(s) > 2, timeout=0.8)
+    modules.append(FakeRdm6300(PtyPort(link=link)))
+    plugged = time.monotonic()
+    assert harness.status.wait_for(lambda s: s[-1:] == ["reader ready: RDM6300"], timeout=2.0)
+    assert time.monotonic() - plugged <= 2.0
+    modules[-1].write_frames(TAG, 2)
     assert runner.wait_seen(1, timeout=1.0)
 
 
@@ -184,8 +289,10 @@ def test_backoff_grows_and_stays_at_the_last_step(harness: Harness, tmp_path) ->
             enough.set()
         return False
 
+    not_a_tty = tmp_path / "not-a-tty"  # there, but it fails to open every time
+    not_a_tty.write_text("")
     runner = harness.runner(
-        lambda: Rdm6300Driver(str(tmp_path / "ttyGONE")), backoff=(1.0, 2.0, 3.0), wait=wait
+        lambda: Rdm6300Driver(str(not_a_tty)), backoff=(1.0, 2.0, 3.0), wait=wait
     )
     assert enough.wait(1.0)
     assert runner.stop()
@@ -219,7 +326,9 @@ def test_backoff_restarts_after_a_successful_open(
 
 
 def test_stop_interrupts_a_long_backoff(harness: Harness, tmp_path) -> None:
-    runner = harness.runner(lambda: Rdm6300Driver(str(tmp_path / "ttyGONE")), backoff=(30.0,))
+    not_a_tty = tmp_path / "not-a-tty"
+    not_a_tty.write_text("")
+    runner = harness.runner(lambda: Rdm6300Driver(str(not_a_tty)), backoff=(30.0,))
     assert harness.status.wait_for(lambda s: len(s) >= 1)
     started = time.monotonic()
     assert runner.stop(timeout=1.0)

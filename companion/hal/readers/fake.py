@@ -7,6 +7,7 @@ pty's slave path with pyserial exactly as it opens /dev/serial0, and the fake de
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import logging
 import os
@@ -29,9 +30,14 @@ class PtyPort:
 
     The master is non-blocking: when nobody reads the port, writes stall for at most
     ``stall_timeout`` seconds and the rest is dropped, as bytes on an unread UART are lost.
+    With ``link``, the port is a USB serial adapter: ``path`` is that symlink to the pty, which
+    ``unplug`` removes as the kernel removes /dev/ttyUSB0; a new PtyPort with the same link is
+    the adapter plugged back.
     """
 
-    def __init__(self, stall_timeout: float = WRITE_STALL_TIMEOUT) -> None:
+    def __init__(
+        self, stall_timeout: float = WRITE_STALL_TIMEOUT, link: str | os.PathLike[str] | None = None
+    ) -> None:
         self.stall_timeout = stall_timeout
         self._master: int | None
         self._master, self._slave = os.openpty()
@@ -39,6 +45,13 @@ class PtyPort:
         tty.setraw(self._slave)
         os.set_blocking(self._master, False)
         self.path = os.ttyname(self._slave)
+        self._link: str | None = None
+        if link is not None:
+            self._link = os.fspath(link)
+            staged = f"{self._link}.plugging"
+            os.symlink(self.path, staged)
+            os.replace(staged, self._link)
+            self.path = self._link
         self._wake_r, self._wake_w = os.pipe()
         self._lock = threading.Lock()
         self._write_lock = threading.Lock()
@@ -103,6 +116,10 @@ class PtyPort:
             fd, self._master = self._master, None
             if fd is None:
                 return
+            if self._link is not None:
+                with contextlib.suppress(FileNotFoundError):
+                    if os.readlink(self._link) == os.ttyname(self._slave):  # not a newer plug's
+                        os.unlink(self._link)
             # Wake waiters before the fd number can be reused by anything else.
             os.write(self._wake_w, b"\x00")
             os.close(fd)

@@ -1,14 +1,17 @@
 """The reader worker thread and the presence state machine that turns reads into taps.
 
-The worker owns reconnects: a lost or missing port is reported and retried with a backoff, and
-no exception ends the thread while the process lives (a silently dead reader thread under an
-"active" service is the classic failure of Pi RFID daemons). Presence is pure and clock-free,
-so a card resting on the reader is one tap, never a stream of them.
+The worker owns reconnects, and no exception ends the thread while the process lives (a silently
+dead reader thread under an "active" service is the classic failure of Pi RFID daemons). A port
+that is gone (a USB reader pulled out) is looked for with a stat a few times a second and opened
+the moment it is back, however long it was away; a port that is there but fails is retried with
+a growing backoff. Presence is pure and clock-free, so a card resting on the reader is one tap,
+never a stream of them.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Callable, Sequence
 
@@ -17,14 +20,16 @@ from companion.hal.readers.base import ReaderDriver
 logger = logging.getLogger(__name__)
 
 DEFAULT_BACKOFF = (0.5, 1, 2, 5, 10)
+PROBE_INTERVAL = 0.25  # between looks for a missing port: one stat, no open
 
 
 class ReaderRunner:
     """Opens the driver, hands every read UID to ``on_seen`` and reconnects after failures.
 
-    ``on_seen`` and ``on_status`` run in the worker thread: they must only enqueue.
-    ``wait(seconds)`` sleeps between reconnects and returns True when the runner should stop;
-    by default it waits on the runner's stop event.
+    ``on_seen`` and ``on_status`` run in the worker thread: they must only enqueue. A status
+    is reported when it changes, and only logged at debug level: the consumer says what the
+    owner needs to read (once per outage). ``wait(seconds)`` sleeps between reconnects and
+    returns True when the runner should stop; by default it waits on the runner's stop event.
     """
 
     def __init__(
@@ -34,9 +39,13 @@ class ReaderRunner:
         on_status: Callable[[str], None],
         backoff: Sequence[float] = DEFAULT_BACKOFF,
         wait: Callable[[float], bool] | None = None,
+        probe_interval: float = PROBE_INTERVAL,
     ) -> None:
         if not backoff or any(delay < 0 for delay in backoff):
             raise ValueError(f"reader backoff must be non-negative delays, not {backoff!r}")
+        if probe_interval <= 0:
+            raise ValueError(f"reader probe interval must be positive, not {probe_interval!r}")
+        self._probe_interval = probe_interval
         self._driver_factory = driver_factory
         self._on_seen = on_seen
         self._on_status = on_status
@@ -94,7 +103,13 @@ class ReaderRunner:
         failures = 0
         while not self._stop.is_set():
             try:
-                if self._serve():
+                driver = self._driver_factory()
+                came_back = self._await_port(driver)
+                if came_back is None:
+                    break
+                if came_back:
+                    failures = 0  # a port that was away is opened at once, not after a backoff
+                if self._serve(driver):
                     failures = 0
             except Exception as exc:
                 logger.exception("card reader worker failed; it carries on")
@@ -106,12 +121,24 @@ class ReaderRunner:
             if self._wait(delay):
                 break
 
-    def _serve(self) -> bool:
+    def _await_port(self, driver: ReaderDriver) -> bool | None:
+        """Waits, with a cheap look every probe interval, until the driver's device path exists.
+
+        False if it was there at once, True if it came back, None if the runner stops first.
+        """
+        path = getattr(driver, "port", None)
+        if path is None or os.path.exists(path):
+            return False
+        self._report(_missing(path))
+        while not os.path.exists(path):
+            if self._stop.is_set() or self._wait(self._probe_interval):
+                return None
+        return True
+
+    def _serve(self, driver: ReaderDriver) -> bool:
         """One connection: open, read until it fails or stop. True if the port opened."""
-        driver: ReaderDriver | None = None
         opened = False
         try:
-            driver = self._driver_factory()
             self._driver = driver
             driver.open()
             opened = True
@@ -120,14 +147,15 @@ class ReaderRunner:
                 for uid in driver.read_uids():
                     self._deliver(uid)
         except OSError as exc:  # serial.SerialException is an OSError
-            self._report(f"reader lost: {exc}")
+            path = getattr(driver, "port", None)
+            gone = path is not None and not os.path.exists(path)
+            self._report(_missing(path) if gone else f"reader lost: {exc}")
         finally:
             self._driver = None
-            if driver is not None:
-                try:
-                    driver.close()
-                except Exception:
-                    logger.exception("closing the card reader failed")
+            try:
+                driver.close()
+            except Exception:
+                logger.exception("closing the card reader failed")
         return opened
 
     def _deliver(self, uid: str) -> None:
@@ -148,13 +176,18 @@ class ReaderRunner:
             self._ready.set()
         else:
             self._ready.clear()
-        repeated = text == self._status  # a reader left unplugged says the same every retry
+        if text == self._status:  # a reader that keeps failing the same way says it once
+            return
         self._status = text
-        logger.log(logging.DEBUG if repeated else logging.INFO, "%s", text)
+        logger.debug("%s", text)
         try:
             self._on_status(text)
         except Exception:
             logger.exception("card reader status consumer failed")
+
+
+def _missing(path: str) -> str:
+    return f"reader lost: {path} does not exist"
 
 
 class Presence:
