@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 
@@ -29,7 +30,9 @@ from companion.hal.readers.pn532 import (
 SAM_REFERENCE = bytes.fromhex("00 00 FF 03 FD D4 14 01 17 00")
 POLL_REFERENCE = bytes.fromhex("00 00 FF 04 FC D4 4A 01 00 E1 00")
 RF_RETRIES = bytes.fromhex("00 00 FF 06 FA D4 32 05 FF 01 01 F4 00")
+RF_WAIT = bytes.fromhex("00 00 FF 06 FA D4 32 05 FF 01 FF F6 00")
 CARD = "04A1B2C3"
+OTHER = "04D5E6F7"
 
 
 def _checksums_hold(frame: Pn532Frame, stream: bytes) -> bool:
@@ -41,6 +44,7 @@ def test_command_frames_match_the_reference_bytes() -> None:
     assert command_frame(pn532.SAM_CONFIGURATION, b"\x01") == SAM_REFERENCE
     assert command_frame(pn532.IN_LIST_PASSIVE_TARGET, b"\x01\x00") == POLL_REFERENCE
     assert command_frame(pn532.RF_CONFIGURATION, pn532.RF_MAX_RETRIES) == RF_RETRIES
+    assert command_frame(pn532.RF_CONFIGURATION, pn532.RF_WAIT_FOR_CARD) == RF_WAIT
 
 
 def test_build_frame_rejects_empty_and_oversized_payloads() -> None:
@@ -168,10 +172,14 @@ def chip() -> Iterator[FakePn532]:
 
 @pytest.fixture
 def driver(chip: FakePn532) -> Iterator[Pn532Driver]:
-    drv = Pn532Driver(chip.path, poll_interval=0.02)
+    drv = Pn532Driver(chip.path, poll_interval=0.02, wait_window=0.1)
     drv.open()
     yield drv
     drv.close()
+
+
+def _polls(chip: FakePn532) -> int:
+    return chip.commands.count(pn532.IN_LIST_PASSIVE_TARGET)
 
 
 def test_open_initialises_the_chip_in_order(chip: FakePn532, driver: Pn532Driver) -> None:
@@ -196,10 +204,42 @@ def test_describe_reports_the_chips_firmware() -> None:
         fake.close()
 
 
-def test_no_card_reads_nothing_promptly(driver: Pn532Driver) -> None:
+def test_with_no_card_the_chip_waits_and_the_host_only_listens(
+    chip: FakePn532, driver: Pn532Driver
+) -> None:
     started = time.monotonic()
     assert driver.read_uids() == []
-    assert time.monotonic() - started < 0.3
+    assert time.monotonic() - started < 0.5  # a read returns after its window
+    assert read_for(driver, 0.5) == []
+    assert _polls(chip) == 1  # one InListPassiveTarget, waiting in the chip all along
+    assert chip.waiting
+
+
+def test_a_card_arriving_while_the_chip_waits_is_read_at_once(chip: FakePn532) -> None:
+    drv = Pn532Driver(chip.path, wait_window=5.0)
+    drv.open()
+    try:
+        reads: list[list[str]] = []
+        reader = threading.Thread(target=lambda: reads.append(drv.read_uids()))
+        reader.start()
+        assert chip.wait_until(waiting=True, timeout=1.0)
+        arrived = time.monotonic()
+        chip.present(CARD)
+        reader.join(timeout=2.0)
+        assert reads == [[CARD]]
+        assert time.monotonic() - arrived < 0.1
+    finally:
+        drv.close()
+
+
+def test_the_chip_waits_again_once_the_card_is_gone(chip: FakePn532, driver: Pn532Driver) -> None:
+    chip.present(CARD)
+    assert read_until(driver, 3) == [CARD] * 3
+    assert not chip.waiting  # polled (finite retries) while the card lies on it
+    chip.remove()
+    assert read_for(driver, 0.3) == []
+    assert chip.waiting
+    assert chip.commands.count(pn532.RF_CONFIGURATION) == 3  # wait, poll, wait again
 
 
 @pytest.mark.parametrize("uid", ["04A1B2C3", "04A1B2C3D4E5F6", "04A1B2C3D4E5F60718A9"])
@@ -225,27 +265,109 @@ def test_polls_are_paced(chip: FakePn532) -> None:
         drv.close()
 
 
-def test_host_timeout_aborts_a_poll_that_waits_for_a_card() -> None:
+@pytest.fixture
+def stubborn() -> Iterator[tuple[FakePn532, Pn532Driver]]:
+    """A chip that ignores the retries setting: every poll with no card waits for one."""
     fake = FakePn532(ignore_rf_configuration=True)
-    drv = Pn532Driver(fake.path, poll_interval=0.02, poll_timeout=0.1)
+    drv = Pn532Driver(fake.path, poll_interval=0.02, poll_timeout=0.1, wait_window=0.1)
+    drv.open()
+    yield fake, drv
+    drv.close()
+    fake.close()
+
+
+def test_a_chip_that_ignores_the_retries_still_shows_cards_come_and_go(
+    stubborn: tuple[FakePn532, Pn532Driver],
+) -> None:
+    fake, drv = stubborn
+    assert drv.read_uids() == []
+    fake.present(CARD)
+    assert read_until(drv, 2) == [CARD] * 2
+    fake.remove()  # the next poll waits in the chip: the host times out and aborts it
+    assert read_for(drv, 0.4) == []
+    assert fake.waiting
+
+
+@pytest.mark.parametrize("run", range(3))
+def test_an_answer_that_crosses_an_abort_is_never_taken_for_a_later_poll(
+    stubborn: tuple[FakePn532, Pn532Driver], run: int
+) -> None:
+    fake, drv = stubborn
+    fake.present(CARD)
+    assert read_until(drv, 1) == [CARD]
+    fake.arrive_during_abort(OTHER)
+    fake.remove()
+    assert read_for(drv, 0.6) == []  # OTHER passed only as the poll was aborted
+
+
+def test_a_long_wait_is_renewed_and_a_crossing_answer_dropped(chip: FakePn532) -> None:
+    drv = Pn532Driver(chip.path, wait_window=0.05, rearm_seconds=0.2)
+    drv.open()
     try:
-        drv.open()
-        started = time.monotonic()
         assert drv.read_uids() == []
-        assert time.monotonic() - started < 0.5
-        fake.present(CARD)
+        chip.arrive_during_abort(OTHER)
+        assert read_for(drv, 0.6) == []
+        assert chip.commands.count(pn532.GET_FIRMWARE_VERSION) >= 2  # open, then each renewal
+        assert _polls(chip) >= 2
+        chip.present(CARD)
         assert read_until(drv, 1) == [CARD]
     finally:
         drv.close()
-        fake.close()
+
+
+def test_a_chip_that_stops_answering_is_lost_at_the_next_renewal(chip: FakePn532) -> None:
+    drv = Pn532Driver(chip.path, wait_window=0.05, rearm_seconds=0.2)
+    drv.open()
+    try:
+        assert drv.read_uids() == []
+        chip.hang()
+        with pytest.raises(serial.SerialException, match="GetFirmwareVersion"):
+            read_for(drv, 1.5)
+    finally:
+        drv.close()
+
+
+def test_close_aborts_the_waiting_poll(chip: FakePn532) -> None:
+    drv = Pn532Driver(chip.path, wait_window=0.05)
+    drv.open()
+    assert drv.read_uids() == []
+    assert chip.wait_until(waiting=True, timeout=1.0)
+    drv.close()
+    assert chip.wait_until(waiting=False, timeout=1.0)
+
+
+def test_cancel_cuts_a_long_wait_short(chip: FakePn532) -> None:
+    drv = Pn532Driver(chip.path, wait_window=30.0)
+    drv.open()
+    try:
+        timer = threading.Timer(0.1, drv.cancel)
+        timer.start()
+        started = time.monotonic()
+        assert drv.read_uids() == []
+        assert time.monotonic() - started < 1.0
+        timer.join()
+    finally:
+        drv.close()
 
 
 def test_resynchronises_after_garbage_on_the_line(chip: FakePn532, driver: Pn532Driver) -> None:
     chip.present(CARD)
-    # A start code with a valid length checksum swallows the next answer: the poll times out,
-    # the driver aborts and flushes, and the following poll is clean.
+    # A start code with a valid length checksum would swallow the ACK and the answer behind
+    # it: when nothing more comes, the driver gives up on it and finds them.
     chip.port.write(b"\x13\x37" + START + b"\x40\xc0\x01\x02")
+    assert read_until(driver, 1) == [CARD]
+
+
+def test_a_damaged_answer_while_waiting_renews_the_wait(
+    chip: FakePn532, driver: Pn532Driver
+) -> None:
     assert driver.read_uids() == []
+    broken = bytearray(response_frame(pn532.IN_LIST_PASSIVE_TARGET, b"\x01\x01\x00\x04\x08\x04"))
+    broken[-3] ^= 0xFF  # a card's answer, hit by noise
+    chip.port.write(bytes(broken))
+    assert read_for(driver, 0.3) == []
+    assert _polls(chip) == 2  # the wait was aborted and sent again
+    chip.present(CARD)
     assert read_until(driver, 1) == [CARD]
 
 

@@ -198,8 +198,10 @@ class FakePn532:
 
     Like the chip, it ignores frames before the 0x55 wake-up, drops frames with a bad length
     checksum, NACKs frames with a bad data checksum, resends its last answer on a host NACK and
-    treats a host ACK as "abort the pending command". Without RFConfiguration (or with
-    ``ignore_rf_configuration``) a poll with no card waits until a card arrives, as the chip does.
+    treats a host ACK as "abort the pending command". InListPassiveTarget with no card near
+    waits in the chip while the passive activation retries are 0xFF (after a reset, or set so
+    by RFConfiguration; always with ``ignore_rf_configuration``) and is answered the moment a
+    card arrives; with finite retries it answers at once, "no target".
     """
 
     def __init__(
@@ -216,8 +218,11 @@ class FakePn532:
         self._awake = False
         self._passive_retries = 0xFF
         self._poll_pending = False
+        self._crossing: bytes | None = None
+        self._hung = False
         self._last_answer = b""
         self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)
         self._stop = threading.Event()
         self._parser = pn532.Pn532FrameParser()
         self._thread = threading.Thread(target=self._serve, name="fake-pn532", daemon=True)
@@ -229,18 +234,41 @@ class FakePn532:
 
     def present(self, uid_hex: str) -> None:
         """Puts a card with this UID (4, 7 or 10 bytes) on the antenna."""
-        uid = bytes.fromhex(uid_hex)
-        if len(uid) not in pn532.UID_LENGTHS:
-            raise ValueError(f"NFC UID {uid_hex!r} must be 4, 7 or 10 bytes")
+        uid = _nfc_uid(uid_hex)
         with self._lock:
             self._uid = uid
             if self._poll_pending:
-                self._poll_pending = False
-                self._send(self._target_answer())
+                self._set_pending(False)
+                self._send(self._target_answer(uid))
 
     def remove(self) -> None:
         with self._lock:
             self._uid = None
+
+    @property
+    def waiting(self) -> bool:
+        """An InListPassiveTarget waits in the chip for a card."""
+        with self._lock:
+            return self._poll_pending
+
+    def wait_until(self, waiting: bool, timeout: float) -> bool:
+        """Blocks until a poll waits in the chip (or no longer does); False after ``timeout``."""
+        with self._changed:
+            return self._changed.wait_for(lambda: self._poll_pending == waiting, timeout)
+
+    def arrive_during_abort(self, uid_hex: str) -> None:
+        """A card that passes just as the host aborts the waiting poll: the chip's answer is
+        already on the wire when the host's ACK arrives, and the card is gone after it."""
+        uid = _nfc_uid(uid_hex)
+        with self._lock:
+            self._crossing = uid
+
+    def hang(self) -> None:
+        """The chip stops answering anything (a brown-out with the UART still wired); a poll
+        that was waiting in it is forgotten."""
+        with self._lock:
+            self._hung = True
+            self._set_pending(False)
 
     def close(self) -> None:
         self._stop.set()
@@ -254,6 +282,8 @@ class FakePn532:
             if not data:
                 continue
             with self._lock:
+                if self._hung:
+                    continue
                 if not self._awake and 0x55 in data:
                     self._awake = True
                 for frame in self._parser.feed(data):
@@ -266,7 +296,10 @@ class FakePn532:
         if not self._awake:
             return
         if frame.kind == "ack":
-            self._poll_pending = False
+            if self._poll_pending and self._crossing is not None:
+                self._send(self._target_answer(self._crossing))
+                self._crossing = None
+            self._set_pending(False)
             return
         if frame.kind == "nack":
             if self._last_answer:
@@ -281,7 +314,7 @@ class FakePn532:
         command, params = frame.payload[1], frame.payload[2:]
         self.commands.append(command)
         self.port.write(pn532.ACK)
-        self._poll_pending = False
+        self._set_pending(False)
         if command == pn532.SAM_CONFIGURATION:
             self._send(pn532.response_frame(command))
         elif command == pn532.GET_FIRMWARE_VERSION:
@@ -292,20 +325,33 @@ class FakePn532:
             self._send(pn532.response_frame(command))
         elif command == pn532.IN_LIST_PASSIVE_TARGET:
             if self._uid is None and self._passive_retries == 0xFF:
-                self._poll_pending = True
+                self._set_pending(True)
             else:
-                self._send(self._target_answer())
+                self._send(self._target_answer(self._uid))
         else:
             self._send(pn532.build_frame(bytes([pn532.ERROR_FRAME_CODE])))
 
-    def _target_answer(self) -> bytes:
-        if self._uid is None:
+    def _set_pending(self, pending: bool) -> None:
+        """Called with the lock held."""
+        self._poll_pending = pending
+        self._changed.notify_all()
+
+    @staticmethod
+    def _target_answer(uid: bytes | None) -> bytes:
+        if uid is None:
             return pn532.response_frame(pn532.IN_LIST_PASSIVE_TARGET, b"\x00")
-        sens_res = b"\x00\x44" if len(self._uid) > 4 else b"\x00\x04"
-        sel_res = b"\x00" if len(self._uid) > 4 else b"\x08"
-        data = b"\x01\x01" + sens_res + sel_res + bytes([len(self._uid)]) + self._uid
+        sens_res = b"\x00\x44" if len(uid) > 4 else b"\x00\x04"
+        sel_res = b"\x00" if len(uid) > 4 else b"\x08"
+        data = b"\x01\x01" + sens_res + sel_res + bytes([len(uid)]) + uid
         return pn532.response_frame(pn532.IN_LIST_PASSIVE_TARGET, data)
 
     def _send(self, frame: bytes) -> None:
         self._last_answer = frame
         self.port.write(frame)
+
+
+def _nfc_uid(uid_hex: str) -> bytes:
+    uid = bytes.fromhex(uid_hex)
+    if len(uid) not in pn532.UID_LENGTHS:
+        raise ValueError(f"NFC UID {uid_hex!r} must be 4, 7 or 10 bytes")
+    return uid

@@ -1,9 +1,13 @@
 """PN532 NFC reader in HSU (high-speed UART) mode at 115200 baud.
 
 Information frames are ``00 00 FF LEN LCS TFI data... DCS 00``; the chip ACKs every host frame
-before it answers. Polling for a card waits forever by default, so ``open`` lowers the passive
-activation retries and ``read_uids`` still keeps its own deadline, aborts with an ACK and
-resynchronises if the chip does not answer in time.
+before it answers. With no card near, the chip itself waits for one: InListPassiveTarget with
+unlimited passive activation retries answers only when a card comes, so the host just listens
+(one wake-up a second, not ten polls). Once a card lies on the antenna the retries are made
+finite and the host polls, to see the card leave; then the chip waits again. Stopping aborts a
+pending command with an ACK. After any abort the driver resynchronises on a fresh command's
+answer, so an answer that crossed the abort on the wire is dropped, never taken as the next
+poll's.
 """
 
 from __future__ import annotations
@@ -35,7 +39,10 @@ RF_CONFIGURATION = 0x32
 IN_LIST_PASSIVE_TARGET = 0x4A
 
 SAM_NORMAL_MODE = b"\x01"
-# CfgItem 5 (MaxRetries): ATR_RES 0xFF, PSL_RES 1, passive activation 1 -> answers promptly.
+# CfgItem 5 (MaxRetries): MxRtyATR 0xFF, MxRtyPSL 1, then MxRtyPassiveActivation:
+# 0xFF -> InListPassiveTarget waits in the chip until a card comes (no card, no answer);
+RF_WAIT_FOR_CARD = b"\x05\xff\x01\xff"
+# 1 -> it answers at once, card or not (used while a card lies on the antenna).
 RF_MAX_RETRIES = b"\x05\xff\x01\x01"
 # One target at 106 kbps type A (ISO/IEC 14443 A).
 ONE_TYPE_A_TARGET = b"\x01\x00"
@@ -44,6 +51,8 @@ SLICE = 0.02
 COMMAND_TIMEOUT = 0.5
 POLL_TIMEOUT = 0.15
 POLL_INTERVAL = 0.1
+WAIT_WINDOW = 1.0  # how long one read_uids listens for the chip's answer with no card near
+REARM_SECONDS = 30.0  # a wait this old is aborted and re-sent: a chip that reset answers nothing
 UID_LENGTHS = (4, 7, 10)
 
 
@@ -88,6 +97,13 @@ class Pn532FrameParser:
 
     def reset(self) -> None:
         self._buffer.clear()
+
+    def resync(self) -> list[Pn532Frame]:
+        """Gives up on the unfinished frame at the head (nothing more came: its length was
+        garbage and it would swallow the real frames behind it) and scans what follows."""
+        if self._buffer.startswith(START):
+            del self._buffer[: len(START)]
+        return self.feed(b"")
 
     def feed(self, data: bytes) -> list[Pn532Frame]:
         self._buffer.extend(data)
@@ -156,20 +172,29 @@ class Pn532Driver:
         baudrate: int = BAUDRATE,
         poll_interval: float = POLL_INTERVAL,
         poll_timeout: float = POLL_TIMEOUT,
+        wait_window: float = WAIT_WINDOW,
+        rearm_seconds: float = REARM_SECONDS,
     ) -> None:
         self.port = port
         self.baudrate = baudrate
         self.poll_interval = poll_interval
         self.poll_timeout = poll_timeout
+        self.wait_window = wait_window
+        self.rearm_seconds = rearm_seconds
         self.firmware: tuple[int, int, int] | None = None
         self._serial: serial.Serial | None = None
         self._parser = Pn532FrameParser()
         self._closing = threading.Event()
+        self._waiting_since: float | None = None  # an InListPassiveTarget waits in the chip
+        self._card_on = False  # a card lay on the antenna at the last look: poll for it
+        self._damaged = 0  # frames dropped for bad checksums, so far
 
     def open(self) -> None:
-        """Wakes the chip, selects normal SAM mode, reads the firmware and shortens polling."""
+        """Wakes the chip, selects normal SAM mode, reads the firmware, lets the chip wait."""
         self.close()
         self._closing.clear()
+        self._waiting_since = None
+        self._card_on = False
         self._serial = serial.Serial(self.port, self.baudrate, timeout=SLICE)
         try:
             self._serial.reset_input_buffer()
@@ -184,27 +209,35 @@ class Pn532Driver:
             self.firmware = (version[0], version[1], version[2])
             if version[0] != 0x32:
                 logger.warning("chip on %s reports IC 0x%02X, not a PN532", self.port, version[0])
-            self._require(RF_CONFIGURATION, RF_MAX_RETRIES, "RFConfiguration")
+            self._require(RF_CONFIGURATION, RF_WAIT_FOR_CARD, "RFConfiguration")
         except BaseException:
             self.close()
             raise
 
     def read_uids(self) -> list[str]:
-        """Polls once for a type A card; polls are spaced ``poll_interval`` apart."""
-        started = time.monotonic()
-        answer = self._exchange(IN_LIST_PASSIVE_TARGET, ONE_TYPE_A_TARGET, self.poll_timeout)
-        if answer is None:
-            self._abort()
-            return []
-        uids = parse_target_uid(answer)
-        remaining = self.poll_interval - (time.monotonic() - started)
-        if remaining > 0:
-            self._closing.wait(remaining)
-        return uids
+        """With no card: listens up to ``wait_window`` for the chip to find one. With a card:
+        polls once (polls are spaced ``poll_interval`` apart) to see whether it is still there."""
+        if self._card_on:
+            return self._poll()
+        return self._wait_for_card()
+
+    def cancel(self) -> None:
+        """Cut a wait short (from another thread), so stopping is immediate."""
+        self._closing.set()
+        port = self._serial
+        if port is not None:
+            port.cancel_read()
 
     def close(self) -> None:
+        """Aborts a command still waiting in the chip (an ACK), then closes the port."""
         self._closing.set()
         port, self._serial = self._serial, None
+        if port is not None and self._waiting_since is not None:
+            try:
+                port.write(ACK)
+            except OSError as exc:
+                logger.debug("PN532 on %s: abort on close failed: %s", self.port, exc)
+        self._waiting_since = None
         close_quietly(port, self.port)
 
     def describe(self) -> str:
@@ -212,6 +245,47 @@ class Pn532Driver:
             return "PN532"
         _, version, revision = self.firmware
         return f"PN532 firmware {version}.{revision}"
+
+    def _wait_for_card(self) -> list[str]:
+        """Idle: one InListPassiveTarget waits in the chip; the host sleeps in a read."""
+        if self._waiting_since is None:
+            self._send_command(IN_LIST_PASSIVE_TARGET, ONE_TYPE_A_TARGET)
+            self._waiting_since = time.monotonic()
+        damaged = self._damaged
+        answer = self._listen(IN_LIST_PASSIVE_TARGET, self.wait_window, self.wait_window)
+        if self._closing.is_set():
+            return []
+        if answer is None:
+            # A damaged frame may have been the answer; a long wait may be one a chip that
+            # reset has forgotten. Either way: abort (which proves the chip answers), re-arm.
+            old = time.monotonic() - self._waiting_since >= self.rearm_seconds
+            if old or self._damaged != damaged:
+                self._abort()
+            return []
+        self._waiting_since = None
+        uids = parse_target_uid(answer)
+        if uids:
+            self._card_on = True
+            self._require(RF_CONFIGURATION, RF_MAX_RETRIES, "RFConfiguration")
+        return uids
+
+    def _poll(self) -> list[str]:
+        """A card lies on the antenna: poll once, answered at once, card or not."""
+        started = time.monotonic()
+        answer = self._exchange(IN_LIST_PASSIVE_TARGET, ONE_TYPE_A_TARGET, self.poll_timeout)
+        if self._closing.is_set():
+            return []
+        if answer is None:  # a chip that waits anyway (or a lost frame): the card is taken as gone
+            self._abort()
+        uids = parse_target_uid(answer) if answer is not None else []
+        if not uids:
+            self._card_on = False
+            self._require(RF_CONFIGURATION, RF_WAIT_FOR_CARD, "RFConfiguration")
+            return []
+        remaining = self.poll_interval - (time.monotonic() - started)
+        if remaining > 0:
+            self._closing.wait(remaining)
+        return uids
 
     def _require(self, command: int, params: bytes, name: str) -> bytes:
         answer = self._exchange(command, params, COMMAND_TIMEOUT)
@@ -221,12 +295,26 @@ class Pn532Driver:
 
     def _exchange(self, command: int, params: bytes, timeout: float) -> bytes | None:
         """Sends one command; the answer's data, or None if the chip stays silent or fails."""
+        self._send_command(command, params)
+        return self._listen(command, timeout, SLICE)
+
+    def _send_command(self, command: int, params: bytes) -> None:
         self._write(command_frame(command, params))
+
+    def _listen(self, command: int, timeout: float, read_timeout: float) -> bytes | None:
+        """The data of the answer to ``command`` within ``timeout``; other frames are dropped.
+
+        ``read_timeout`` is how long one read may sleep waiting for a byte: short while a
+        command is answered, long while the chip waits for a card.
+        """
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            for frame in self._parser.feed(self._read_chunk()):
+        while time.monotonic() < deadline and not self._closing.is_set():
+            data = self._read_chunk(read_timeout)
+            frames = self._parser.feed(data) if data else self._parser.resync()
+            for frame in frames:
                 if frame.kind != "data":
                     if frame.kind == "error":
+                        self._damaged += 1
                         logger.debug("PN532 frame dropped: %s", frame.reason)
                     continue
                 if frame.payload[:2] == bytes([CHIP_TFI, command + 1]):
@@ -234,22 +322,25 @@ class Pn532Driver:
                 if frame.payload[:1] == bytes([ERROR_FRAME_CODE]):
                     logger.warning("PN532 on %s refused command 0x%02X", self.port, command)
                     return None
-                logger.debug("PN532 unexpected frame: %s", frame.payload.hex())
-        logger.debug("PN532 on %s: no answer to 0x%02X in %.2f s", self.port, command, timeout)
+                logger.debug("PN532 stale or unexpected frame dropped: %s", frame.payload.hex())
+        if not self._closing.is_set() and read_timeout == SLICE:
+            logger.debug("PN532 on %s: no answer to 0x%02X in %.2f s", self.port, command, timeout)
         return None
 
     def _abort(self) -> None:
-        """An ACK from the host cancels the chip's pending command; then start clean."""
+        """An ACK from the host cancels the chip's pending command. Then a fresh command's
+        answer marks where the stream is clean: an answer the chip had already sent when the
+        ACK came (a card that arrived just then) is read and dropped before it, never taken
+        as the answer to a later poll. A chip that does not answer is lost."""
         self._write(ACK)
-        port = self._require_open()
-        try:
-            port.reset_input_buffer()
-        except OSError as exc:
-            raise serial.SerialException(f"PN532 on {self.port}: {exc}") from exc
-        self._parser.reset()
+        self._waiting_since = None
+        self._require(GET_FIRMWARE_VERSION, b"", "GetFirmwareVersion after an abort")
 
-    def _read_chunk(self) -> bytes:
-        return read_chunk(self._require_open(), f"PN532 on {self.port}")
+    def _read_chunk(self, read_timeout: float) -> bytes:
+        port = self._require_open()
+        if port.timeout != read_timeout:
+            port.timeout = read_timeout
+        return read_chunk(port, f"PN532 on {self.port}")
 
     def _write(self, data: bytes) -> None:
         port = self._require_open()
