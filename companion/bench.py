@@ -23,16 +23,17 @@ from pathlib import Path
 from typing import Any
 
 from companion.core.clock import RealClock
-from companion.core.config import Config
+from companion.core.config import from_dict
 from companion.core.events import Call, Stop
 from companion.games.base import Action
-from companion.hal.readers.fake import FakeRdm6300, PtyPort
+from companion.hal.readers.fake import FakePn532, FakeRdm6300, PtyPort
 from companion.sim.box import SimulatedBox
 
 TARGETS = {
     "button_p99_ms": 5.0,
     "card_p99_ms": 10.0,
     "idle_cpu_percent": 0.5,
+    "pn532_idle_cpu_percent": 0.05,
     "ready_seconds": 1.5,
     "peak_rss_mb": 80.0,
     "timer_error_ms": 20.0,
@@ -58,9 +59,10 @@ class _FrameWatch:
 
 
 def _running_box(
-    state: Path, watch: _FrameWatch, **kwargs: Any
+    state: Path, watch: _FrameWatch, reader: str = "rdm6300", **kwargs: Any
 ) -> tuple[SimulatedBox, threading.Thread]:
-    box = SimulatedBox(Config(), state_dir=state, clock=RealClock(), on_frame=watch, **kwargs)
+    config = from_dict({"reader": {"type": reader}}, "bench")
+    box = SimulatedBox(config, state_dir=state, clock=RealClock(), on_frame=watch, **kwargs)
     box.app.start()
     consumer = threading.Thread(target=box.loop.run, name="loop", daemon=True)
     consumer.start()
@@ -83,15 +85,20 @@ def _start_game(box: SimulatedBox, watch: _FrameWatch, name: str, **options: str
 
 
 def _latency(
-    name: str, samples: int, prepare: Callable[[SimulatedBox, int], Callable[[], None]]
+    name: str,
+    samples: int,
+    prepare: Callable[[SimulatedBox, int], Callable[[], None]],
+    reader: str = "rdm6300",
 ) -> dict[str, float]:
     """Time from ``trigger()`` (returned by ``prepare``) to the display being handed a frame."""
     watch = _FrameWatch()
     times = []
     with tempfile.TemporaryDirectory() as tmp:
-        box, consumer = _running_box(Path(tmp), watch)
+        box, consumer = _running_box(Path(tmp), watch, reader)
         try:
             _start_game(box, watch, "dice")
+            if box.app.runner is not None and not box.app.runner.wait_ready(5):
+                raise RuntimeError(f"the {reader} reader did not open: {box.app.runner.status}")
             for i in range(samples):
                 trigger = prepare(box, i)
                 watch.event.clear()
@@ -137,20 +144,48 @@ def card_latency(taps: int = 300) -> dict[str, float]:
     return _latency("card", taps, prepare)
 
 
-def idle_cpu(seconds: float = 10.0) -> dict[str, float]:
-    """CPU used by the whole box (loop, reader thread, gpiozero) with a game open, untouched."""
+PN532_LIFT_SECONDS = 0.25  # the harness's hand: a card lifted this long before the next comes
+
+
+def pn532_card_latency(taps: int = 100) -> dict[str, float]:
+    """A card put on the fake PN532 (its answer written to the pty at once if the driver is
+    waiting for one) -> new frame. The previous card was lifted a quarter second before, as a
+    hand moves from card to card; two cards alternate, so every arrival is a new tap."""
+
+    def prepare(box: SimulatedBox, i: int) -> Callable[[], None]:
+        device = box.device
+        assert isinstance(device, FakePn532)
+        device.remove()
+        time.sleep(PN532_LIFT_SECONDS)
+        uid = ("04A1B2C3", "04D5E6F7")[i % 2]
+        return lambda: device.present(uid)
+
+    return _latency("pn532_card", taps, prepare, reader="pn532")
+
+
+def idle_cpu(seconds: float = 10.0, reader: str = "rdm6300") -> dict[str, float]:
+    """CPU used by the whole box (loop, reader thread, gpiozero, and the fake reader's own
+    thread) with a game open, untouched, no card near; and the voluntary context switches of
+    all its threads per second, which is how often something woke up."""
     watch = _FrameWatch()
     with tempfile.TemporaryDirectory() as tmp:
-        box, consumer = _running_box(Path(tmp), watch)
+        box, consumer = _running_box(Path(tmp), watch, reader)
         try:
             _start_game(box, watch, "dice")
             time.sleep(0.5)
             c0, t0 = time.process_time(), time.perf_counter()
+            w0 = resource.getrusage(resource.RUSAGE_SELF).ru_nvcsw
             time.sleep(seconds)
+            w1 = resource.getrusage(resource.RUSAGE_SELF).ru_nvcsw
             c1, t1 = time.process_time(), time.perf_counter()
         finally:
             _stop(box, consumer)
-    return {"idle_cpu_percent": round(100 * (c1 - c0) / (t1 - t0), 3), "idle_seconds": seconds}
+    prefix = "" if reader == "rdm6300" else f"{reader}_"
+    return {
+        f"{prefix}idle_cpu_percent": round(100 * (c1 - c0) / (t1 - t0), 3),
+        f"{prefix}idle_wakeups_per_s": round((w1 - w0) / (t1 - t0), 1),
+        f"{prefix}idle_seconds": seconds,
+    }
 
 
 def timer_precision(turns: int = 5, seconds: float = 2.0) -> dict[str, float]:
@@ -261,7 +296,9 @@ def run_all(quick: bool = False) -> dict[str, Any]:
     results: dict[str, Any] = {}
     results.update(button_latency(200 if quick else 1000))
     results.update(card_latency(60 if quick else 300))
+    results.update(pn532_card_latency(20 if quick else 100))
     results.update(idle_cpu(2.0 if quick else 10.0))
+    results.update(idle_cpu(2.0 if quick else 10.0, reader="pn532"))
     results.update(timer_precision(2 if quick else 5))
     results.update(daemon_start(1 if quick else 3))
     results["bench_peak_rss_mb"] = round(

@@ -13,6 +13,16 @@ def test_latency_measurements_report_percentiles():
     assert 0 < card["card_p50_ms"] <= card["card_p99_ms"]
 
 
+def test_the_pn532_is_measured_through_its_own_driver():
+    card = bench.pn532_card_latency(4)
+    assert card["pn532_card_samples"] == 4
+    assert 0 < card["pn532_card_p50_ms"] <= card["pn532_card_p99_ms"]
+    idle = bench.idle_cpu(0.5, reader="pn532")
+    assert idle["pn532_idle_seconds"] == 0.5
+    assert idle["pn532_idle_cpu_percent"] >= 0 and idle["pn532_idle_wakeups_per_s"] > 0
+    assert "pn532_idle_cpu_percent" in bench.TARGETS
+
+
 def test_timer_precision_runs_whole_turns():
     result = bench.timer_precision(turns=2, seconds=1.0)
     assert result["timer_turns"] == 2
