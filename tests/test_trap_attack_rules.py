@@ -522,6 +522,7 @@ def test_scoring_a_question_put_aside_comes_back_with_green():
     table.do("scoring")
     table.press("red")  # close the question: the scores say what is missing
     assert table.screen()[1:3] == ["Before the scores:", "Player 1: finish"]
+    assert table.press("down") is None  # no one's score to look at yet
     table.press("green")
     assert table.screen()[0] == "Finish P1"
 

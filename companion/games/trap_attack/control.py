@@ -90,6 +90,8 @@ def in_scores(state: State, button: str) -> Action | None:
     asked = question(state)
     if asked is not None and button in ("green", "ok"):
         return ask(asked[0], player=asked[1])
+    if asked is not None and button in MOVES:
+        return None  # no score is final, nor shown, while an entry is missing
     if button in MOVES:
         # The first press from the overview shows the first or the last row.
         first = -1 if button == "down" else 0
