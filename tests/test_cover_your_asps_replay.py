@@ -37,7 +37,7 @@ def test_every_script_prints_the_contract_state_keys() -> None:
 
 
 def test_examples_are_the_tested_scripts() -> None:
-    for name in ("two-players", "solo-won"):
+    for name in ("two-players", "four-players", "solo-won", "solo-lost"):
         example = EXAMPLES / f"cover-your-asps-{name}.txt"
         assert example.read_text() == (SCRIPTS / example.name).read_text()
 
@@ -58,6 +58,20 @@ def test_a_two_player_game_from_setup_to_the_final_standings() -> None:
     assert [final["seats"][s]["planks"] for s in "12"] == [4, 2]
     assert final["winner"] == [2]
     assert last["screen"][0] == "Standings"
+
+
+def test_a_four_player_family_game_to_the_youngest_of_the_tied() -> None:
+    lines = list(run("four-players").values())
+    assert lines[0]["state"]["treasure_left"] == 12
+    assert lines[1]["state"]["seats"]["1"]["cards"] == 1
+    assert lines[2]["rejected"] == "Seat 1 has acted: end the turn (red)"
+    vaults = {o["state"]["round"]: o["state"]["vault"] for o in lines}
+    assert vaults == {1: 1, 2: 2, 3: 3}
+    assert lines[-5]["screen"][2] == "Youngest of 2, 4?"
+    final = lines[-1]["state"]
+    assert final["winner"] == [4] and final["youngest"] == 4
+    assert [final["seats"][s]["treasures"] for s in "1234"] == [3, 3, 3, 3]
+    assert lines[-1]["screen"][:3] == ["Standings 1/2", "1. Seat 4  21 pts", "2. Seat 2  21 pts"]
 
 
 def test_solo_won_and_lost() -> None:

@@ -5,20 +5,18 @@ from __future__ import annotations
 
 import pytest
 from cover_your_asps_support import Table
+from test_screen_support import uncut
 
 from companion.games import seats
 from companion.games.base import Action, Ask, Pages, Press, Tap
 from companion.games.cover_your_asps import GAME
 from companion.games.cover_your_asps.view import doubles_pages, pages
-from companion.ui.fonts import ELLIPSIS
-from companion.ui.render import layout
 from companion.ui.screen import Screen
 
 
 def _fits(screen: Screen) -> None:
     assert len(screen.lines) <= 3, screen
-    for placed in layout(screen).texts:
-        assert not placed.text.endswith(ELLIPSIS), (placed.text, screen)
+    uncut(screen)
 
 
 def shown(table: Table) -> list[str]:

@@ -5,6 +5,7 @@ behind up/down (round and vault, each seat, the doubles table, the standings).""
 
 from __future__ import annotations
 
+from companion.games import standings
 from companion.games.base import Pages
 from companion.games.cover_your_asps import scoring
 from companion.games.cover_your_asps.scoring import counted
@@ -230,7 +231,7 @@ def doubles_pages(players: int) -> list[Screen]:
 def _standings_pages(state: TableState) -> list[Screen]:
     rows = [_standing(place, n, pts) for place, n, pts in scoring.standings(state)]
     heading = "Standings" if scoring.winner(state) else "Count so far"
-    return [Screen(heading, tuple(rows[i : i + 3])) for i in range(0, len(rows), 3)]
+    return list(standings.paged(heading, rows))
 
 
 # --- solo --------------------------------------------------------------------------------------
