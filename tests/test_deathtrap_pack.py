@@ -94,10 +94,10 @@ def test_the_box_tells_the_owner_and_starts(tmp_path: Path) -> None:
     from companion.core.config import Config
     from companion.sim.box import SimulatedBox
 
-    (tmp_path / packs.OWNER_NAME).write_text("nonsense", encoding="utf-8")
+    (tmp_path / packs.OWNER_NAME).write_text("[[set]]\nid = orc\n", encoding="utf-8")
     box = SimulatedBox(Config(), state_dir=tmp_path, seed=1)
     try:
-        assert ("Pack file bad", "kept the last good", "see log") in box.app.problems
+        assert ("Pack file bad", "line 2", "kept the last good") in box.app.problems
     finally:
         box.close()
         GAME.attach(tmp_path / "empty")

@@ -3,11 +3,13 @@ Deathtrap Dungeon game, and the contract's keys are always there."""
 
 from __future__ import annotations
 
+import contextlib
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_deathtrap_support import act, new
 
-from companion.games.base import Rejected
+from companion.games.base import Action, Ask, Press, Rejected, Tap
 from companion.games.deathtrap_dungeon import GAME
 from companion.games.deathtrap_dungeon.state import DEAL, OVER, PLAY
 
@@ -102,3 +104,42 @@ reached: set[str] = set()
 def test_random_play_reaches_every_phase() -> None:
     test_random_play_keeps_the_game_consistent()
     assert reached == {PLAY, DEAL, OVER}
+
+
+BUTTONS = ("up", "down", "ok", "green", "red")
+CARDS = tuple(kind.id for kind in GAME.catalog())
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(games, st.lists(st.tuples(st.sampled_from(BUTTONS + CARDS), st.booleans()), max_size=40))
+def test_every_button_and_tap_answer_is_an_action_the_rules_understand(game, inputs) -> None:
+    """Whatever is pressed or tapped, the control map never builds a malformed action: the
+    rules accept it or refuse it with a reason (a form answered with any of its choices too)."""
+    players, pig, lines = game
+    state = new(players=str(players), pig=pig, rounds="2")
+    for step, line in enumerate(lines[:80]):
+        with contextlib.suppress(Rejected):
+            state = GAME.apply(state, act(line)).state
+        for name, long in inputs[step % 7 :: 7][:2]:
+            event = (
+                Press(name, long)
+                if name in BUTTONS
+                else Tap("04AB", {"game": "deathtrap-dungeon", "card": name, "name": name})
+            )
+            for action in _actions(GAME.control(state, event)):
+                with contextlib.suppress(Rejected):
+                    GAME.apply(state, action)
+
+
+def _actions(reply) -> list[Action]:
+    """The action itself, or for a menu every form answered with its first and last choices."""
+    if isinstance(reply, Action):
+        return [reply]
+    if not isinstance(reply, Ask):
+        return []
+    out = []
+    for form in reply.forms:
+        for pick in (0, -1):
+            answers = {f.key: f.choices[pick] for f in form.fields}
+            out.append(Action(form.action, {**form.args, **answers}))
+    return out

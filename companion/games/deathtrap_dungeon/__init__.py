@@ -4,6 +4,7 @@ tapped as they are put down. ``GAME`` is what companion.games.registry loads."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,7 @@ SPECIAL_GROUP = "special"
 
 class DeathtrapGame:
     name = "deathtrap-dungeon"
-    title = "Deathtrap"
+    title = "Deathtrap Dungeon"
     options = opts.OPTIONS
 
     def __init__(self) -> None:
@@ -31,7 +32,10 @@ class DeathtrapGame:
     def attach(self, state_dir: Path) -> tuple[str, ...]:
         """Use the owner's pack in ``state_dir`` if there is one; a problem to show, if any."""
         self.pack, problem = packs.for_state_dir(state_dir)
-        return ("Pack file bad", "kept the last good", "see log") if problem else ()
+        if problem is None:
+            return ()
+        line = re.search(r"line \d+", problem)
+        return ("Pack file bad", line.group(0) if line else "see log", "kept the last good")
 
     def check_options(self, options: Mapping[str, str]) -> dict[str, Any]:
         return opts.check_options(options)
