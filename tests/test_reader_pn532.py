@@ -282,7 +282,7 @@ def test_a_chip_that_ignores_the_retries_still_shows_cards_come_and_go(
     fake, drv = stubborn
     assert drv.read_uids() == []
     fake.present(CARD)
-    assert read_until(drv, 2) == [CARD] * 2
+    assert read_until(drv, 2, timeout=3.0) == [CARD] * 2
     fake.remove()  # the next poll waits in the chip: the host times out and aborts it
     assert read_for(drv, 0.4) == []
     assert fake.waiting
@@ -294,7 +294,7 @@ def test_an_answer_that_crosses_an_abort_is_never_taken_for_a_later_poll(
 ) -> None:
     fake, drv = stubborn
     fake.present(CARD)
-    assert read_until(drv, 1) == [CARD]
+    assert read_until(drv, 1, timeout=3.0) == [CARD]
     fake.arrive_during_abort(OTHER)
     fake.remove()
     assert read_for(drv, 0.6) == []  # OTHER passed only as the poll was aborted
@@ -355,7 +355,7 @@ def test_resynchronises_after_garbage_on_the_line(chip: FakePn532, driver: Pn532
     # A start code with a valid length checksum would swallow the ACK and the answer behind
     # it: when nothing more comes, the driver gives up on it and finds them.
     chip.port.write(b"\x13\x37" + START + b"\x40\xc0\x01\x02")
-    assert read_until(driver, 1) == [CARD]
+    assert read_until(driver, 1, timeout=3.0) == [CARD]
 
 
 def test_a_damaged_answer_while_waiting_renews_the_wait(
@@ -368,7 +368,7 @@ def test_a_damaged_answer_while_waiting_renews_the_wait(
     assert read_for(driver, 0.3) == []
     assert _polls(chip) == 2  # the wait was aborted and sent again
     chip.present(CARD)
-    assert read_until(driver, 1) == [CARD]
+    assert read_until(driver, 1, timeout=3.0) == [CARD]
 
 
 def test_unplug_makes_read_raise_serial_exception(chip: FakePn532, driver: Pn532Driver) -> None:

@@ -352,11 +352,27 @@ def test_runner_with_a_pn532(harness: Harness) -> None:
         chip.close()
 
 
+def test_stopping_a_runner_aborts_the_pn532_wait_at_once(harness: Harness) -> None:
+    chip = FakePn532()
+    try:
+        runner = harness.runner(lambda: Pn532Driver(chip.path))  # the daemon's 1 s window
+        assert chip.wait_until(waiting=True, timeout=2.0)
+        started = time.monotonic()
+        assert runner.stop(timeout=2.0)
+        assert time.monotonic() - started < 0.5
+        assert chip.wait_until(waiting=False, timeout=1.0)  # the host's ACK aborted it
+        assert not any(s.startswith("reader lost") for s in harness.status.items)
+    finally:
+        chip.close()
+
+
 def test_rejects_an_empty_or_negative_backoff() -> None:
     with pytest.raises(ValueError, match="backoff"):
         ReaderRunner(lambda: Rdm6300Driver("x"), Recorder(), Recorder(), backoff=())
     with pytest.raises(ValueError, match="backoff"):
         ReaderRunner(lambda: Rdm6300Driver("x"), Recorder(), Recorder(), backoff=(1.0, -1.0))
+    with pytest.raises(ValueError, match="probe interval"):
+        ReaderRunner(lambda: Rdm6300Driver("x"), Recorder(), Recorder(), probe_interval=0)
 
 
 def test_stop_cancels_a_long_blocked_read_at_once(tmp_path) -> None:

@@ -52,6 +52,7 @@ COMMAND_TIMEOUT = 0.5
 POLL_TIMEOUT = 0.15
 POLL_INTERVAL = 0.1
 WAIT_WINDOW = 1.0  # how long one read_uids listens for the chip's answer with no card near
+RESYNC_QUIET = 0.1  # a frame's rest not come after this long: its length was garbage
 REARM_SECONDS = 30.0  # a wait this old is aborted and re-sent: a chip that reset answers nothing
 UID_LENGTHS = (4, 7, 10)
 
@@ -307,10 +308,17 @@ class Pn532Driver:
         ``read_timeout`` is how long one read may sleep waiting for a byte: short while a
         command is answered, long while the chip waits for a card.
         """
-        deadline = time.monotonic() + timeout
+        deadline = last_byte = time.monotonic()
+        deadline += timeout
         while time.monotonic() < deadline and not self._closing.is_set():
             data = self._read_chunk(read_timeout)
-            frames = self._parser.feed(data) if data else self._parser.resync()
+            if data:
+                last_byte = time.monotonic()
+                frames = self._parser.feed(data)
+            elif time.monotonic() - last_byte >= RESYNC_QUIET:
+                frames = self._parser.resync()
+            else:
+                continue
             for frame in frames:
                 if frame.kind != "data":
                     if frame.kind == "error":
