@@ -96,6 +96,9 @@ def test_the_same_script_gives_the_same_output() -> None:
         ("game cover-your-asps\ndo plank player=9\n", "line 2: player=9 is not a seat"),
         ("game cover-your-asps\ndo fly\n", "line 2: cover-your-asps has no action 'fly'"),
         ("game cover-your-asps\ndo next seat=1\n", "line 2: 'next' has no argument 'seat'"),
+        ("game cover-your-asps\ndo treasure player=1 points=x\n", "line 2: points='x'"),
+        ("game cover-your-asps\ndo treasure player=1\n", "line 2: 'treasure' needs points=N"),
+        ("game cover-your-asps\ndo planks player=1 n=-1\n", "line 2: n=-1 is outside"),
     ],
 )
 def test_malformed_lines_are_script_errors_naming_the_line(script: str, message: str) -> None:

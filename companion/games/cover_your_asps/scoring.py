@@ -17,40 +17,50 @@ Effects = tuple[Effect, ...]
 
 
 def apply(state: TableState, action: Action) -> tuple[TableState, Effects]:
+    number = seat_arg(action, "player", state.settings.players)
+    amount = _amount(action)  # a malformed entry is a script error even before the end
     if not state.over:
         raise Rejected("count points after the last treasure")
-    number = seat_arg(action, "player", state.settings.players)
     seat = state.seat(number)
     if action.name == "youngest":
         new = replace(state, youngest=number)
         return _settled(state, new, Log(f"{label(number)} is the youngest"))
     if action.name == "planks":
-        n = action.int_arg("n", 0, MOST)
+        n = amount
         most = tables().planks_per_set
         if n > most:
             raise Rejected(f"a set has {most} planks: at most {most} left over")
         new = _seat(state, number, replace(seat, planks=n))
         return _settled(state, new, Log(f"{label(number)}: {counted(n, 'plank')} left over"))
-    return _treasure(state, action, number, seat)
+    return _treasure(state, action, number, seat, amount)
 
 
-def _treasure(
-    state: TableState, action: Action, number: int, seat: Seat
-) -> tuple[TableState, Effects]:
+def _amount(action: Action) -> int:
+    """The number an entry gives: points (a sum), add (one card) or n (planks left)."""
+    if action.name == "planks":
+        return action.int_arg("n", 0, MOST)
+    if action.name != "treasure":
+        return 0
     given = [key for key in ("points", "add") if key in action.args]
     if len(given) != 1:
         raise BadAction("'treasure' needs points=N (the sum) or add=N (one card)")
+    return action.int_arg(given[0], 0, MOST)
+
+
+def _treasure(
+    state: TableState, action: Action, number: int, seat: Seat, amount: int
+) -> tuple[TableState, Effects]:
     low, high = tables().points
     who = label(number)
-    if given[0] == "points":
-        points = action.int_arg("points", 0, MOST)
+    if "points" in action.args:
+        points = amount
         lowest, highest = seat.treasures * low, seat.treasures * high
         if not lowest <= points <= highest:
             cards = counted(seat.treasures, "card")
             raise Rejected(f"{who}: {cards}, {lowest}..{highest} points")
         new = _seat(state, number, replace(seat, points=points, counted=()))
         return _settled(state, new, Log(f"{who}: {points} treasure points"))
-    value = action.int_arg("add", 0, MOST)
+    value = amount
     if not low <= value <= high:
         raise Rejected(f"a treasure card is worth {low}..{high} points")
     card = str(action.args.get("card", "")).strip()
