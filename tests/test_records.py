@@ -14,7 +14,7 @@ from test_screen_support import uncut
 from companion.core import records as records_module
 from companion.core.config import Config
 from companion.core.records import Records
-from companion.replay import run_script
+from companion.replay import Replay, run_script, script_lines
 from companion.sim.box import SimulatedBox
 from companion.ui import records as record_pages
 
@@ -96,14 +96,14 @@ SOLO_WIN = "game cover-your-asps players=1\ndice 3 5\npress green\npress ok\npre
 
 
 def _box(state_dir: Path, day: str) -> SimulatedBox:
-    return SimulatedBox(Config(), state_dir=state_dir, today=lambda: day)
+    """A started box (its reader runs until ``close``)."""
+    box = SimulatedBox(Config(), state_dir=state_dir, today=lambda: day)
+    box.app.start()
+    box.loop.drain()
+    return box
 
 
 def _play(box: SimulatedBox, text: str) -> None:
-    from companion.replay import Replay, script_lines
-
-    box.app.start()
-    box.loop.drain()
     replay = Replay(box)
     for _, words in script_lines(text):
         replay.directive(words)
@@ -122,8 +122,9 @@ def test_a_solo_win_is_kept_with_the_date_across_restarts_and_shown(tmp_path: Pa
     assert [(r["score"], r["date"], r["won"]) for r in saved["results"]] == [
         (1, "2026-11-20", True)
     ]
-    box = _box(tmp_path, "2026-11-21")  # a restart resumes the finished game: nothing new
+    box = _box(tmp_path, "2026-11-21")
     try:
+        assert len(box.app.records.results) == 1  # resuming the finished game adds nothing
         _play(box, "dice 1 1\n" + SOLO_WIN.replace("dice 3 5\n", "dice 2 2\npress green\n"))
         assert box.app.current()[0].lines[:2] == ("Won: 2 rolls", "Best: 1 roll (2.)")
         box.app.menu = None
