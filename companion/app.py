@@ -40,7 +40,7 @@ from companion.games.base import (
 from companion.hal.buttons import ButtonPins, PressLogic
 from companion.hal.lights import Led
 from companion.hal.sound import Sound as Buzzer
-from companion.ui import menus
+from companion.ui import menus, notice
 from companion.ui import records as record_pages
 from companion.ui.screen import OFF, RED, RGB, Lights, Screen
 
@@ -187,6 +187,7 @@ class App:
         self.session: Session | None = None
         self.menu: menus.Menu | None = None
         self.toast: tuple[Screen, Lights] | None = None  # a notice over the screen for a moment
+        self.toast_pages: tuple[Screen, ...] = ()  # the notice's pages still to come
         self.time_offset = 0.0
         self.runner: Any = None
         self.presence: Any = None
@@ -236,8 +237,8 @@ class App:
                 self.problems.append(("Saved game damaged", "set aside, see log"))
         if self.parts.reader is not None:
             self._start_reader()
-        if self.problems:
-            self._toast(self.problems[0])
+        if self.problems:  # every one of them, paged
+            self._toast(tuple(line for problem in self.problems for line in problem))
         self.refresh()
 
     def _start_reader(self) -> None:
@@ -341,7 +342,7 @@ class App:
 
     def _dismiss_toast(self) -> None:
         """Any input answers at once: an old notice must not cover the answer."""
-        self.toast = None
+        self.toast, self.toast_pages = None, ()
         self.loop.cancel("toast")
 
     def on_press(self, button: str, long: bool) -> None:
@@ -372,7 +373,7 @@ class App:
             return
         self.play("card_ok")
         session = self.session
-        name = card.name[:21]
+        name = card.name
         if session is not None and card.game == session.name:
             secret = getattr(session.rules, "secret_card", lambda card: None)
             name = secret(card.as_tap()) or name
@@ -488,7 +489,7 @@ class App:
         self.rejected = reason
         self.play("error")
         self.note(f"not allowed: {reason}")
-        self._toast(("Not allowed:", *_wrap(reason, 21, 2)), RED)
+        self._toast((reason,), RED, title="Not allowed")
 
     def effects(self, effects: Iterable[Effect]) -> None:
         for effect in effects:
@@ -589,8 +590,10 @@ class App:
         if last is None:
             self.reject("nothing to undo")
             return
-        what = _wrap(session.labels[last], 21, 2)
-        self.menu = menus.Confirm("Undo?", ("Take back:", *what), menus.Command("undo"))
+        what = notice.wrap(session.labels[last])
+        # A long step takes all three lines (the title asks already); the renderer shrinks it.
+        what = [*what[:2], " ".join(what[2:])] if len(what) > 2 else ["Take back:", *what]
+        self.menu = menus.Confirm("Undo?", tuple(what), menus.Command("undo"))
 
     def offer_enrol(self, uid: str) -> None:
         game = self.session.name if self.session else None
@@ -664,17 +667,24 @@ class App:
             self.note(f"enrolled {card.uid} as {card.name}")
             self.play("card_ok")
             if not self._play_card(card):  # the tap that asked for the enrolment counts
-                self._toast(("Enrolled:", card.name[:21]))
+                self._toast(("Enrolled:", card.name))
 
     # --- screen ----------------------------------------------------------------------------
 
-    def _toast(self, lines: tuple[str, ...], color: RGB = MENU_LIGHT) -> None:
-        title = self.session.rules.title if self.session else "Trap Companion"
-        self.toast = Screen(title, tuple(line for line in lines if line)[:3]), Lights(color)
+    def _toast(self, lines: tuple[str, ...], color: RGB = MENU_LIGHT, title: str = "") -> None:
+        """A notice for a moment, a page at a time: all its words, none cut."""
+        title = title or (self.session.rules.title if self.session else "Trap Companion")
+        first, *rest = notice.pages(title, [line for line in lines if line])
+        self.toast, self.toast_pages = (first, Lights(color)), tuple(rest)
         self.loop.call_later(TOAST_SECONDS, self._toast_over, "toast")
 
     def _toast_over(self) -> None:
-        self.toast = None
+        if self.toast is not None and self.toast_pages:
+            (page, *rest), lights = self.toast_pages, self.toast[1]
+            self.toast, self.toast_pages = (page, lights), tuple(rest)
+            self.loop.call_later(TOAST_SECONDS, self._toast_over, "toast")
+        else:
+            self.toast = None
         self.refresh()
 
     def current(self) -> tuple[Screen, Lights]:
@@ -701,16 +711,3 @@ class App:
         if reader.startswith(READER_DOWN):
             reader = f"{reader} (retrying)"
         return f"{game}; {self.display.status}; {reader}"
-
-
-def _wrap(text: str, width: int, lines: int) -> tuple[str, ...]:
-    words, out, line = text.split(), [], ""
-    for word in words:
-        if line and len(line) + 1 + len(word) > width:
-            out.append(line)
-            line = word
-        else:
-            line = f"{line} {word}".strip()
-    if line:
-        out.append(line)
-    return tuple(out[:lines])

@@ -127,8 +127,8 @@ def test_table_dice_are_named_by_the_game():
 
 def test_a_card_tap_clears_an_old_notice_at_once():
     out = run_script("game dice\ndo reroll\ntap 8EC793\n")
-    assert out[1]["screen"][1] == "Not allowed:"
-    assert "Not allowed:" not in out[2]["screen"]
+    assert out[1]["screen"][0] == "Not allowed"
+    assert "Not allowed" not in out[2]["screen"]
     assert out[2]["leds"]["led"] != [1.0, 0.0, 0.0]
 
 

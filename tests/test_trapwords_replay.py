@@ -216,7 +216,7 @@ def test_undo_during_and_between_turns() -> None:
     out = run("undo")
     # During a turn undo takes back what a person did (the wrong guess), with the timer
     # ticks after it; the confirmation names it, and the turn comes back paused.
-    assert out[8]["screen"][:3] == ["Undo?", "Take back:", "A: wrong guess, 4"]
+    assert out[8]["screen"][:3] == ["Undo?", "Take back:", "A: wrong guess, 4 left"]
     assert out[9]["sounds"] == ["undo"]
     assert out[9]["state"]["phase"] == "paused"
     assert out[9]["state"]["guesses_left"] == 5

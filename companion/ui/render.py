@@ -130,7 +130,7 @@ def render(screen: Screen, width: int = WIDTH, height: int = HEIGHT) -> Image.Im
 def _single(area: str, text: str, box: Box) -> Placed:
     """The title or the footer: one line centred in its band at the largest size that fits."""
     left, top, right, bottom = box
-    block = _block((text,), TITLE, right - left, bottom - top, spread=False)
+    block = _cut((text,), _block((text,), TITLE, right - left, bottom - top, spread=False))
     shown, size = block.lines[0], block.size
     line_top = top + (bottom - top - block.height) // 2
     if block.height > bottom - top:
@@ -217,8 +217,6 @@ def _block(
         while len(shown) > 1 and block_height(size, shown, 0) > max_height:
             shown.pop()
             shown[-1] = shown[-1].rstrip() + ELLIPSIS
-        if len(shown) < len(lines):
-            log.debug("%d of %d lines fit: %r", len(shown), len(lines), lines)
         cut = []
         for line in shown:
             indent = wide(line, size) - fonts.width(line, size, face)
@@ -233,6 +231,14 @@ def _block(
     return _Block(size, face, shown_lines, height, gap, aligned)
 
 
+def _cut(lines: Sequence[str], block: _Block) -> _Block:
+    """``block``, saying so when it lost words of ``lines``: a screen that does not fit is a
+    bug to fix (a shorter word, a notice's next page), never a silent cut."""
+    if block.lines != tuple(lines):
+        log.warning("screen text cut to fit: %r -> %r", tuple(lines), block.lines)
+    return block
+
+
 def _fit_big(text: str, max_width: int, max_height: int) -> tuple[int, str]:
     """The largest size at which ``text`` fits. Width and height grow with the size, so a
     binary search finds it in a handful of measurements."""
@@ -245,7 +251,9 @@ def _fit_big(text: str, max_width: int, max_height: int) -> tuple[int, str]:
         )
 
     if not fits(sizes[0]):
-        return sizes[0], fonts.ellipsize(text, sizes[0], max_width, BIG.face)
+        shown = fonts.ellipsize(text, sizes[0], max_width, BIG.face)
+        log.warning("screen text cut to fit: %r -> %r", text, shown)
+        return sizes[0], shown
     low, high = 0, len(sizes) - 1
     while low < high:
         mid = (low + high + 1) // 2
@@ -320,12 +328,14 @@ def _middle(screen: Screen, box: Box) -> tuple[list[Placed], Box | None]:
     if big is None:
         if not lines:
             return [], None
-        block = _block(lines, MEDIUM, right - left, room, spread=True)
+        block = _cut(lines, _block(lines, MEDIUM, right - left, room, spread=True))
         return block.place(box, top + (room - block.height) // 2), None
     under = None
     big_room = room
     if lines:
-        under = _block(lines, SMALL, right - left, room - BIG_MIN_HEIGHT - BIG_GAP, False)
+        under = _cut(
+            lines, _block(lines, SMALL, right - left, room - BIG_MIN_HEIGHT - BIG_GAP, False)
+        )
         big_room = room - under.height - BIG_GAP
     size, shown = _fit_big(big, right - left - 2 * MARGIN, big_room)
     big_height = fonts.height(shown, size, BIG.face, DIGIT_REFERENCE)
