@@ -363,6 +363,10 @@ class App:
     def on_tap(self, uid: str) -> None:
         self._dismiss_toast()
         card = self.registry.lookup(uid)
+        if isinstance(self.menu, menus.EnrolRun):
+            self._copy_tapped(self.menu, uid, card)
+            self.refresh()
+            return
         if card is None:
             self.note(f"card {uid}: unknown")
             self.play("card_unknown")
@@ -582,6 +586,9 @@ class App:
         if hasattr(self.session.rules, "result"):
             items.append("Records")
             keys.append("records")
+        if tuple(self.session.rules.catalog()):
+            items.append("Enrol copies")
+            keys.append("enrol_run")
         self.menu = menus.ListMenu(self.session.rules.title, items, keys, "session")
 
     def ask_undo(self) -> None:
@@ -594,6 +601,34 @@ class App:
         # A long step takes all three lines (the title asks already); the renderer shrinks it.
         what = [*what[:2], " ".join(what[2:])] if len(what) > 2 else ["Take back:", *what]
         self.menu = menus.Confirm("Undo?", tuple(what), menus.Command("undo"))
+
+    def _copy_tapped(self, run: menus.EnrolRun, uid: str, card: Card | None) -> None:
+        """A tap during an enrolment run: a new tag is enrolled and counted; a tag that is
+        already something else is named and waits for a yes."""
+        run.asking = None
+        if uid in run.seen:
+            run.said = f"again {uid}"
+            self.play("card_ok")
+        elif card is None:
+            self._enrol_copy(run, uid)
+        elif (card.game, card.card, card.fields) == (run.game, run.kind.id, run.values):
+            run.seen.add(uid)
+            run.count += 1
+            run.said = f"already {uid}"
+            self.play("card_ok")
+        else:
+            self.note(f"card {uid}: {card.name}, asking before making it {run.kind.name}")
+            run.asking = (uid, card.name)
+            self.play("card_unknown")
+
+    def _enrol_copy(self, run: menus.EnrolRun, uid: str) -> None:
+        card = Card(uid, run.game, run.kind.id, run.kind.name, dict(run.values))
+        self.registry.enrol(card)
+        run.seen.add(uid)
+        run.count += 1
+        run.said = f"added {uid}"
+        self.note(f"enrolled {uid} as {run.kind.name} ({run.count} in this run)")
+        self.play("card_ok")
 
     def offer_enrol(self, uid: str) -> None:
         game = self.session.name if self.session else None
@@ -616,8 +651,14 @@ class App:
         if kind == "stay":
             return
         left_session_menu = getattr(self.menu, "on_pick", None) == "session"
+        # An enrolment run is opened from the session menu: leaving it goes back to play.
+        left_run = isinstance(self.menu, menus.EnrolRun) or (
+            isinstance(self.menu, menus.Enrol) and not self.menu.uid
+        )
         self.menu = None
-        if left_session_menu and (kind == "close" or data.get("key") in ("resume", "dice")):
+        if (left_session_menu and (kind == "close" or data.get("key") in ("resume", "dice"))) or (
+            left_run and kind == "close"
+        ):
             self._game_hook("resume_action")
         if kind == "close":
             if self.session is None:
@@ -647,6 +688,9 @@ class App:
                 session = self.session
                 book = record_pages.pages(session.rules.title, self.records, session.name)
                 self.menu = menus.PageMenu(book)
+            elif key == "enrol_run":
+                kinds = tuple(self.session.rules.catalog())
+                self.menu = menus.Enrol("", self.session.name, kinds)
             elif key == "dice":
                 self.table_dice = not self.table_dice
                 where = "the table's dice" if self.table_dice else "the box"
@@ -661,6 +705,12 @@ class App:
         elif kind == "enrol":
             kinds = tuple(games.get(data["game"]).catalog())
             self.menu = menus.Enrol(data["uid"], data["game"], kinds)
+        elif kind == "enrol_run":
+            self.menu = data["run"]
+            self.note(f"enrolling copies of {data['run'].kind.name}")
+        elif kind == "enrol_copy":
+            self.menu = data["run"]
+            self._enrol_copy(data["run"], data["uid"])
         elif kind == "enrol_done":
             card = Card(data["uid"], data["game"], data["card"], data["name"], data["fields"])
             self.registry.enrol(card)

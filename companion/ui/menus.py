@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from companion.games.base import Action, Ask, CardKind, DieLabel, Field, Form, Option, Pages
+from companion.ui.notice import wrap
 from companion.ui.screen import Screen
 
 VISIBLE = 3  # menu rows that fit between the title and the footer
@@ -22,6 +23,26 @@ class Command:
 
 STAY = Command("stay")
 CLOSE = Command("close")
+
+# The footer convention of every menu (README, "Menus"): the buttons that matter now, in this
+# order and with these words. Green does what ok does unless "G" is named; red always does what
+# back does; back always leaves (its entry may give way when two others need the room).
+FOOTER_WORDS = {
+    "^v": ("change", "page"),  # a value or a die face; the pages of a board
+    "ok": ("pick", "change", "next", "done", "yes", "mark"),
+    "G": ("start", "done"),
+    "back": ("out", "no"),
+}
+
+
+def footer(*, updown: str = "", ok: str = "", green: str = "", back: str = "") -> str:
+    """A menu's footer in the one convention (FOOTER_WORDS)."""
+    parts = [("^v", updown), ("ok", ok), ("G", green), ("back", back)]
+    return "  ".join(f"{button} {verb}" for button, verb in parts if verb)
+
+
+PICK = footer(ok="pick", back="out")
+ASK = footer(ok="yes", back="no")
 
 
 def _window(items: list[str], cursor: int) -> tuple[str, ...]:
@@ -41,7 +62,7 @@ class ListMenu:
     keys: list[str]
     on_pick: str
     cursor: int = 0
-    footer: str = "ok pick  back out"
+    footer: str = PICK
 
     def screen(self) -> Screen:
         return Screen(self.title, _window(self.items, self.cursor), footer=self.footer)
@@ -81,9 +102,15 @@ class OptionsMenu:
     def screen(self) -> Screen:
         if self.editing:
             option = self.options[self.cursor]
-            return Screen(option.label, big=self.values[option.name], footer="^v change  ok done")
+            return Screen(
+                option.label,
+                big=self.values[option.name],
+                footer=footer(updown="change", ok="done"),
+            )
         rows = [f"{o.label}: {self.values[o.name]}" for o in self.options] or ["no options"]
-        return Screen(self.title, _window(rows, self.cursor), footer="G start  ok change")
+        return Screen(
+            self.title, _window(rows, self.cursor), footer=footer(ok="change", green="start")
+        )
 
     @staticmethod
     def _numeric(option: Option) -> bool:
@@ -133,7 +160,7 @@ class Confirm:
     on_yes: Command
 
     def screen(self) -> Screen:
-        return Screen(self.title, self.question, footer="G yes  R no")
+        return Screen(self.title, self.question, footer=ASK)
 
     def press(self, button: str, long: bool) -> Command:
         if button in ("green", "ok"):
@@ -145,7 +172,11 @@ class Confirm:
 
 @dataclass
 class Enrol:
-    """Teach the box a card: pick its kind from the catalog, then any values it carries."""
+    """Teach the box a card: pick its kind from the catalog, then any values it carries.
+
+    Without a ``uid`` it starts a run (EnrolRun): the kind and values picked once, for every
+    copy tapped after.
+    """
 
     uid: str
     game: str
@@ -158,20 +189,20 @@ class Enrol:
     def screen(self) -> Screen:
         if self.kind is None:
             items = [k.name for k in self.kinds]
-            return Screen(
-                f"Enrol {self.uid}", _window(items, self.cursor), footer="ok pick  back out"
-            )
+            title = f"Enrol {self.uid}" if self.uid else "Enrol copies of"
+            return Screen(title, _window(items, self.cursor), footer=PICK)
         name = self.kind.fields[self.field_index]
         low, high = self.kind.field_range(self.field_index)
         shown = self.values.get(name, self.kind.field_start(self.field_index))
+        last = self.field_index == len(self.kind.fields) - 1
         return Screen(
-            self.kind.name[:21],
+            self.kind.name,
             (f"{name} ({low}-{high}):", f"  {shown}"),
-            footer="^v change  ok next",
+            footer=footer(updown="change", ok="done" if last else "next"),
         )
 
     def press(self, button: str, long: bool) -> Command:
-        if button == "back" or (button == "red" and self.kind is None):
+        if button in ("back", "red"):
             return CLOSE
         if self.kind is None:
             if button in ("up", "down"):
@@ -197,6 +228,8 @@ class Enrol:
 
     def _done(self) -> Command:
         assert self.kind is not None
+        if not self.uid:
+            return Command("enrol_run", {"run": EnrolRun(self.game, self.kind, dict(self.values))})
         return Command(
             "enrol_done",
             {
@@ -207,6 +240,50 @@ class Enrol:
                 "fields": dict(self.values),
             },
         )
+
+
+@dataclass
+class EnrolRun:
+    """A run of copies of one card: each tag tapped while it is open becomes this kind with
+    these values. The app enrols and counts them; a tag that is already something else is
+    named and changed only after a yes; one that already is this card is just counted."""
+
+    game: str
+    kind: CardKind
+    values: dict[str, int]
+    count: int = 0  # tags enrolled as this card in this run
+    seen: set[str] = field(default_factory=set)  # their UIDs: a second tap counts once
+    said: str = ""  # what the last tap did
+    asking: tuple[str, str] | None = None  # (uid, what it is now) waiting for a yes
+
+    def values_text(self) -> str:
+        return ", ".join(f"{name} {value}" for name, value in self.values.items())
+
+    def screen(self) -> Screen:
+        if self.asking is not None:
+            uid, now = self.asking
+            lines = [*wrap(f"is {now}."), *wrap(f"Make it {self.kind.name}?")]
+            if len(lines) > VISIBLE:
+                lines = [f"is {now}", f"-> {self.kind.name}?"]
+            return Screen(f"Card {uid}", tuple(lines), footer=ASK)
+        copies = "1 copy" if self.count == 1 else f"{self.count} copies"
+        lines = (self.values_text(), f"{copies} enrolled", self.said or "tap each copy")
+        shown = tuple(line for line in lines if line)
+        return Screen(self.kind.name, shown, footer=footer(back="out"))
+
+    def press(self, button: str, long: bool) -> Command:
+        if self.asking is not None:
+            uid = self.asking[0]
+            if button in ("ok", "green"):
+                self.asking = None
+                return Command("enrol_copy", {"uid": uid, "run": self})
+            if button in ("back", "red"):
+                self.asking = None
+                self.said = f"kept {uid}"
+            return STAY
+        if button in ("back", "red"):
+            return CLOSE
+        return STAY
 
 
 @dataclass
@@ -229,11 +306,17 @@ class DiceEntry:
             line = f"die {n + 1} of {len(self.faces)}"
         else:
             line = f"a d{self.faces[n]}"
-        return Screen(title, (line,), big=str(self.current), footer="^v set  ok take")
+        last = n == len(self.faces) - 1
+        return Screen(
+            title,
+            (line,),
+            big=str(self.current),
+            footer=footer(updown="change", ok="done" if last else "next"),
+        )
 
     def press(self, button: str, long: bool) -> Command:
         faces = self.faces[len(self.values)]
-        if button == "back":
+        if button in ("back", "red"):
             return CLOSE
         if button in ("up", "down"):
             step = 1 if button == "up" else -1
@@ -275,13 +358,14 @@ class FormMenu:
     def screen(self) -> Screen:
         if self.form is None:
             labels = [f.label for f in self.ask.forms]
-            return Screen(self.ask.title, _window(labels, self.cursor), footer="ok pick  back out")
+            return Screen(self.ask.title, _window(labels, self.cursor), footer=PICK)
         question = self._field()
         items = [question.shown(i) for i in range(len(question.choices))]
         if question.many:
             items = [("*" if i in self.marked else "-") + " " + t for i, t in enumerate(items)]
-            return Screen(question.label, _window(items, self.cursor), footer="ok mark  G done")
-        return Screen(question.label, _window(items, self.cursor), footer="ok pick  back out")
+            marks = footer(ok="mark", green="done")
+            return Screen(question.label, _window(items, self.cursor), footer=marks)
+        return Screen(question.label, _window(items, self.cursor), footer=PICK)
 
     def press(self, button: str, long: bool) -> Command:
         if button in ("back", "red"):
@@ -354,8 +438,9 @@ class PageMenu:
     def screen(self) -> Screen:
         page = self.pages.screens[self.index]
         n = len(self.pages.screens)
-        footer = f"^v page {self.index + 1}/{n}  ok out" if n > 1 else "ok out"
-        return Screen(page.title, page.lines, page.big, footer, page.inverted, page.picture)
+        turn = f"page {self.index + 1}/{n}" if n > 1 else ""
+        shown = footer(updown=turn, back="out")
+        return Screen(page.title, page.lines, page.big, shown, page.inverted, page.picture)
 
     def press(self, button: str, long: bool) -> Command:
         if button in ("up", "down") and len(self.pages.screens) > 1:
@@ -365,4 +450,4 @@ class PageMenu:
         return CLOSE
 
 
-Menu = ListMenu | OptionsMenu | Confirm | Enrol | DiceEntry | FormMenu | PageMenu
+Menu = ListMenu | OptionsMenu | Confirm | Enrol | EnrolRun | DiceEntry | FormMenu | PageMenu

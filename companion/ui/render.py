@@ -328,7 +328,10 @@ def _middle(screen: Screen, box: Box) -> tuple[list[Placed], Box | None]:
     if big is None:
         if not lines:
             return [], None
-        block = _cut(lines, _block(lines, MEDIUM, right - left, room, spread=True))
+        block = _block(lines, MEDIUM, right - left, room, spread=True)
+        if block.lines != tuple(lines):  # the lighter face before any word is lost
+            block = _block(lines, SMALL, right - left, room, spread=True)
+        block = _cut(lines, block)
         return block.place(box, top + (room - block.height) // 2), None
     under = None
     big_room = room
