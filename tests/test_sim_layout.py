@@ -93,3 +93,12 @@ def test_the_short_help_keeps_every_key():
 )
 def test_no_size_makes_a_line_wrap(width, height, display):
     _fits(_lines(width, height, display), width, height)
+
+
+def test_the_words_drawing_keeps_a_menus_rows_on_one_left_edge():
+    from companion.ui.menus import ListMenu
+
+    menu = ListMenu("Choose a game", ["Dice", "Trap Attack"], ["dice", "trap-attack"], "pick")
+    lines = compose(40, 12, PANEL, None, menu.screen(), "text")
+    rows = [line for line in lines if "Dice" in line or "Trap Attack" in line]
+    assert rows[0].index("> Dice") == rows[1].index("  Trap Attack")

@@ -95,14 +95,26 @@ def drawing_size(display: str) -> tuple[int, int]:
 def _oled_rows(display: str, image: Image.Image | None, screen: Screen | None) -> list[str]:
     inner_w, inner_h = DRAWINGS[display]
     if display == "text":
-        lines = screen.text_lines() if screen is not None else []
-        rows = [fit(line, inner_w).center(inner_w) for line in lines[:inner_h]]
+        rows = [fit(line, inner_w).center(inner_w) for line in _words(screen)[:inner_h]]
     elif image is None:
         rows = []
     else:
         rows = halfblocks(image) if display == "blocks" else braille(image)
     rows = rows[:inner_h] + [" " * inner_w] * (inner_h - len(rows))
     return [row + " " * (inner_w - visible_width(row)) for row in rows]
+
+
+def _words(screen: Screen | None) -> list[str]:
+    """The screen's text top to bottom; a menu's rows (indented) keep one left edge."""
+    if screen is None:
+        return []
+    middle = list(screen.lines)
+    if any(line[:1].isspace() for line in middle):
+        widest = max(len(line) for line in middle)
+        middle = [line.ljust(widest) for line in middle]
+    big = [screen.big] if screen.big is not None else []
+    footer = [screen.footer] if screen.footer else []
+    return [screen.title, *big, *middle, *footer]
 
 
 def _beside(panel: Panel) -> list[list[str]]:
