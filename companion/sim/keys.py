@@ -31,6 +31,7 @@ KEYS: dict[str, tuple[str, bool]] = {
     "R": ("red", True),
 }
 
+GAP = 0.02  # seconds between two simulated presses, longer than the debounce window
 FINGER_INTERVAL = 1 / 8  # seconds: the fastest a person presses a real button again
 MAX_AHEAD = 0.3  # seconds of presses allowed to wait: a press or two typed ahead, no more
 
@@ -53,7 +54,7 @@ class Pacer:
             self.dropped += 1
             return None
         start = max(now, self.free_at)
-        self.free_at = start + max(seconds + 0.02, FINGER_INTERVAL)
+        self.free_at = start + max(seconds + GAP, FINGER_INTERVAL)
         return start
 
 

@@ -28,7 +28,7 @@ from companion.core.clock import RealClock
 from companion.core.config import Config
 from companion.core.events import Call, Stop
 from companion.sim.box import SimulatedBox
-from companion.sim.keys import KEYS, Pacer, split_keys
+from companion.sim.keys import GAP, KEYS, Pacer, split_keys
 from companion.sim.layout import Panel, compose, joined
 
 log = logging.getLogger(__name__)
@@ -76,6 +76,7 @@ class TerminalSim:
         self.lock = threading.Lock()
         self.state = SimState()
         self.pacer = Pacer()
+        self.released_at = 0.0  # loop thread: when the button pressed last is up again
         self.frame: Any = None
         self.failure: BaseException | None = None
         self.box = SimulatedBox(config, clock=RealClock(), on_frame=self._on_frame, demo_cards=True)
@@ -150,7 +151,14 @@ class TerminalSim:
             return
 
         def down() -> None:
+            # On the loop thread: a late timer (a busy machine) must still never press a
+            # button that is not yet released, or the second press would be lost.
+            now = self.box.clock.now()
+            if now < self.released_at:
+                loop.call_at(self.released_at, down)
+                return
             pin.drive_low()
+            self.released_at = now + seconds + GAP
             loop.call_later(seconds, pin.drive_high)
 
         loop.post(Call(lambda: loop.call_at(start, down)))
