@@ -63,7 +63,12 @@ MOVES: dict[str, list[str]] = {  # a game's own lines, beyond the buttons and it
         "do pass",
         "do killing_machine player=1",
     ],
-    "hostage-trap": ["do draw target=2", "do next"],
+    "hostage-trap": [
+        "game hostage-trap players=3 turn_seconds=20",  # a turn timer to cut while it runs
+        "do draw target=2",
+        "do trap turns=1",
+        "wait 25",
+    ],
     "cover-your-asps": ["do plank", "do enter", "do built", "do entered", "do vault", "do next"],
 }
 
