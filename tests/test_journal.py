@@ -107,6 +107,38 @@ def test_a_big_journal_moves_to_history_when_a_new_game_starts(tmp_path, monkeyp
     assert [a.rolls for a in record.actions] == [(2,)]
 
 
+def test_a_history_that_cannot_be_a_folder_keeps_the_games_in_the_journal(tmp_path, monkeypatch):
+    from companion.core import journal as journal_module
+
+    monkeypatch.setattr(journal_module, "ROTATE_BYTES", 500)
+    (tmp_path / "history").write_text("not a folder")
+    j = _journal(tmp_path)
+    j.new_game("dice", {}, (), 0.0)
+    for i in range(20):
+        j.action(Action("roll", rolls=(i % 6 + 1,), at=float(i)))
+    j.new_game("dice", {"die": "d4"}, (), 30.0)
+    j.action(Action("roll", rolls=(2,), at=31.0))
+    j.close()
+    entries = read_entries(tmp_path / "journal.jsonl")[0]
+    assert len(entries) == 23  # both games, nothing lost
+    assert [e["seq"] for e in entries] == list(range(1, 24))
+    record = Journal(tmp_path / "journal.jsonl").open()
+    assert record.options == {"die": "d4"}
+    assert [a.rolls for a in record.actions] == [(2,)]
+
+
+def test_a_next_file_that_is_a_folder_is_set_aside_and_the_game_resumes(tmp_path):
+    j = _journal(tmp_path)
+    j.new_game("dice", {}, (), 0.0)
+    j.action(Action("roll", rolls=(3,), at=1.0))
+    j.close()
+    (tmp_path / "journal.jsonl.next").mkdir()
+    record = Journal(tmp_path / "journal.jsonl").open()
+    assert [a.rolls for a in record.actions] == [(3,)]
+    assert not (tmp_path / "journal.jsonl.next").exists()
+    assert list(tmp_path.glob("journal.jsonl.next.unreadable-*"))
+
+
 def test_undo_takes_back_the_last_persons_action_with_the_ticks_after_it(tmp_path):
     j = _journal(tmp_path)
     j.new_game("trapwords", {}, (), 0.0)

@@ -287,6 +287,10 @@ class Journal:
         happened (its next file may be partial); without it, the next file is complete."""
         if not self._next.exists():
             return
+        if not self._next.is_file():
+            target = durable.set_aside(self._next)
+            log.warning("journal %s: %s was no file; moved to %s", self.path, self._next, target)
+            return
         if self.path.exists():
             self._next.unlink()
         else:
@@ -351,9 +355,19 @@ class Journal:
     ) -> None:
         entry = _game_entry(game, options, rolls, at)
         if self._fd is not None and os.fstat(self._fd).st_size > ROTATE_BYTES:
-            self.rotate(self._line(entry))
-        else:
-            self.append(entry)
+            seq = self._seq
+            try:
+                self.rotate(self._line(entry))
+                return
+            except OSError as err:
+                # A history/ that cannot be one only costs a longer journal: never the game.
+                log.warning(
+                    "journal %s: finished games stay here, not in history/: %s", self.path, err
+                )
+                self._seq = seq
+                if self._fd is None:
+                    self._fd = durable.open_append(self.path)
+        self.append(entry)
 
     def action(self, action: Action, auto: bool = False, nav: bool = False) -> None:
         self.append(_step_entry(Step(action, auto, nav)))
