@@ -88,7 +88,9 @@ def test_append_fsyncs_every_entry(tmp_path, monkeypatch):
     assert len(synced) - before == 2
 
 
-def test_a_big_journal_moves_to_history_when_a_new_game_starts(tmp_path, monkeypatch):
+def _two_games_past_the_history_size(tmp_path, monkeypatch) -> None:
+    """A game of 20 rolls that takes the journal past the size that moves it to history/,
+    then a new game of one roll."""
     from companion.core import journal as journal_module
 
     monkeypatch.setattr(journal_module, "ROTATE_BYTES", 500)
@@ -99,6 +101,10 @@ def test_a_big_journal_moves_to_history_when_a_new_game_starts(tmp_path, monkeyp
     j.new_game("dice", {"die": "d4"}, (), 30.0)
     j.action(Action("roll", rolls=(2,), at=31.0))
     j.close()
+
+
+def test_a_big_journal_moves_to_history_when_a_new_game_starts(tmp_path, monkeypatch):
+    _two_games_past_the_history_size(tmp_path, monkeypatch)
     archived = list((tmp_path / "history").glob("journal-*.jsonl"))
     assert len(archived) == 1
     assert len(read_entries(archived[0])[0]) == 21
@@ -108,17 +114,8 @@ def test_a_big_journal_moves_to_history_when_a_new_game_starts(tmp_path, monkeyp
 
 
 def test_a_history_that_cannot_be_a_folder_keeps_the_games_in_the_journal(tmp_path, monkeypatch):
-    from companion.core import journal as journal_module
-
-    monkeypatch.setattr(journal_module, "ROTATE_BYTES", 500)
     (tmp_path / "history").write_text("not a folder")
-    j = _journal(tmp_path)
-    j.new_game("dice", {}, (), 0.0)
-    for i in range(20):
-        j.action(Action("roll", rolls=(i % 6 + 1,), at=float(i)))
-    j.new_game("dice", {"die": "d4"}, (), 30.0)
-    j.action(Action("roll", rolls=(2,), at=31.0))
-    j.close()
+    _two_games_past_the_history_size(tmp_path, monkeypatch)
     entries = read_entries(tmp_path / "journal.jsonl")[0]
     assert len(entries) == 23  # both games, nothing lost
     assert [e["seq"] for e in entries] == list(range(1, 24))
