@@ -5,53 +5,35 @@ allows) and the count at the end; or, for one player, the solo mode's rolls and 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
-from companion.games.base import Action, CardKind, DieLabel, Input, Outcome, Reply
+from companion.games.base import Action, CardKind, DieLabel
 from companion.games.cover_your_asps import control as control_map
 from companion.games.cover_your_asps import options as opts
 from companion.games.cover_your_asps import public as contract
 from companion.games.cover_your_asps import rules, view
 from companion.games.cover_your_asps.state import State
 from companion.games.cover_your_asps.tables import tables
-from companion.ui.screen import Lights, Screen
+from companion.games.modular import ModularGame
 
 TWO_DICE = (DieLabel("Die 1"), DieLabel("Die 2"))
 MOVE_DIE = (DieLabel("Move die"),)
 
 
-class CoverYourAsps:
+class CoverYourAsps(ModularGame):
     name = rules.GAME
     title = "Cover Your Asps"
     options = opts.OPTIONS
-
-    def check_options(self, options: Mapping[str, str]) -> dict[str, Any]:
-        return opts.check_options(options)
-
-    def setup_dice(self, options: Mapping[str, Any]) -> tuple[int, ...]:
-        return ()
-
-    def initial(self, options: Mapping[str, Any], rolls: tuple[int, ...]) -> Outcome:
-        return rules.initial(options)
+    rules = rules
+    contract = contract
+    screens = view
+    controls = control_map
 
     def dice_for(self, state: State, action: Action) -> tuple[int, ...]:
         return rules.dice_for(state, action)
 
     def dice_labels(self, state: State, action: Action) -> tuple[DieLabel, ...]:
         return MOVE_DIE if action.name == "move" else TWO_DICE
-
-    def apply(self, state: State, action: Action) -> Outcome:
-        return rules.apply(state, action)
-
-    def public(self, state: State) -> dict[str, Any]:
-        return contract.public(state)
-
-    def view(self, state: State) -> tuple[Screen, Lights]:
-        return view.view(state)
-
-    def control(self, state: State, event: Input) -> Reply:
-        return control_map.control(state, event)
 
     def restore(self, state: State) -> State:
         return state  # no timer: the game stands still between presses

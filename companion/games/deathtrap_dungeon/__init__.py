@@ -5,26 +5,27 @@ tapped as they are put down. ``GAME`` is what companion.games.registry loads."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
-from companion.games.base import Action, CardKind, Input, Outcome, Reply
+from companion.games.base import CardKind, Input, Reply
 from companion.games.deathtrap_dungeon import control as control_map
 from companion.games.deathtrap_dungeon import options as opts
 from companion.games.deathtrap_dungeon import pack as packs
 from companion.games.deathtrap_dungeon import public as contract
 from companion.games.deathtrap_dungeon import rules, view
 from companion.games.deathtrap_dungeon.state import DeathtrapState
+from companion.games.modular import ModularGame
 from companion.ui.screen import Lights, Screen
 
 SPECIAL_GROUP = "special"
 
 
-class DeathtrapGame:
+class DeathtrapGame(ModularGame):
     name = "deathtrap-dungeon"
     title = "Deathtrap Dungeon"
     options = opts.OPTIONS
+    rules = rules
+    contract = contract
 
     def __init__(self) -> None:
         self.pack = packs.shipped()
@@ -37,33 +38,11 @@ class DeathtrapGame:
         line = re.search(r"line \d+", problem)
         return ("Pack file bad", line.group(0) if line else "see log", "kept the last good")
 
-    def check_options(self, options: Mapping[str, str]) -> dict[str, Any]:
-        return opts.check_options(options)
-
-    def setup_dice(self, options: Mapping[str, Any]) -> tuple[int, ...]:
-        return ()
-
-    def initial(self, options: Mapping[str, Any], rolls: tuple[int, ...]) -> Outcome:
-        return rules.initial(options)
-
-    def dice_for(self, state: DeathtrapState, action: Action) -> tuple[int, ...]:
-        rules.check_name(action)
-        return ()
-
-    def apply(self, state: DeathtrapState, action: Action) -> Outcome:
-        return rules.apply(state, action)
-
-    def public(self, state: DeathtrapState) -> dict[str, Any]:
-        return contract.public(state)
-
     def view(self, state: DeathtrapState) -> tuple[Screen, Lights]:
         return view.view(state, self.pack)
 
     def control(self, state: DeathtrapState, event: Input) -> Reply:
         return control_map.control(state, event, self.pack)
-
-    def restore(self, state: DeathtrapState) -> DeathtrapState:
-        return rules.restore(state)
 
     def catalog(self) -> tuple[CardKind, ...]:
         """A kind per set (its value asked at enrolment where the rulebook gives none, starting

@@ -8,14 +8,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from companion.games import options as opts
-from companion.games.base import Action, CardKind, Input, Option, Outcome, Reply
+from companion.games.base import Action, CardKind, Option
 from companion.games.hostage_trap import control as control_map
+from companion.games.hostage_trap import public as contract
 from companion.games.hostage_trap import rules, view
 from companion.games.hostage_trap.control import HOSTAGE_PREFIX, TRAP_KINDS
 from companion.games.hostage_trap.data import tables
-from companion.games.hostage_trap.public import public
 from companion.games.hostage_trap.state import HostageState
-from companion.ui.screen import Lights, Screen
+from companion.games.modular import ModularGame
 
 OPTIONS: tuple[Option, ...] = (
     Option("players", "Players", "4", choices=opts.numbers(3, 7)),
@@ -31,38 +31,14 @@ OPTIONS: tuple[Option, ...] = (
 )
 
 
-class HostageTrapGame:
+class HostageTrapGame(ModularGame):
     name = "hostage-trap"
     title = "Hostage Trap!"
     options = OPTIONS
-
-    def check_options(self, options: Mapping[str, str]) -> dict[str, Any]:
-        return opts.parse(self.name, OPTIONS, options)
-
-    def setup_dice(self, options: Mapping[str, Any]) -> tuple[int, ...]:
-        return ()
-
-    def initial(self, options: Mapping[str, Any], rolls: tuple[int, ...]) -> Outcome:
-        return rules.initial(options)
-
-    def dice_for(self, state: HostageState, action: Action) -> tuple[int, ...]:
-        rules.check_name(action)
-        return ()
-
-    def apply(self, state: HostageState, action: Action) -> Outcome:
-        return rules.apply(state, action)
-
-    def public(self, state: HostageState) -> dict[str, Any]:
-        return public(state)
-
-    def view(self, state: HostageState) -> tuple[Screen, Lights]:
-        return view.view(state)
-
-    def control(self, state: HostageState, event: Input) -> Reply:
-        return control_map.control(state, event)
-
-    def restore(self, state: HostageState) -> HostageState:
-        return rules.restore(state)
+    rules = rules
+    contract = contract
+    screens = view
+    controls = control_map
 
     def pause_action(self, state: HostageState) -> Action | None:
         """The box's menu opens: a running turn timer stops while it is open."""
