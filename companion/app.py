@@ -116,12 +116,21 @@ class Session:
         self.steps, self.labels = [], []
         for step in steps:
             if step.action is None:
-                self.state = self.rules.restore(self.state)
+                self.state = restored(self.rules, self.state, step.at)
                 self.add(step)
             else:
                 outcome = self.rules.apply(self.state, step.action)
                 self.state = outcome.state
                 self.add(step, outcome.effects)
+
+
+def restored(rules: Any, state: Any, at: float | None) -> Any:
+    """The game's state once play stopped (a power cut: ``at`` None; an undo: the moment of the
+    action taken back), by the game's ``restore_at`` where it has one."""
+    exact = getattr(rules, "restore_at", None)
+    if at is None or exact is None:
+        return rules.restore(state)
+    return exact(state, at)
 
 
 @dataclass
@@ -273,28 +282,37 @@ class App:
         self._restore()
         self.keep_result(announce=False)  # a cut between the journal and the records
         actions = record.actions
-        last_at = actions[-1].at if actions else record.started_at
+        # Game time goes on from the last moment the journal holds (a clean stop's restore).
+        moments = [s.action.at if s.action else s.at for s in record.steps]
+        last_at = max([record.started_at, *(at for at in moments if at is not None)])
         self.time_offset = max(0.0, last_at - self.clock.now())
         log.info("resumed %s after %d actions", record.game, len(actions))
 
-    def _restore(self) -> None:
-        """Pause what a power cut or an undo interrupted, and say so in the journal, so that
-        folding the journal later gives this very state (not the unpaused one)."""
+    def _restore(self, at: float | None = None) -> None:
+        """Pause what a power cut or an undo (at ``at``) interrupted, and say so in the journal,
+        so that folding the journal later gives this very state (not the unpaused one)."""
         session = self.session
-        restored = session.rules.restore(session.state)
-        if restored != session.state:
-            self.journal.restore()
-            session.state = restored
-            session.add(Step(None))
+        state = restored(session.rules, session.state, at)
+        if state != session.state:
+            self.journal.restore(at)
+            session.state = state
+            session.add(Step(None, at=at))
 
     def workers_alive(self) -> bool:
         reader_ok = self.runner is None or self.runner.alive
         return reader_ok and self.pins.alive()
 
     def shutdown(self) -> None:
-        """Stop cleanly: journal closed, LED off, a 'stopped' screen."""
+        """Stop cleanly: a running turn timer paused as the screen shows it now (ticks are not
+        journaled, so only this line keeps its time), journal closed, LED off, a 'stopped'
+        screen."""
         if self.runner is not None:
             self.runner.stop(timeout=1.0)
+        if self.session is not None:
+            try:
+                self._restore(self.game_time())
+            except (OSError, RuntimeError) as err:  # a journal that cannot be written now
+                log.error("turn timer not paused at the stop: %s", err)
         self.journal.close()
         self.buzzer.close()
         self.led.close()
@@ -415,10 +433,13 @@ class App:
         elif isinstance(reply, Pages):
             self.menu = menus.PageMenu(reply)
 
-    def submit(self, action: Action, from_input: bool = False, auto: bool = False) -> bool:
+    def submit(
+        self, action: Action, from_input: bool = False, auto: bool = False, journal: bool = True
+    ) -> bool:
         """Roll what the action needs, apply the rules, journal, then effects. True if accepted.
 
         BadAction propagates to callers that feed text (replay); input from buttons is logged.
+        ``journal`` false: a timer's tick, applied for the screen but never journaled.
         """
         session = self.session
         if session is None:
@@ -448,6 +469,10 @@ class App:
                 raise
             log.error("control map produced a bad action %r: %s", action, err)
             return False
+        if not journal:
+            session.state = outcome.state
+            self.effects(outcome.effects)
+            return True
         nav = getattr(rules, "navigation", lambda action: False)(action)
         self.journal.action(action, auto=auto, nav=nav)  # fsync before anything shows
         session.state = outcome.state
@@ -503,16 +528,17 @@ class App:
                 self.play(effect.cue)
             elif isinstance(effect, Schedule):
                 due = self.clock.now() + effect.seconds
-                self.loop.call_at(due, self._scheduled(effect.action), f"game:{effect.key}")
+                fire = self._scheduled(effect.action, effect.journal)
+                self.loop.call_at(due, fire, f"game:{effect.key}")
             elif isinstance(effect, Cancel):
                 self.loop.cancel(f"game:{effect.key}")
 
-    def _scheduled(self, action: Action) -> Callable[[], None]:
+    def _scheduled(self, action: Action, journal: bool = True) -> Callable[[], None]:
         def fire() -> None:
             if self.session is None:
                 return
             try:
-                self.submit(action, from_input=True, auto=True)
+                self.submit(action, from_input=True, auto=True, journal=journal)
             finally:
                 self.refresh()
 
@@ -552,11 +578,12 @@ class App:
             return False
         self.journal.undo()
         label = session.labels[last]
+        stopped = session.steps[last].action.at  # play stopped at the action taken back
         steps = list(session.steps)
         undo_steps(steps)
         session.rebuild(steps)
         self._cancel_game_timers()
-        self._restore()
+        self._restore(stopped)
         self.keep_result(announce=False)
         self.note(f"undone: {label}")
         self.play("undo")

@@ -42,6 +42,7 @@ class Step:
     action: Action | None
     auto: bool = False
     nav: bool = False
+    at: float | None = None  # a restore's moment play stopped (None: the last action's)
 
     @property
     def by_person(self) -> bool:
@@ -121,6 +122,8 @@ def _problem(entry: Any) -> str | None:
         for flag in ("auto", "nav"):
             if not isinstance(entry.get(flag, False), bool):
                 return f"malformed action ({flag} is not true or false)"
+    elif kind == "restore" and not _finite(entry.get("at", 0.0)):
+        return "a restore entry whose time is not a number"
     return None
 
 
@@ -207,7 +210,8 @@ def fold(entries: list[dict[str, Any]]) -> GameRecord | None:
             action = Action.from_json(entry["action"])
             record.steps.append(Step(action, bool(entry.get("auto")), bool(entry.get("nav"))))
         elif kind == "restore":
-            record.steps.append(Step(None))
+            at = entry.get("at")
+            record.steps.append(Step(None, at=None if at is None else float(at)))
         elif kind == "undo":
             undo_steps(record.steps)
     return record
@@ -222,7 +226,7 @@ def _game_entry(
 def _step_entry(step: Step) -> dict[str, Any]:
     """The entry a standing step folds back from."""
     if step.action is None:
-        return {"kind": "restore"}
+        return {"kind": "restore"} if step.at is None else {"kind": "restore", "at": step.at}
     entry: dict[str, Any] = {"kind": "action", "action": step.action.to_json()}
     if step.auto:
         entry["auto"] = True
@@ -372,9 +376,10 @@ class Journal:
     def action(self, action: Action, auto: bool = False, nav: bool = False) -> None:
         self.append(_step_entry(Step(action, auto, nav)))
 
-    def restore(self) -> None:
-        """The app paused what a power cut or an undo interrupted: the fold must do it too."""
-        self.append(_step_entry(Step(None)))
+    def restore(self, at: float | None = None) -> None:
+        """The app paused what a power cut or an undo interrupted (at ``at``, the moment play
+        stopped, if not the last action's): the fold must do it too."""
+        self.append(_step_entry(Step(None, at=at)))
 
     def undo(self) -> None:
         self.append({"kind": "undo"})

@@ -22,7 +22,7 @@ def public(state: HostageState) -> dict[str, Any]:
     }
     if state.timer is not None:
         out["timer"] = {
-            "remaining": round(state.timer.remaining(state.last_at), 2),
+            "remaining": round(state.timer.remaining(state.shown_at), 2),
             "running": state.timer.running,
         }
     out["winner"] = state.winner

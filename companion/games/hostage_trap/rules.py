@@ -205,6 +205,7 @@ def _begin(state: HostageState, action: Action) -> tuple[HostageState, Effects]:
 
 
 def _tick(state: HostageState, action: Action) -> tuple[HostageState, Effects]:
+    """The screen's second: only ``shown_at`` moves (ticks are not journaled)."""
     timer = _timed(state)
     if not timer.running:
         raise Rejected("the turn timer is not running")
@@ -212,7 +213,7 @@ def _tick(state: HostageState, action: Action) -> tuple[HostageState, Effects]:
     effects = clock.next_tick(left)
     if abs(left - tables().warn_seconds) < 0.5:
         effects = (Sound("hurry"), Log(f"{tables().warn_seconds:g} s left"), *effects)
-    return state, effects
+    return replace(state, shown_at=action.at), effects
 
 
 def _timeout(state: HostageState, action: Action) -> tuple[HostageState, Effects]:
@@ -361,7 +362,9 @@ def apply(state: HostageState, action: Action) -> Outcome:
     if action.name not in QUIET:
         state = replace(state, notice=())
     new, effects = HANDLERS[action.name](state, action)
-    return Outcome(replace(new, last_at=action.at), (*started, *effects))
+    if action.name == "tick":
+        return Outcome(new, (*started, *effects))
+    return Outcome(replace(new, last_at=action.at, shown_at=action.at), (*started, *effects))
 
 
 def _start_waiting_timer(state: HostageState, at: float) -> tuple[HostageState, Effects]:
@@ -374,11 +377,17 @@ def _start_waiting_timer(state: HostageState, at: float) -> tuple[HostageState, 
 
 
 def restore(state: HostageState) -> HostageState:
-    """After a power cut or an undo no schedule survives: a running timer comes back paused with
-    the time left as of the last action (ticks keep that within 1 s), and a claim being tapped
-    is dropped (the seat taps again)."""
+    """After a power cut no schedule survives: a running timer comes back paused with the time
+    the screen last showed (after a fold of the journal: as of the last journaled action)."""
+    return restore_at(state, state.shown_at)
+
+
+def restore_at(state: HostageState, at: float) -> HostageState:
+    """Play stopped at ``at`` (an undo: the moment of the action taken back): a running timer
+    comes back paused with what the screen showed then, and a claim being tapped is dropped
+    (the seat taps again)."""
     if state.timer is not None and state.timer.running:
-        state = replace(state, timer=clock.stop(state.timer, state.last_at))
+        state = replace(state, timer=clock.frozen(state.timer, state.last_at, at))
     if state.showing is not None:
         state = replace(state, showing=None, notice=("Claim cut off:", "tap hostages again"))
     return state

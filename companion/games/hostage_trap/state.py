@@ -7,7 +7,7 @@ a claim being shown by tapping hostage cards.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from companion.games.seats import Ring
 from companion.games.timer import Timer
@@ -37,7 +37,10 @@ class HostageState:
     turn_no: int  # turns played, lost ones included (1-based)
     owed: tuple[int, ...]  # turns each seat still sits out, seat 1 first
     timer: Timer | None  # None without a turn timer
-    last_at: float = 0.0
+    last_at: float = 0.0  # the time of the last journaled action
+    # The time the screen's countdown was last brought up to: a tick's, which is never journaled
+    # (so a fold of the journal, without ticks, still equals the state the box plays on).
+    shown_at: float = field(default=0.0, compare=False)
     drew: bool = False
     attacked: bool = False  # an attack was made this turn
     attack: int | None = None  # the target of a hit, until the turn's draw

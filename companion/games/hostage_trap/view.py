@@ -34,7 +34,7 @@ def title(state: HostageState) -> str:
 
 
 def remaining(state: HostageState) -> float:
-    return state.timer.remaining(state.last_at) if state.timer is not None else 0.0
+    return state.timer.remaining(state.shown_at) if state.timer is not None else 0.0
 
 
 def paused(state: HostageState) -> bool:
@@ -84,7 +84,7 @@ def view(state: HostageState) -> tuple[Screen, Lights]:
     if state.timer is None:
         return screen, led
     big = f"{seat} · {show(remaining(state))}"
-    colour = fraction_color(state.timer.fraction_left(state.last_at))
+    colour = fraction_color(state.timer.fraction_left(state.shown_at))
     if paused(state):
         pattern = "pulse"
     elif remaining(state) <= tables().warn_seconds + 1e-6:
