@@ -70,7 +70,13 @@ class _Captured(logging.Handler):
 
 
 class TerminalSim:
-    def __init__(self, config: Config, out: TextIO = sys.stdout, display: str = "auto"):
+    def __init__(
+        self,
+        config: Config,
+        out: TextIO = sys.stdout,
+        display: str = "auto",
+        web_port: int | None = None,
+    ):
         self.out = out
         self.display = display
         self.lock = threading.Lock()
@@ -81,6 +87,16 @@ class TerminalSim:
         self.app = self.box.app
         self.controls = SimControls(self.box)
         self.app.faces.add(self)  # this terminal is a face of the box, as a web page is
+        self.web: Any = None
+        if web_port is not None:  # the same box in a browser too (companion/sim/web.py)
+            from companion.sim.web import serve
+
+            try:
+                self.web = serve(self.box, self.controls, web_port)
+            except BaseException:
+                self.box.close()
+                raise
+            self.state.message = f"web: {self.web.url}"
         self.state.deck = self._deck()
         self._wake_r, self._wake_w = os.pipe()
         self._resized = False
@@ -228,6 +244,8 @@ class TerminalSim:
             self._quietly(lambda: self.app.loop.post(Stop("quit")))
             if consumer.is_alive():
                 self._quietly(lambda: consumer.join(timeout=2))
+            if self.web is not None:
+                self._quietly(self.web.stop)
             self._quietly(self.box.close)
             if saved is not None:
                 self._quietly(lambda: termios.tcsetattr(fd, termios.TCSADRAIN, saved))
