@@ -91,6 +91,11 @@ class WebServer:
             with contextlib.suppress(RuntimeError):  # the loop has just closed
                 loop.call_soon_threadsafe(self._put, snapshot)
 
+    def bind_loop(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Serve ``application()`` on a loop run elsewhere (aiohttp's test client) instead of
+        ``start``: snapshots are handed to that loop."""
+        self._loop = loop
+
     # --- start and stop (the starter's thread) -------------------------------------------
 
     def start(self) -> None:
