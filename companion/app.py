@@ -697,7 +697,7 @@ class App:
                 self.note(f"dice now come from {where}")
                 self._toast(("Dice now from", where))
         elif kind == "form_done":
-            self.submit(data["action"], from_input=True)
+            self.submit(Action(data["name"], data["args"]), from_input=True)
         elif kind == "refused":
             self.reject(data["reason"])
         elif kind == "dice_entered":
