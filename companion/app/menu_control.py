@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from companion.core.registry import Card
 from companion.games import registry as games
+from companion.games.base import Action
 from companion.ui import menus, notice
 from companion.ui import records as record_pages
 
@@ -106,7 +107,7 @@ class MenuControl:
                 self.note(f"dice now come from {where}")
                 self._toast(("Dice now from", where))
         elif kind == "form_done":
-            self.submit(data["action"], from_input=True)
+            self.submit(Action(data["name"], data["args"]), from_input=True)
         elif kind == "refused":
             self.reject(data["reason"])
         elif kind == "dice_entered":
