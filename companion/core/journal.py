@@ -10,16 +10,18 @@ boot) and the journal goes on with what still folds. The journal is only ever re
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import math
 import os
+import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from companion.core import durable
+from companion.core import durable, statefile
 from companion.games.base import Action
 
 log = logging.getLogger(__name__)
@@ -183,7 +185,13 @@ def read_journal(data: bytes, where: str) -> Reading:
 def read_entries(path: Path) -> tuple[list[dict[str, Any]], int]:
     """Entries of a journal file and the byte length of its sound part (without a torn tail);
     JournalUnreadable names the first damaged line."""
-    reading = read_journal(path.read_bytes(), str(path))
+    try:
+        data = statefile.read_bytes(path, statefile.JOURNAL_CAP)
+    except statefile.Unreadable as err:
+        raise JournalUnreadable(str(err)) from None
+    if data is None:
+        raise JournalUnreadable(f"{path}: no such file")
+    reading = read_journal(data, str(path))
     if reading.damage:
         raise JournalUnreadable(reading.damage[0])
     return reading.entries, reading.sound
@@ -263,12 +271,12 @@ class Journal:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._finish_swap()
         entries: list[dict[str, Any]] = []
-        if self.path.exists():
-            try:
-                data = self.path.read_bytes()
-            except OSError as err:
-                self._set_aside(str(err), b"", 0)
-            else:
+        try:
+            data = statefile.read_bytes(self.path, statefile.JOURNAL_CAP)
+        except statefile.Unreadable as err:
+            self._set_aside(str(err), b"", 0)
+        else:
+            if data is not None:
                 reading = read_journal(data, str(self.path))
                 entries = reading.entries
                 if reading.damage:
@@ -285,13 +293,20 @@ class Journal:
     def _finish_swap(self) -> None:
         """After a power cut during a swap: with the journal still in place the swap never
         happened (its next file may be partial); without it, the next file is complete."""
-        if not self._next.exists():
+        if not statefile.exists(self._next):
             return
-        if not self._next.is_file():
+        if not statefile.is_regular(self._next):
+            mode = os.lstat(self._next).st_mode
             target = durable.set_aside(self._next)
-            log.warning("journal %s: %s was no file; moved to %s", self.path, self._next, target)
+            log.error(
+                "journal %s: %s was %s; moved to %s",
+                self.path,
+                self._next,
+                durable.kind(mode),
+                target,
+            )
             return
-        if self.path.exists():
+        if statefile.exists(self.path):
             self._next.unlink()
         else:
             os.replace(self._next, self.path)
@@ -384,6 +399,8 @@ class Journal:
         same step as the new game's first line takes their place: a power cut keeps one game."""
         history = self.path.parent / "history"
         history.mkdir(exist_ok=True)
+        if not stat.S_ISDIR(os.lstat(history).st_mode):  # a link: the finished games stay here
+            raise NotADirectoryError(errno.ENOTDIR, "not a folder of its own", str(history))
         target = history / f"journal-{time.strftime('%Y%m%dT%H%M%S')}-{self._seq}.jsonl"
         self._swap(first, target)
         self._fd = durable.open_append(self.path)
