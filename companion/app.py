@@ -93,11 +93,15 @@ class Session:
     steps: list[Step] = field(default_factory=list)
     labels: list[str] = field(default_factory=list)  # per step: its first log line, for undo
     opening: tuple[Effect, ...] = ()  # effects of ``initial``, played once at a new game
-    started_at: float = 0.0  # the game's start on the game clock: names its records
+    started_at: float = 0.0  # the game's start on the game clock
+    game_id: str = ""  # the journal's id of this game: names its records
 
     @property
     def record_key(self) -> str:
-        return f"{self.name}@{self.started_at:.6f}"
+        """Unique to the game; journals from before ids name it by its start."""
+        return (
+            f"{self.name}#{self.game_id}" if self.game_id else f"{self.name}@{self.started_at:.6f}"
+        )
 
     def add(self, step: Step, effects: Iterable[Effect] = ()) -> None:
         self.steps.append(step)
@@ -268,7 +272,7 @@ class App:
             self.journal.open()
             self.open_game_menu()
             return
-        session.started_at = record.started_at
+        session.started_at, session.game_id = record.started_at, record.game_id
         self.session = session
         self._restore()
         self.keep_result(announce=False)  # a cut between the journal and the records
@@ -536,7 +540,9 @@ class App:
         session = self._build(name, raw_options, None)
         self._cancel_game_timers()
         session.started_at = self.game_time()
-        self.journal.new_game(name, dict(raw_options), session.setup_rolls, session.started_at)
+        session.game_id = self.journal.new_game(
+            name, dict(raw_options), session.setup_rolls, session.started_at
+        )
         self.session = session
         self.menu = None
         self.note(f"new game: {session.rules.title}")

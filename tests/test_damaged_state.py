@@ -30,7 +30,10 @@ BAD_REGISTRIES = [
         '[cards."0102"]\ngame = "dice"\ncard = "x"\nname = "y"\nvalue = [1]\n',
         "value = [1]: must be a number or text",
     ),
-    ("x = " + "9" * 5000 + "\n", "card registry unreadable: holds a number of more than 4300 digits (line 1)"),
+    (
+        "x = " + "9" * 5000 + "\n",
+        "card registry unreadable: holds a number of more than 4300 digits (line 1)",
+    ),
     ("x = " + "[" * 200_000 + "\n", "card registry unreadable: is nested too deep"),
 ]
 

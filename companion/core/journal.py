@@ -15,6 +15,8 @@ import json
 import logging
 import math
 import os
+import re
+import secrets
 import stat
 import time
 from dataclasses import dataclass, field
@@ -28,6 +30,7 @@ log = logging.getLogger(__name__)
 
 VERSION = 1
 KINDS = ("game", "action", "undo", "restore")
+GAME_ID = re.compile(r"[0-9a-f]{0,32}")
 ROTATE_BYTES = 256 * 1024  # past this, a new game starts a fresh file; the old one is kept
 
 
@@ -72,6 +75,7 @@ class GameRecord:
     setup_rolls: tuple[int, ...]
     started_at: float
     steps: list[Step] = field(default_factory=list)
+    game_id: str = ""  # unique to this game (journals before it had none)
 
     @property
     def actions(self) -> list[Action]:
@@ -110,6 +114,8 @@ def _problem(entry: Any) -> str | None:
             return "a game entry whose rolls are not whole numbers"
         if not _finite(entry.get("at", 0.0)):
             return "a game entry whose time is not a number"
+        if not isinstance(entry.get("id", ""), str) or not GAME_ID.fullmatch(entry.get("id", "")):
+            return "a game entry whose id is not up to 32 hex digits"
     elif kind == "action":
         action = entry.get("action")
         if not isinstance(action, dict) or not isinstance(action.get("name"), str):
@@ -208,6 +214,7 @@ def fold(entries: list[dict[str, Any]]) -> GameRecord | None:
                 options=dict(entry.get("options", {})),
                 setup_rolls=tuple(entry.get("rolls", ())),
                 started_at=float(entry.get("at", 0.0)),
+                game_id=entry.get("id", ""),
             )
         elif record is None:
             continue  # actions of a game whose start was archived
@@ -222,9 +229,19 @@ def fold(entries: list[dict[str, Any]]) -> GameRecord | None:
 
 
 def _game_entry(
-    game: str, options: dict[str, Any], rolls: tuple[int, ...], at: float
+    game: str, options: dict[str, Any], rolls: tuple[int, ...], at: float, game_id: str = ""
 ) -> dict[str, Any]:
-    return {"kind": "game", "game": game, "options": options, "rolls": list(rolls), "at": at}
+    entry = {"kind": "game", "game": game, "options": options, "rolls": list(rolls), "at": at}
+    if game_id:
+        entry["id"] = game_id
+    return entry
+
+
+def new_game_id() -> str:
+    """Unique to one game, whatever the clocks say: its records are kept under it (two games
+    started at the same moment, as every game of a replay is, or after a reboot that set the
+    clock back, never share one)."""
+    return secrets.token_hex(8)
 
 
 def _step_entry(step: Step) -> dict[str, Any]:
@@ -345,7 +362,9 @@ class Journal:
         start = max(i for i, kind in enumerate(kinds) if kind == "game")
         self._seq = start
         kept = [line + b"\n" for line in lines[:start]]
-        game = _game_entry(record.game, record.options, record.setup_rolls, record.started_at)
+        game = _game_entry(
+            record.game, record.options, record.setup_rolls, record.started_at, record.game_id
+        )
         kept.append(self._line(game))
         kept += [self._line(_step_entry(step)) for step in record.steps[:steps]]
         return self._set_aside(why, b"".join(kept), len(lines))
@@ -367,13 +386,15 @@ class Journal:
 
     def new_game(
         self, game: str, options: dict[str, Any], rolls: tuple[int, ...], at: float
-    ) -> None:
-        entry = _game_entry(game, options, rolls, at)
+    ) -> str:
+        """Journal a new game; returns its id (``GameRecord.game_id`` when folded back)."""
+        game_id = new_game_id()
+        entry = _game_entry(game, options, rolls, at, game_id)
         if self._fd is not None and os.fstat(self._fd).st_size > ROTATE_BYTES:
             seq = self._seq
             try:
                 self.rotate(self._line(entry))
-                return
+                return game_id
             except OSError as err:
                 # A history/ that cannot be one only costs a longer journal: never the game.
                 log.warning(
@@ -383,6 +404,7 @@ class Journal:
                 if self._fd is None:
                     self._fd = durable.open_append(self.path)
         self.append(entry)
+        return game_id
 
     def action(self, action: Action, auto: bool = False, nav: bool = False) -> None:
         self.append(_step_entry(Step(action, auto, nav)))
