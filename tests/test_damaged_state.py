@@ -85,6 +85,7 @@ def run_until_ready(tmp_path: Path, config: Path) -> tuple[str, str]:
             proc.kill()
             proc.wait()
         sock.close()
+        (tmp_path / "notify.sock").unlink()  # free for the next start
     return ready, proc.stderr.read()
 
 
