@@ -26,6 +26,7 @@ from companion.core.clock import RealClock
 from companion.core.config import from_dict
 from companion.core.events import Call, Stop
 from companion.games.base import Action
+from companion.hal.readers import pn532
 from companion.hal.readers.fake import FakePn532, FakeRdm6300, PtyPort
 from companion.sim.box import SimulatedBox
 
@@ -34,6 +35,9 @@ TARGETS = {
     "card_p99_ms": 10.0,
     "idle_cpu_percent": 0.5,
     "pn532_idle_cpu_percent": 0.05,
+    "pn532_false_uids_fuzz_confirmed": 0,
+    "pn532_false_uids_ber_0.001_confirmed": 0,
+    "pn532_false_uids_ber_0.01_confirmed": 0,
     "ready_seconds": 1.5,
     "peak_rss_mb": 80.0,
     "timer_error_ms": 20.0,
@@ -161,6 +165,58 @@ def pn532_card_latency(taps: int = 100) -> dict[str, float]:
         return lambda: device.present(uid)
 
     return _latency("pn532_card", taps, prepare, reader="pn532")
+
+
+def _pn532_read(stream: bytes) -> list[str]:
+    """What the driver takes from one read: the first answer to InListPassiveTarget in the
+    bytes, checked field by field."""
+    reply = bytes([pn532.CHIP_TFI, pn532.IN_LIST_PASSIVE_TARGET + 1])
+    for frame in pn532.Pn532FrameParser().feed(stream):
+        if frame.kind == "data" and frame.payload[:2] == reply:
+            return pn532.parse_target_uid(frame.payload[2:])
+    return []
+
+
+def pn532_false_uids(
+    streams: int = 100_000, rates: tuple[float, ...] = (1e-3, 1e-2), seed: int = 15
+) -> dict[str, Any]:
+    """False cards from the PN532 under noise: per noise, ``streams`` card reads (the ACK and
+    the answer for a random 4, 7 or 10-byte UID) fuzzed (fake.fuzz) or with independent bit
+    errors at each rate, through the frame parser and the answer's field checks. ``one read``
+    counts the UIDs a single read would report that are not the card's; ``confirmed`` the
+    ones reported after a second, independently damaged read agreed (pn532.Confirmation, as
+    the driver reads); ``unconfirmed`` the true card's reads delayed by a damaged second read."""
+    import logging
+    import random
+
+    from companion.hal.readers.fake import flip_bits, fuzz, random_uid, target_answer
+
+    logging.getLogger(pn532.__name__).setLevel(logging.INFO)  # its debug lines: one a frame
+    results: dict[str, Any] = {"pn532_noise_streams": streams}
+    for noise in ("fuzz", *rates):
+        rng = random.Random(f"{seed}:{noise}")
+
+        def damage(data: bytes, noise: object = noise, rng: random.Random = rng) -> bytes:
+            return fuzz(data, rng) if noise == "fuzz" else flip_bits(data, float(noise), rng)
+
+        single = confirmed = delayed = 0
+        for _ in range(streams):
+            uid = random_uid(rng)
+            clean = pn532.ACK + target_answer(uid)
+            first = _pn532_read(damage(clean))
+            second = _pn532_read(damage(clean))
+            true = uid.hex().upper()
+            single += bool(first) and first != [true]
+            confirm = pn532.Confirmation()
+            confirm.seen(first)
+            reported = confirm.seen(second)
+            confirmed += bool(reported) and reported != [true]
+            delayed += reported != [true]
+        name = "fuzz" if noise == "fuzz" else f"ber_{noise:g}"
+        results[f"pn532_false_uids_{name}_one_read"] = single
+        results[f"pn532_false_uids_{name}_confirmed"] = confirmed
+        results[f"pn532_unconfirmed_{name}"] = delayed
+    return results
 
 
 def idle_cpu(seconds: float = 10.0, reader: str = "rdm6300") -> dict[str, float]:
@@ -297,6 +353,7 @@ def run_all(quick: bool = False) -> dict[str, Any]:
     results.update(button_latency(200 if quick else 1000))
     results.update(card_latency(60 if quick else 300))
     results.update(pn532_card_latency(20 if quick else 100))
+    results.update(pn532_false_uids(10_000 if quick else 100_000))
     results.update(idle_cpu(2.0 if quick else 10.0))
     results.update(idle_cpu(2.0 if quick else 10.0, reader="pn532"))
     results.update(timer_precision(2 if quick else 5))
