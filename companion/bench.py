@@ -338,6 +338,78 @@ def daemon_start(runs: int = 3) -> dict[str, float]:
     }
 
 
+JOURNAL_SIZES_MB = (0.25, 1.0, 2.0, 3.9)  # 0.25: where the move to history/ begins; 4: the cap
+GAME_ROLLS = 100  # a long evening of dice
+
+
+def _journal_of(path: Path, size: int, rolls: int = GAME_ROLLS) -> int:
+    """A journal of dice games of ``rolls`` rolls each, the last one in play, of about
+    ``size`` bytes (as a box whose history/ could not be written would keep it); its lines."""
+    lines: list[str] = []
+    total = seq = 0
+    while total < size:
+        seq += 1
+        if (seq - 1) % (rolls + 1) == 0:
+            line = (
+                f'{{"v":1,"seq":{seq},"kind":"game","game":"dice","options":{{"die":"d6"}},'
+                f'"rolls":[],"at":{seq / 10},"id":"{seq:016x}"}}\n'
+            )
+        else:
+            line = (
+                f'{{"v":1,"seq":{seq},"kind":"action","action":{{"name":"roll",'
+                f'"rolls":[{seq % 6 + 1}],"at":{seq / 10}}}}}\n'
+            )
+        lines.append(line)
+        total += len(line)
+    path.write_text("".join(lines), encoding="utf-8")
+    return len(lines)
+
+
+def start_by_journal_size(
+    sizes_mb: tuple[float, ...] = JOURNAL_SIZES_MB, rolls: int = GAME_ROLLS
+) -> dict[str, Any]:
+    """`trap-companion run` (mock pins, no display, no reader) from process start to READY=1
+    with a journal of each size (``_journal_of``): the start reads and checks every line, folds
+    them, and replays the game in play through the rules."""
+    out: dict[str, Any] = {}
+    for size in sizes_mb:
+        with tempfile.TemporaryDirectory() as tmp:
+            state = Path(tmp) / "state"
+            state.mkdir()
+            lines = _journal_of(state / "journal.jsonl", int(size * 1024 * 1024), rolls)
+            cfg = Path(tmp) / "config.toml"
+            cfg.write_text(
+                '[hardware]\npin_factory = "mock"\n[display]\ndriver = "none"\n'
+                f'[reader]\ntype = "none"\n[state]\ndir = "{state}"\n'
+            )
+            sock_path = f"{tmp}/notify.sock"
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+            sock.bind(sock_path)
+            sock.settimeout(120)
+            t0 = time.perf_counter()
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "companion", "run", "--config", str(cfg)],
+                env=dict(os.environ, NOTIFY_SOCKET=sock_path),
+                stderr=subprocess.DEVNULL,
+            )
+            try:
+                while b"READY=1" not in sock.recv(4096):
+                    pass
+                ready = time.perf_counter() - t0
+                rss = _peak_rss_mb(proc.pid)
+                proc.send_signal(signal.SIGTERM)
+                proc.wait(timeout=30)
+            finally:
+                if proc.returncode is None:
+                    proc.kill()
+                    proc.wait()
+                sock.close()
+        out[f"ready_seconds_journal_{size:g}mb"] = round(ready, 3)
+        out[f"peak_rss_mb_journal_{size:g}mb"] = round(rss, 1)
+        out[f"journal_lines_{size:g}mb"] = lines
+    return out
+
+
 def _peak_rss_mb(pid: int) -> float:
     """The process's own high-water mark (VmHWM). Not ru_maxrss: a forked child inherits
     its parent's peak across exec, which would report the bench's memory, not the box's."""
@@ -358,6 +430,7 @@ def run_all(quick: bool = False) -> dict[str, Any]:
     results.update(idle_cpu(2.0 if quick else 10.0, reader="pn532"))
     results.update(timer_precision(2 if quick else 5))
     results.update(daemon_start(1 if quick else 3))
+    results.update(start_by_journal_size((0.25,) if quick else JOURNAL_SIZES_MB))
     results["bench_peak_rss_mb"] = round(
         resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1
     )
