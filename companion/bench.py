@@ -167,14 +167,14 @@ def pn532_card_latency(taps: int = 100) -> dict[str, float]:
     return _latency("pn532_card", taps, prepare, reader="pn532")
 
 
-def _pn532_read(stream: bytes) -> list[str]:
+def _pn532_read(stream: bytes) -> tuple[list[str], bytes]:
     """What the driver takes from one read: the first answer to InListPassiveTarget in the
-    bytes, checked field by field."""
+    bytes, checked field by field; and that answer."""
     reply = bytes([pn532.CHIP_TFI, pn532.IN_LIST_PASSIVE_TARGET + 1])
     for frame in pn532.Pn532FrameParser().feed(stream):
         if frame.kind == "data" and frame.payload[:2] == reply:
-            return pn532.parse_target_uid(frame.payload[2:])
-    return []
+            return pn532.parse_target_uid(frame.payload[2:]), frame.payload[2:]
+    return [], b""
 
 
 def pn532_false_uids(
@@ -203,13 +203,13 @@ def pn532_false_uids(
         for _ in range(streams):
             uid = random_uid(rng)
             clean = pn532.ACK + target_answer(uid)
-            first = _pn532_read(damage(clean))
-            second = _pn532_read(damage(clean))
+            first, answer = _pn532_read(damage(clean))
+            second, again = _pn532_read(damage(clean))
             true = uid.hex().upper()
             single += bool(first) and first != [true]
             confirm = pn532.Confirmation()
-            confirm.seen(first)
-            reported = confirm.seen(second)
+            confirm.seen(first, answer)
+            reported = confirm.seen(second, again)
             confirmed += bool(reported) and reported != [true]
             delayed += reported != [true]
         name = "fuzz" if noise == "fuzz" else f"ber_{noise:g}"

@@ -443,6 +443,8 @@ ONE_CARD = bytes.fromhex("01 01 00 04 08 04 04A1B2C3")
         (bytes.fromhex("01 01 00 44 08 04 04A1B2C3"), "does not give a UID of 4 bytes"),
         (bytes.fromhex("01 01 00 04 00 07 04A1B2C3D4E5F6"), "does not give a UID of 7 bytes"),
         (bytes.fromhex("01 01 00 C4 00 0A 04A1B2C3D4E5F60718A9"), "UID of 10 bytes"),
+        (bytes.fromhex("01 01 89 04 08 04 04A1B2C3"), "bits that must be 0"),
+        (bytes.fromhex("01 01 00 24 08 04 04A1B2C3"), "bits that must be 0"),
         (bytes.fromhex("01 01 00 06 08 04 04A1B2C3"), "exactly one anticollision bit"),
         (bytes.fromhex("01 01 00 00 08 04 04A1B2C3"), "exactly one anticollision bit"),
         (bytes.fromhex("01 01 00 04 0C 04 04A1B2C3"), "not complete"),
@@ -497,6 +499,14 @@ def test_cancelling_flips_in_the_counts_and_lengths_never_make_a_card() -> None:
 
 
 @given(st.lists(st.sampled_from([[], ["04A1B2C3"], ["04A1B2C2"], ["04D5E6F7"]]), max_size=30))
+def test_a_new_uid_needs_the_same_answer_twice() -> None:
+    confirm = pn532.Confirmation()
+    assert confirm.seen(["04A1B2C3"], b"answer-1") == []
+    assert confirm.seen(["04A1B2C3"], b"answer-2") == []  # same UID, other fields: not yet
+    assert confirm.seen(["04A1B2C3"], b"answer-2") == ["04A1B2C3"]
+    assert confirm.seen(["04A1B2C3"], b"answer-3") == ["04A1B2C3"]  # held: its UID will do
+
+
 def test_a_uid_is_reported_only_after_two_reads_agree(reads: list[list[str]]) -> None:
     confirm = pn532.Confirmation()
     out = [confirm.seen(read) for read in reads]

@@ -163,6 +163,8 @@ def target_problem(data: bytes) -> str | None:
     targets, number, sens_hi, sens_lo, sel_res, length = data[:6]
     if targets != 1 or number != 1:
         return f"{targets} targets, number {number} (asked for one)"
+    if sens_hi & 0xF0 or sens_lo & 0x20:
+        return f"SENS_RES {sens_hi:02X}{sens_lo:02X} with bits that must be 0 set"
     anticollision = sens_lo & 0x1F
     if anticollision & (anticollision - 1) or not anticollision:
         return f"SENS_RES {sens_hi:02X}{sens_lo:02X} without exactly one anticollision bit"
@@ -198,25 +200,26 @@ def parse_target_uid(data: bytes) -> list[str]:
 
 
 class Confirmation:
-    """A new UID counts only once two reads in a row give it; the card already reported stays
-    reported while every read gives it. Two reads must then be damaged in the same way to make
-    a false card (docs/performance.md: "PN532 false cards"). Pure: the driver feeds it each
-    read and the bench feeds it noise."""
+    """A new UID counts only once two reads in a row give it in the very same answer (the
+    card's SENS_RES, SEL_RES and ATS too: a card answers alike every time); the card already
+    reported stays reported while every read gives its UID. Two reads must then be damaged in
+    the same way to make a false card (docs/performance.md, "PN532 false cards"). Pure: the
+    driver feeds it each read and the bench feeds it noise."""
 
     def __init__(self) -> None:
         self.reported: str | None = None
-        self.candidate: str | None = None
+        self.candidate: tuple[str, bytes] | None = None
 
-    def seen(self, uids: list[str]) -> list[str]:
-        """What to report for one read (its UIDs: none, or one)."""
+    def seen(self, uids: list[str], answer: bytes = b"") -> list[str]:
+        """What to report for one read: its UIDs (none, or one) and the answer they came in."""
         if not uids:
             self.reported = self.candidate = None
             return []
         uid = uids[0]
-        if uid == self.reported or uid == self.candidate:
+        if uid == self.reported or (uid, answer) == self.candidate:
             self.reported, self.candidate = uid, None
             return [uid]
-        self.candidate = uid
+        self.candidate = (uid, answer)
         return []
 
     @property
@@ -330,7 +333,7 @@ class Pn532Driver:
             return []
         self._waiting_since = None
         uids = parse_target_uid(answer)
-        self._confirm.seen(uids)
+        self._confirm.seen(uids, answer)
         if not uids:
             return []
         self._card_on = True
@@ -348,7 +351,7 @@ class Pn532Driver:
         if answer is None:  # a chip that waits anyway (or a lost frame): the card is taken as gone
             self._abort()
         uids = parse_target_uid(answer) if answer is not None else []
-        reported = self._confirm.seen(uids)
+        reported = self._confirm.seen(uids, answer or b"")
         if not uids:
             self._card_on = False
             self._require(RF_CONFIGURATION, RF_WAIT_FOR_CARD, "RFConfiguration")
