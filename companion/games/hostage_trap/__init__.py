@@ -43,12 +43,12 @@ class HostageTrapGame(ModularGame):
     def pause_action(self, state: HostageState) -> Action | None:
         """The box's menu opens: a running turn timer stops while it is open."""
         running = state.timer is not None and state.timer.running and not state.over
-        return Action("pause") if running else None
+        return Action("pause", {"by": "menu"}) if running else None
 
     def resume_action(self, state: HostageState) -> Action | None:
-        """The box's menu is left to play on: a timer the menu stopped runs again."""
-        stopped = state.timer is not None and not state.timer.running and not state.over
-        return Action("resume") if stopped else None
+        """The box's menu is left to play on: only a timer the menu itself stopped runs again
+        (one the player paused, or a power cut, waits for green)."""
+        return Action("resume") if state.menu_paused and not state.over else None
 
     def secret_card(self, card: Mapping[str, Any]) -> str | None:
         """Hostages are secret: a tapped one is only ever called this."""

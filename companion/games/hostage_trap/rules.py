@@ -174,6 +174,7 @@ def end_turn(state: HostageState, at: float, why: str) -> tuple[HostageState, Ef
         state,
         turn=nxt,
         turn_no=turn_no,
+        menu_paused=False,
         drew=False,
         attacked=False,
         attack=None,
@@ -225,12 +226,16 @@ def _timeout(state: HostageState, action: Action) -> tuple[HostageState, Effects
 
 
 def _pause(state: HostageState, action: Action) -> tuple[HostageState, Effects]:
+    """``by=menu``: the box's menu stopped it, and leaving the menu runs it again; a pause the
+    player asked for (the default) waits for green."""
     timer = _timed(state)
+    by = action.choice_arg("by", ("player", "menu"), "player")
     if not timer.running:
         raise Rejected("the turn timer is not running")
     stopped = clock.stop(timer, action.at)
     text = f"Turn timer paused, {stopped.remaining_at_start:.1f} s left"
-    return replace(state, timer=stopped), (*clock.cancel_all(), Log(text))
+    new = replace(state, timer=stopped, menu_paused=by == "menu")
+    return new, (*clock.cancel_all(), Log(text))
 
 
 def _resume(state: HostageState, action: Action) -> tuple[HostageState, Effects]:
@@ -239,7 +244,7 @@ def _resume(state: HostageState, action: Action) -> tuple[HostageState, Effects]
         raise Rejected("the turn timer is already running")
     running, effects = clock.start(timer, action.at)
     text = f"Turn timer runs again, {timer.remaining_at_start:.1f} s left"
-    return replace(state, timer=running), (Log(text), *effects)
+    return replace(state, timer=running, menu_paused=False), (Log(text), *effects)
 
 
 # --- showing hostages to win ---------------------------------------------------------------------
@@ -345,6 +350,7 @@ ARGUMENTS: dict[str, tuple[str, ...]] = {name: () for name in HANDLERS} | {
     "trap": ("turns", "ends"),
     "claim": ("player", "hostages"),
     "show": ("player", "color"),
+    "pause": ("by",),
 }
 
 
@@ -388,6 +394,8 @@ def restore_at(state: HostageState, at: float) -> HostageState:
     (the seat taps again)."""
     if state.timer is not None and state.timer.running:
         state = replace(state, timer=clock.frozen(state.timer, state.last_at, at))
+    if state.menu_paused:  # no menu is open after a restart: green runs the timer
+        state = replace(state, menu_paused=False)
     if state.showing is not None:
         state = replace(state, showing=None, notice=("Claim cut off:", "tap hostages again"))
     return state

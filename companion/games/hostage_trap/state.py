@@ -49,6 +49,7 @@ class HostageState:
     take_back: tuple[int, ...] = ()  # seats told to take their trap card into their hand
     notice: tuple[str, ...] = ()  # what the box says about the last change, until the seat acts
     showing: Showing | None = None
+    menu_paused: bool = False  # the timer stands still because the box's menu is open
     winner: int | None = None
     winning: tuple[str, ...] = ()  # the hostages the winner showed
 
