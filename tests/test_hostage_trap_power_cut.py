@@ -28,7 +28,7 @@ def test_a_timed_turn_comes_back_paused_and_the_game_goes_on(box_config: Path) -
     box.line("tap @hostage-blue")
     box.line("press down")
     shown = box.line("press ok")["state"]  # seat 3 shows one hostage
-    assert shown["claim"] == {"player": 3, "seen": 1}
+    assert shown["claim"] == {"player": 3, "seen": 1, "wait": 15.0}
     before = box.line("wait 6.5")["state"]
     box, resumed = cut_and_restart(box, box_config)
 

@@ -185,10 +185,10 @@ def test_tapped_hostages_win_once_enough_differ_and_say_nothing_else_before() ->
     table.wait(3)
     assert table.do("show", color="blue")  # the same card again counts once
     assert table.do("show", color="red")
-    assert table.public["claim"] == {"player": 2, "seen": 2}
+    assert table.public["claim"] == {"player": 2, "seen": 2, "wait": 15.0}
     assert not table.do("show", player=3, color="green")
     assert table.rejected == ["seat 2 is showing hostages now"]
-    table.wait(10)  # the window closes
+    table.wait(16)  # the wait runs out
     assert table.public["claim"] is None
     assert table.public["notice"] == ["Seat 2: saw 2 hostages", "3 needed to win"]
     said = " ".join(table.logs + table.public["notice"])

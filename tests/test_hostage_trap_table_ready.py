@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_hostage_trap_support import Table
 
+from companion.games.base import Press
 from companion.games.hostage_trap import GAME
 from companion.replay import run_script
 
@@ -82,3 +83,122 @@ def test_leaving_the_menu_gives_back_the_timer_as_it_was_when_the_menu_opened(
         elif step in ("pause", "resume", "next") and was_running is None:
             table.do(step)  # the table plays between menus (refusals change nothing)
     assert table.fold() == table.state
+
+
+# --- 9: a claim counts its wait down and the turn timer stands still -------------------------
+
+
+def test_a_claim_counts_down_restarts_on_each_tap_and_holds_the_turn_timer() -> None:
+    table = Table.new(players=4, hostages=7, turn_seconds=20)
+    table.wait(5)
+    assert table.do("show", player=2, color="blue")
+    assert table.public["timer"] == {"remaining": 15.0, "running": False}
+    table.wait(12)  # 3 s of the wait left: the countdown says so
+    assert GAME.view(table.state)[0].big == "3"
+    assert table.do("show", color="red")  # the tap starts the wait again
+    assert GAME.view(table.state)[0].big == "15"
+    table.wait(14.5)
+    assert table.public["claim"]["seen"] == 2 and table.public["turn"] == 1
+    assert table.public["timer"] == {"remaining": 15.0, "running": False}
+    table.wait(1)  # the wait runs out: the turn timer runs on from 15 s
+    assert table.public["claim"] is None
+    assert table.public["timer"]["running"] is True
+    table.wait(14.4)
+    assert table.public["turn"] == 1
+    table.wait(0.2)
+    assert table.public["turn"] == 2  # the time-up came only after the claim
+
+
+def test_seven_hostages_tapped_at_a_tables_pace_win() -> None:
+    """Seven taps, each just inside the wait the box counts down, win: the wait is per tap."""
+    table = Table.new(players=7, hostages=7, turn_seconds=30)
+    colours = ("blue", "red", "green", "yellow", "purple", "orange", "pink")
+    assert table.do("show", player=4, color=colours[0])
+    for colour in colours[1:]:
+        table.wait(14.5)
+        assert table.do("show", color=colour), table.rejected
+    assert table.public["winner"] == 4 and table.public["turn_no"] == 1
+
+
+def test_red_ends_a_claim_at_once_and_green_cannot_run_the_timer_under_it() -> None:
+    table = Table.new(players=3, turn_seconds=30)
+    table.wait(2)
+    assert table.do("show", player=1, color="blue")
+    assert GAME.control(table.state, Press("green")) is None
+    assert not table.do("resume")
+    assert table.rejected[-1] == "a claim is open: the turn timer waits for it"
+    assert table.press("red")  # done showing
+    assert table.public["claim"] is None and table.public["timer"]["running"] is True
+
+
+def test_a_player_paused_timer_stays_paused_after_a_claim() -> None:
+    table = Table.new(players=3, turn_seconds=30)
+    table.wait(2)
+    assert table.do("pause")
+    assert table.do("show", player=2, color="blue")
+    table.wait(20)
+    assert table.public["claim"] is None
+    assert table.public["timer"] == {"remaining": 28.0, "running": False}
+
+
+def test_a_turn_ended_during_a_claim_starts_its_countdown_when_the_claim_ends() -> None:
+    table = Table.new(players=3, turn_seconds=30)
+    assert table.do("show", player=3, color="blue")
+    assert table.do("next")  # the seat on turn ends it while seat 3 still taps
+    assert table.public["turn"] == 2
+    assert table.public["timer"] == {"remaining": 30.0, "running": False}
+    table.wait(16)
+    assert table.public["timer"] == {"remaining": 29.0, "running": True}
+
+
+CLAIM_STEPS = st.lists(
+    st.tuples(
+        st.sampled_from(["show", "show2", "shown", "next", "pause", "resume", "draw"]),
+        st.floats(min_value=0.0, max_value=20.0, allow_nan=False),
+    ),
+    max_size=40,
+)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(steps=CLAIM_STEPS, hostages=st.integers(3, 4))
+def test_no_turn_ends_by_time_while_a_claim_is_open(steps: list, hostages: int) -> None:
+    table = Table.new(players=4, hostages=hostages, turn_seconds=12)
+    colours = iter(("blue", "red", "green", "teal", "pink", "grey") * 10)
+    for step, gap in steps:
+        open_before = table.state.showing is not None
+        left_before = table.state.timer.remaining(table.state.shown_at)
+        turn_before = table.state.turn
+        table.wait(gap)
+        if open_before and table.state.showing is not None:
+            # The claim stayed open all along: the countdown stood still, no turn ended.
+            assert table.state.turn == turn_before
+            assert table.state.timer.running is False
+            assert table.state.timer.remaining(table.state.shown_at) == left_before
+        if table.state.over:
+            break
+        if step == "show":
+            table.do("show", player="2", color=next(colours))
+        elif step == "show2":
+            table.do("show", player="3", color=next(colours))
+        elif step == "draw":
+            table.do("draw", target="2" if table.state.turn != 2 else "1")
+        else:
+            table.do(step)
+        if table.state.showing is not None:
+            assert table.state.timer.running is False
+            assert not {"tick", "timeout"} & set(table.timers)
+    assert table.fold() == table.state
+
+
+def test_the_claim_menu_closes_when_its_turn_runs_out() -> None:
+    out = run_text(
+        "game hostage-trap players=3 turn_seconds=10\n"
+        "wait 4\npress ok\npress up\npress up\npress up\npress ok\n"  # the seat menu's claim
+        "wait 7\npress down\n"
+    )
+    assert out[6]["screen"][0] == "Who claims?"
+    assert out[7]["state"]["turn"] == 2 and out[7]["sounds"] == ["time_up", "turn"]
+    assert out[7]["screen"][0].startswith("Hostage")  # back on the game, at seat 2's turn
+    assert "the game moved on: its question is closed" in out[7]["log"]
+    assert out[8]["screen"][0] != "Who claims?"  # down turns the pages, not the old menu

@@ -155,7 +155,12 @@ class Actions:
             if self.session is None:
                 return
             try:
-                self.submit(action, from_input=True, auto=True, journal=journal)
+                moved = self.submit(action, from_input=True, auto=True, journal=journal)
+                if moved and journal and isinstance(self.menu, menus.FormMenu):
+                    # The game moved on by itself (a time-up ended the turn, a claim's wait
+                    # ran out): a question asked before it no longer fits. Close it.
+                    self.menu = None
+                    self.note("the game moved on: its question is closed")
             finally:
                 self.refresh()
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from companion.games.hostage_trap.rules import claim_left
 from companion.games.hostage_trap.state import HostageState
 from companion.games.seats import by_seat
 
@@ -36,7 +37,11 @@ def public(state: HostageState) -> dict[str, Any]:
         "take_trap": list(state.take_back),
         "claim": None
         if showing is None
-        else {"player": showing.seat, "seen": len(showing.colours)},
+        else {
+            "player": showing.seat,
+            "seen": len(showing.colours),
+            "wait": round(claim_left(state), 2),  # seconds left for the next tap
+        },
         "winning": list(state.winning),
         "notice": list(state.notice),
     }

@@ -16,6 +16,7 @@ opening schedules ``begin`` at once, and any earlier action starts the timer at 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
@@ -42,8 +43,9 @@ Handler = Callable[[HostageState, Action], tuple[HostageState, Effects]]
 
 BEGIN = "begin"
 CLAIM_WINDOW = "claim"
+CLAIM_TICK = "claim_tick"  # the claim's countdown on screen: never journaled
 # Actions the box gives by itself (timers, the menu's pause): they leave the turn's notice.
-QUIET = ("begin", "tick", "pause", "resume", "shown")
+QUIET = ("begin", "tick", "pause", "resume", "shown", CLAIM_TICK)
 
 
 # --- setup -------------------------------------------------------------------------------------
@@ -183,7 +185,12 @@ def end_turn(state: HostageState, at: float, why: str) -> tuple[HostageState, Ef
         notice=tuple(notices),
     )
     effects += [Sound("turn"), Log(f"{label(nxt)} plays (turn {turn_no})")]
-    if new.timer is not None:
+    if new.timer is not None and new.showing is not None:
+        # A claim is still open: the new turn's countdown waits for it to end.
+        showing = replace(new.showing, stopped_timer=True)
+        new = replace(new, timer=clock.fresh(new.timer.limit), showing=showing)
+        effects += [*clock.cancel_all(), Cancel(BEGIN)]
+    elif new.timer is not None:
         timer, timing = clock.start(clock.fresh(new.timer.limit), at)
         new = replace(new, timer=timer)
         effects += [*clock.cancel_all(), Cancel(BEGIN), *timing]
@@ -242,6 +249,8 @@ def _resume(state: HostageState, action: Action) -> tuple[HostageState, Effects]
     timer = _timed(state)
     if timer.running:
         raise Rejected("the turn timer is already running")
+    if state.showing is not None:
+        raise Rejected("a claim is open: the turn timer waits for it")
     running, effects = clock.start(timer, action.at)
     text = f"Turn timer runs again, {timer.remaining_at_start:.1f} s left"
     return replace(state, timer=running, menu_paused=False), (Log(text), *effects)
@@ -287,12 +296,13 @@ def win(
     new = replace(state, winner=seat, winning=colours, turn=None, showing=None, timer=timer)
     new = replace(new, notice=(), attack=None)
     text = f"{label(seat)} wins with {_plural(len(colours), 'hostage')}: {', '.join(colours)}"
-    stops = (*clock.cancel_all(), Cancel(BEGIN), Cancel(CLAIM_WINDOW))
+    stops = (*clock.cancel_all(), Cancel(BEGIN), Cancel(CLAIM_WINDOW), Cancel(CLAIM_TICK))
     return new, (*stops, Sound("win"), Log(text))
 
 
 def _show(state: HostageState, action: Action) -> tuple[HostageState, Effects]:
-    """One tapped hostage card of a seat's claim; the claim window runs on from each tap."""
+    """One tapped hostage card of a seat's claim. The claim's wait starts again from each tap,
+    counted down on screen; the turn timer stands still while the claim is open."""
     showing = state.showing
     if "player" in action.args or showing is None:
         seat = seat_arg(action, "player", state.settings.players)
@@ -306,13 +316,46 @@ def _show(state: HostageState, action: Action) -> tuple[HostageState, Effects]:
         seen = (*seen, colour)
     if len(seen) >= state.settings.hostages:
         return win(state, seat, seen, action.at)
-    window = Schedule(CLAIM_WINDOW, tables().claim_seconds, Action("shown"))
-    text = f"{label(seat)} shows a hostage ({len(seen)} seen)"
-    return replace(state, showing=Showing(seat, seen)), (window, Log(text))
+    effects: list[Effect] = []
+    stopped = showing.stopped_timer if showing is not None else False
+    timer = state.timer
+    if showing is None and timer is not None and timer.running:
+        timer, stopped = clock.stop(timer, action.at), True
+        effects += [*clock.cancel_all(), Cancel(BEGIN)]
+    wait = tables().claim_seconds
+    effects += [Schedule(CLAIM_WINDOW, wait, Action("shown")), *_claim_tick(wait)]
+    effects.append(Log(f"{label(seat)} shows a hostage ({len(seen)} seen)"))
+    showing = Showing(seat, seen, action.at + wait, stopped)
+    return replace(state, showing=showing, timer=timer), tuple(effects)
+
+
+def _claim_tick(left: float) -> Effects:
+    """The claim's countdown: the next whole second of its wait (none below 1 s: the end of
+    the wait covers 0)."""
+    mark = math.ceil(left - clock.EPSILON) - 1
+    if mark < 1:
+        return ()
+    return (Schedule(CLAIM_TICK, left - mark, Action(CLAIM_TICK), journal=False),)
+
+
+def _claim_second(state: HostageState, action: Action) -> tuple[HostageState, Effects]:
+    """The screen's second of a claim's wait: only ``shown_at`` moves (never journaled)."""
+    showing = state.showing
+    if showing is None:
+        raise Rejected("no one is showing hostages")
+    return replace(state, shown_at=action.at), _claim_tick(showing.until - action.at)
+
+
+def claim_left(state: HostageState) -> float:
+    """Seconds the open claim still waits for a tap, as the screen shows them."""
+    if state.showing is None:
+        return 0.0
+    return max(0.0, state.showing.until - state.shown_at)
 
 
 def _shown(state: HostageState, action: Action) -> tuple[HostageState, Effects]:
-    """The claim window is over (or the seat said it is done): the box says how many it saw."""
+    """The claim's wait is over (or the seat said it is done): the box says how many it saw,
+    and a turn timer the claim stopped runs on from where it stood."""
     showing = state.showing
     if showing is None:
         raise Rejected("no one is showing hostages")
@@ -321,7 +364,12 @@ def _shown(state: HostageState, action: Action) -> tuple[HostageState, Effects]:
     notice = (f"Seat {showing.seat}: saw {seen}", f"{need} needed to win")
     text = f"{label(showing.seat)} showed {seen}; {need} are needed"
     new = replace(state, showing=None, notice=notice)
-    return new, (Cancel(CLAIM_WINDOW), Sound("fail"), Log(text))
+    effects: list[Effect] = [Cancel(CLAIM_WINDOW), Cancel(CLAIM_TICK), Sound("fail"), Log(text)]
+    if showing.stopped_timer and new.timer is not None and not new.timer.running:
+        timer, timing = clock.start(new.timer, action.at)
+        new = replace(new, timer=timer)
+        effects += timing
+    return new, tuple(effects)
 
 
 # --- dispatch ----------------------------------------------------------------------------------
@@ -336,6 +384,7 @@ HANDLERS: dict[str, Handler] = {
     "claim": _claim,
     "show": _show,
     "shown": _shown,
+    CLAIM_TICK: _claim_second,
     "begin": _begin,
     "tick": _tick,
     "timeout": _timeout,
@@ -368,7 +417,7 @@ def apply(state: HostageState, action: Action) -> Outcome:
     if action.name not in QUIET:
         state = replace(state, notice=())
     new, effects = HANDLERS[action.name](state, action)
-    if action.name == "tick":
+    if action.name in ("tick", CLAIM_TICK):  # the screen's seconds, never journaled
         return Outcome(new, (*started, *effects))
     return Outcome(replace(new, last_at=action.at, shown_at=action.at), (*started, *effects))
 

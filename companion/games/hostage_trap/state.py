@@ -28,6 +28,8 @@ class Showing:
 
     seat: int
     colours: tuple[str, ...] = ()
+    until: float = 0.0  # the claim ends at this moment unless another hostage is tapped
+    stopped_timer: bool = False  # the claim stopped a running turn timer: its end restarts it
 
 
 @dataclass(frozen=True)
