@@ -11,10 +11,23 @@ from companion.games.hostage_trap import GAME
 
 
 def test_options_have_the_contracts_names_defaults_and_bounds() -> None:
-    assert GAME.check_options({}) == {"players": 4, "hand": 5, "hostages": 3, "turn_seconds": 0}
+    assert GAME.check_options({}) == {
+        "players": 4,
+        "hand": 5,
+        "hostages": 3,
+        "spares": "aside",
+        "turn_seconds": 0,
+    }
     given = {"players": "7", "hand": "7", "hostages": "7", "turn_seconds": "45"}
-    assert GAME.check_options(given) == {"players": 7, "hand": 7, "hostages": 7, "turn_seconds": 45}
-    for key, bad in (("players", "2"), ("players", "8"), ("hand", "4"), ("hostages", "8")):
+    assert GAME.check_options(given) == {
+        "players": 7,
+        "hand": 7,
+        "hostages": 7,
+        "spares": "aside",
+        "turn_seconds": 45,
+    }
+    bad_values = (("players", "2"), ("players", "8"), ("hand", "4"), ("hostages", "8"))
+    for key, bad in (*bad_values, ("spares", "discarded")):
         with pytest.raises(BadAction, match=key):
             GAME.check_options({key: bad})
     with pytest.raises(BadAction, match="turn_seconds"):

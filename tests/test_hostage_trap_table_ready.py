@@ -7,12 +7,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_hostage_trap_support import Table
 
-from companion.games.base import Press
+from companion.errors import UsageError
+from companion.games.base import BadAction, Press
 from companion.games.hostage_trap import GAME
+from companion.games.hostage_trap.data import tables
 from companion.replay import run_script
 
 
@@ -89,7 +92,7 @@ def test_leaving_the_menu_gives_back_the_timer_as_it_was_when_the_menu_opened(
 
 
 def test_a_claim_counts_down_restarts_on_each_tap_and_holds_the_turn_timer() -> None:
-    table = Table.new(players=4, hostages=7, turn_seconds=20)
+    table = Table.new(players=4, hostages=7, spares="shuffled", turn_seconds=20)
     table.wait(5)
     assert table.do("show", player=2, color="blue")
     assert table.public["timer"] == {"remaining": 15.0, "running": False}
@@ -202,3 +205,65 @@ def test_the_claim_menu_closes_when_its_turn_runs_out() -> None:
     assert out[7]["screen"][0].startswith("Hostage")  # back on the game, at seat 2's turn
     assert "the game moved on: its question is closed" in out[7]["log"]
     assert out[8]["screen"][0] != "Who claims?"  # down turns the pages, not the old menu
+
+
+# --- 10: every hostage in every menu; the spares option bounds `hostages` ----------------------
+
+
+@given(players=st.integers(3, 7), hostages=st.integers(3, 7), seat=st.integers(1, 7))
+def test_every_menu_that_asks_for_hostages_offers_all_of_them(
+    players: int, hostages: int, seat: int
+) -> None:
+    """Which kingdoms are in play is unknown to the box: no menu offers only some."""
+    table = Table.new(players=players, hostages=hostages, spares="shuffled")
+    table.end_turns((seat - 1) % players)
+    menu = GAME.control(table.state, Press("ok"))
+    asked = [f for form in menu.forms for f in form.fields if f.key in ("color", "hostages")]
+    assert [f.label for f in asked] == ["Which hostage?", "Hostages held"]
+    for question in asked:
+        assert question.choices == tables().colours
+    assert len(tables().colours) == 7
+
+
+def test_spares_aside_refuses_more_hostages_than_players_naming_both() -> None:
+    with pytest.raises(UsageError, match=r"line 1: hostages=5 is more than players=4 ") as err:
+        run_text("game hostage-trap players=4 hostages=5\n")
+    assert "spares=aside" in str(err.value)
+    with pytest.raises(UsageError, match="hostages=4 is more than players=3"):
+        run_script("", game="hostage-trap", sets=["players=3", "hostages=4"])
+    out = run_text("game hostage-trap players=4 hostages=5 spares=shuffled\n")
+    assert out[0]["state"]["hostages"] == 5 and out[0]["state"]["spares"] == "shuffled"
+    assert run_text("game hostage-trap players=4 hostages=4\n")[0]["state"]["spares"] == "aside"
+
+
+@given(players=st.integers(3, 7), hostages=st.integers(3, 7))
+def test_spares_aside_allows_exactly_up_to_the_players(players: int, hostages: int) -> None:
+    raw = {"players": str(players), "hostages": str(hostages)}
+    if hostages <= players:
+        assert GAME.check_options(raw)["spares"] == "aside"
+    else:
+        with pytest.raises(BadAction, match=f"hostages={hostages} .* players={players}"):
+            GAME.check_options(raw)
+    assert GAME.check_options({**raw, "spares": "shuffled"})["hostages"] == hostages
+
+
+def test_the_options_form_refuses_more_hostages_than_players_and_stays_open() -> None:
+    out = run_text(
+        "press down\npress down\npress down\npress ok\n"  # Choose a game: Hostage Trap!
+        "press ok\n"  # players 4 -> 5
+        "press down\npress down\npress ok\npress ok\npress ok\n"  # hostages 3 -> 6
+        "press green\n"  # start: refused, the form stays
+        "wait 6\npress down\npress ok\npress green\n"  # the spares row: shuffled; start
+    )
+    assert out[9]["screen"][1:4] == [
+        "  Hand size: 5",
+        "> Hostages to win: 6",
+        "  Spare hostages: aside",
+    ]
+    refused = out[10]
+    assert refused["game"] is None and refused["screen"][0] == "Not allowed"
+    assert "hostages=6 is more than players=5 with spares=aside" in refused["rejected"]
+    assert out[11]["screen"][0] == "Hostage Trap!"  # back on the form, nothing lost
+    assert out[13]["screen"][2] == "> Spare hostages: shuffled"
+    assert out[14]["game"] == "hostage-trap"
+    assert out[14]["state"]["hostages"] == 6 and out[14]["state"]["spares"] == "shuffled"

@@ -31,6 +31,7 @@ def public(state: HostageState) -> dict[str, Any]:
     out |= {
         "hand": state.settings.hand,
         "hostages": state.settings.hostages,
+        "spares": state.settings.spares,
         "attacked": state.attacked,
         "trapped": state.trapped,
         "allowed": list(state.allowed()) if not state.over else [],

@@ -57,6 +57,7 @@ def initial(options: Mapping[str, Any]) -> Outcome:
         hand=int(options["hand"]),
         hostages=int(options["hostages"]),
         turn_seconds=int(options["turn_seconds"]),
+        spares=str(options.get("spares", "aside")),
     )
     timer = None
     if settings.turn_seconds:
@@ -66,10 +67,11 @@ def initial(options: Mapping[str, Any]) -> Outcome:
         settings=settings, turn=1, turn_no=1, owed=(0,) * settings.players, timer=timer
     )
     timed = f", {settings.turn_seconds} s a turn" if timer else ""
+    spares = ", spare hostages shuffled into the deck" if settings.spares == "shuffled" else ""
     effects: list[Effect] = [
         Log(
             f"{settings.players} seats, hands of {settings.hand}, "
-            f"{settings.hostages} hostages to win{timed}"
+            f"{settings.hostages} hostages to win{timed}{spares}"
         ),
         Log("Seat 1 plays (turn 1)"),
     ]

@@ -19,6 +19,7 @@ class Settings:
     hand: int  # the hand a player draws up to (hostages do not count)
     hostages: int  # different hostages needed to win
     turn_seconds: int  # 0: no turn timer
+    spares: str = "aside"  # the hostages nobody picked: "aside" or "shuffled" into the deck
 
 
 @dataclass(frozen=True)
