@@ -28,13 +28,13 @@ from companion.core.clock import RealClock
 from companion.core.config import Config
 from companion.core.events import Call, Stop
 from companion.sim.box import SimulatedBox
+from companion.sim.hand import CardHand, DeviceHand
 from companion.sim.keys import GAP, KEYS, Pacer, split_keys
 from companion.sim.layout import Panel, compose, joined
 
 log = logging.getLogger(__name__)
 
 SHORT = 0.08  # seconds a key "holds" its button
-TAP_SECONDS = 0.35  # a card lies on the reader this long
 ENTER = "\x1b[?1049h\x1b[?25l\x1b[2J"  # the alternate screen, no cursor
 LEAVE = "\x1b[0m\x1b[2J\x1b[H\x1b[?25h\x1b[?1049l"
 STOPPED = "Trap Companion simulator stopped. Your game is kept in the journal ({path}).\n"
@@ -83,6 +83,9 @@ class TerminalSim:
         self.app = self.box.app
         self.app.on_refresh.append(self._on_refresh)
         self.state.deck = self._deck()
+        self.hand: CardHand | None = None
+        if self.box.device is not None:
+            self.hand = CardHand(DeviceHand(self.box.device), lambda: self.app.runner)
         self._wake_r, self._wake_w = os.pipe()
         self._resized = False
         self._clear = False
@@ -170,19 +173,11 @@ class TerminalSim:
             self.state.message = str(err)
             self.app.loop.post(Call(self.draw))
             return
-        device = self.box.device
-        if device is None:
+        if self.hand is None:
             self.state.message = "no card reader configured"
             return
-        start: Callable[[], None]
-        stop: Callable[[], None]
-        if hasattr(device, "hold"):
-            start, stop = (lambda: device.hold(uid)), device.release
-        else:
-            start, stop = (lambda: device.present(uid)), device.remove
-        start()
+        self.hand.tap(uid)  # laid after the cards before it, each read before the next
         self.state.message = f"tapped {uid}"
-        self.app.loop.post(Call(lambda: self.app.loop.call_later(TAP_SECONDS, stop)))
 
     def key(self, key: str) -> bool:
         """Handle one key; False to quit."""
@@ -262,6 +257,8 @@ class TerminalSim:
             self._quietly(lambda: self.app.loop.post(Stop("quit")))
             if consumer.is_alive():
                 self._quietly(lambda: consumer.join(timeout=2))
+            if self.hand is not None:
+                self._quietly(self.hand.close)
             self._quietly(self.box.close)
             if saved is not None:
                 self._quietly(lambda: termios.tcsetattr(fd, termios.TCSADRAIN, saved))
