@@ -580,9 +580,11 @@ class App:
 
     def open_session_menu(self) -> None:
         self._game_hook("pause_action")
-        dice = "Dice: table" if self.table_dice else "Dice: box"
-        items = ["Resume", "Undo last", "New game", "Other game", dice]
-        keys = ["resume", "undo", "new_game", "switch_game", "dice"]
+        items = ["Resume", "Undo last", "New game", "Other game"]
+        keys = ["resume", "undo", "new_game", "switch_game"]
+        if getattr(self.session.rules, "uses_dice", True):  # a game without dice: no choice
+            items.append("Dice: table" if self.table_dice else "Dice: box")
+            keys.append("dice")
         if hasattr(self.session.rules, "result"):
             items.append("Records")
             keys.append("records")

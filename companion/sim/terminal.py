@@ -42,8 +42,9 @@ STOPPED = "Trap Companion simulator stopped. Your game is kept in the journal ({
 
 @dataclass
 class SimState:
-    deck: list[tuple[str, str]] = field(default_factory=list)  # (uid, label)
+    deck: list[tuple[str, str, str]] = field(default_factory=list)  # (uid, label, game)
     chosen: int = 0
+    deck_game: str | None = None  # the game the deck was last turned to
     typing: str | None = None
     sounds: list[str] = field(default_factory=list)
     message: str = ""
@@ -90,10 +91,23 @@ class TerminalSim:
         self._resized = False
         self._clear = False
 
-    def _deck(self) -> list[tuple[str, str]]:
+    def _deck(self) -> list[tuple[str, str, str]]:
         registry = self.app.registry
         cards = list(registry.cards.values()) + list(registry.demo.values())
-        return [(c.uid, f"{c.name} ({c.game})") for c in cards]
+        return [(c.uid, f"{c.name} ({c.game})", c.game) for c in cards]
+
+    def _turn_deck(self) -> None:
+        """When the game in play changes, the deck opens at that game's first card (the table
+        plays that game's cards; another game's stay a few presses of `C` away)."""
+        st, session = self.state, self.app.session
+        game = session.name if session is not None else None
+        if game is None or game == st.deck_game:
+            return
+        st.deck_game = game
+        if st.deck and st.deck[st.chosen][2] != game:
+            first = next((i for i, card in enumerate(st.deck) if card[2] == game), None)
+            if first is not None:
+                st.chosen = first
 
     # --- drawing (loop thread) -----------------------------------------------------------
 
@@ -116,7 +130,8 @@ class TerminalSim:
     def panel(self) -> Panel:
         app, st = self.app, self.state
         lights = app.shown[1] if app.shown else None
-        uid, label = st.deck[st.chosen] if st.deck else ("-", "no cards")
+        self._turn_deck()
+        uid, label, _ = st.deck[st.chosen] if st.deck else ("-", "no cards", "")
         message = f"UID> {st.typing}_" if st.typing is not None else st.message
         return Panel(
             led=_led_block(lights.shown() if lights else (0.0, 0.0, 0.0)),
