@@ -43,7 +43,10 @@ def _config(kind: str, state: Path) -> Config:
 
 @pytest.mark.parametrize("kind", ["rdm6300", "pn532"])
 def test_forty_cards_a_tenth_of_a_second_apart_are_forty_taps(kind: str) -> None:
-    """The table's pace through the driver and the presence machine, on the real clock."""
+    """The table's pace through the driver, the runner and the presence machine, on the real
+    clock: each card goes down 0.1 s after the one before (later only if the machine is too
+    busy to have read the one before: a timing of the test itself is no part of the claim;
+    how fast a card may come is measured by `trap-companion bench`)."""
     device = FakeRdm6300() if kind == "rdm6300" else FakePn532()
     clock = RealClock()
     reads: list[tuple[str, float]] = []
@@ -57,14 +60,15 @@ def test_forty_cards_a_tenth_of_a_second_apart_are_forty_taps(kind: str) -> None
     runner.start()
     try:
         assert runner.wait_ready(3.0)
-        start = time.monotonic()
-        for n, uid in enumerate(_uids(kind)):
+        laid = time.monotonic()
+        for uid in _uids(kind):
+            time.sleep(max(0.0, laid + GAP - time.monotonic()))
+            laid = time.monotonic()
             if isinstance(device, FakeRdm6300):
                 device.write_frames(uid, 2)  # the module's two reads of the card
             else:
                 device.present(uid)
-            time.sleep(max(0.0, start + GAP * (n + 1) - time.monotonic()))
-        assert runner.wait_seen_of(_uids(kind)[-1], 1, 2.0)
+            assert runner.wait_seen_of(uid, 1, 2.0), f"{uid} was never read"
     finally:
         runner.stop()
         device.close()
@@ -120,7 +124,7 @@ def test_uids_typed_in_the_simulator_a_tenth_of_a_second_apart_all_tap(
             for key in ["u", *uid, "\r"]:
                 assert sim.key(key)
             time.sleep(max(0.0, start + GAP * (n + 1) - time.monotonic()))
-        assert sim.hand is not None and sim.hand.wait_idle(10.0)
+        assert sim.controls.hand is not None and sim.controls.hand.wait_idle(10.0)
         counted: list[int] = []
         done = threading.Event()
         app.loop.post(Call(lambda: (counted.append(app.menu.count), done.set())))
@@ -129,8 +133,7 @@ def test_uids_typed_in_the_simulator_a_tenth_of_a_second_apart_all_tap(
     finally:
         app.loop.post(Stop("test"))
         consumer.join(2.0)
-        if sim.hand is not None:
-            sim.hand.close()
+        sim.controls.close()
         sim.box.close()
 
 
