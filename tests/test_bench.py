@@ -35,3 +35,11 @@ def test_daemon_start_reaches_ready_and_stops():
     assert result["ready_seconds"] > 0
     assert result["stop_seconds"] > 0
     assert result["peak_rss_mb"] > 10
+
+
+def test_fast_cards_counts_the_cards_that_never_became_a_tap():
+    for reader, key in (("rdm6300", "fast_cards_lost"), ("pn532", "pn532_fast_cards_lost")):
+        result = bench.fast_cards(cards=5, reader=reader)
+        assert set(result) == {key}
+        assert 0 <= result[key] <= 5
+        assert key in bench.TARGETS

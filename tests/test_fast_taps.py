@@ -166,3 +166,30 @@ def _drain_slave(device: FakeRdm6300) -> bytes:
     while select.select([fd], [], [], 0)[0]:
         data += os.read(fd, 4096)
     return data
+
+
+CLAIM = "game hostage-trap\ntap @hostage-red\ntap @hostage-blue\ntap @hostage-green\n"
+
+
+def test_cards_tapped_while_the_form_the_first_opened_is_answered_are_taken_after_it(
+    tmp_path: Path,
+) -> None:
+    """A claim's hostages laid fast: the first asks whose they are; the next two wait for the
+    answer instead of being lost under the form."""
+    from companion.replay import run_script
+
+    out = run_script(CLAIM + "press ok\n", state_dir=tmp_path)
+    assert out[2]["screen"][0] == "Whose hostage?" and out[3]["screen"][0] == "Whose hostage?"
+    assert out[4]["state"]["winner"] == 1
+    assert "red, blue, green" in out[4]["log"][-1]
+
+
+def test_cards_held_for_a_form_left_with_back_are_dropped_and_the_screen_says_so(
+    tmp_path: Path,
+) -> None:
+    from companion.replay import run_script
+
+    out = run_script(CLAIM + "press back\n", state_dir=tmp_path)
+    assert out[4]["screen"][1:3] == ["2 tapped cards", "not taken:"]
+    assert out[4]["state"]["winner"] is None
+    assert "2 tapped cards dropped with the form" in out[4]["log"]

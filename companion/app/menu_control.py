@@ -62,6 +62,13 @@ class MenuControl:
         kind, data = command.kind, command.data
         if kind == "stay":
             return
+        from_play = self.menu is not None and self.menu is self.play_form
+        self._menu_step(kind, data)
+        if from_play and self.menu is not self.play_form:
+            self.play_form = None
+            self._take_held_taps(answered=kind != "close")
+
+    def _menu_step(self, kind: str, data: dict) -> None:
         left_session_menu = getattr(self.menu, "on_pick", None) == "session"
         # An enrolment run is opened from the session menu: leaving it goes back to play.
         left_run = isinstance(self.menu, menus.EnrolRun) or (
