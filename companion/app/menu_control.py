@@ -57,6 +57,7 @@ class MenuControl:
 
     def _menu_press(self, button: str, long: bool) -> None:
         self._menu_command(self.menu.press(button, long))
+        self._take_waiting_copies()
 
     def _menu_command(self, command: menus.Command) -> None:
         kind, data = command.kind, command.data
