@@ -28,7 +28,9 @@ from companion.core.config import from_dict
 from companion.core.events import Call, Stop
 from companion.games.base import Action
 from companion.hal.readers import pn532
+from companion.hal.readers.base import make_driver
 from companion.hal.readers.fake import FakePn532, FakeRdm6300, PtyPort
+from companion.hal.readers.runner import Presence, ReaderRunner
 from companion.sim.box import SimulatedBox
 
 TARGETS = {
@@ -44,6 +46,8 @@ TARGETS = {
     "timer_error_ms": 20.0,
     "timer_expiry_ms": 20.0,
     "web_press_p99_ms": 10.0,
+    "fast_cards_lost": 0,
+    "pn532_fast_cards_lost": 0,
 }
 
 
@@ -526,12 +530,54 @@ def web_latency(presses: int = 300) -> dict[str, float]:
     }
 
 
+FAST_CARD_GAP = 0.1  # seconds between two cards laid at a table's quickest
+
+
+def fast_cards(cards: int = 40, reader: str = "rdm6300") -> dict[str, float]:
+    """Cards laid on the real driver 0.1 s apart, each replacing the last, on the real clock
+    (an RDM6300 sends each card's two frames, a PN532 card lies until the next): how many
+    never became a tap. No waiting for a read here: that is what is measured."""
+    device = FakeRdm6300() if reader == "rdm6300" else FakePn532()
+    reads: list[tuple[str, float]] = []
+    clock = RealClock()
+    runner = ReaderRunner(
+        lambda: make_driver(reader, device.path),
+        lambda uid: reads.append((uid, clock.now())),
+        lambda text: None,
+    )
+    runner.start()
+    uids = [
+        f"{0x0600000000 + n:010X}" if reader == "rdm6300" else f"{0x04A10000 + n:08X}"
+        for n in range(cards)
+    ]
+    try:
+        if not runner.wait_ready(5.0):
+            raise RuntimeError(f"the {reader} reader did not open: {runner.status}")
+        start = time.monotonic()
+        for n, uid in enumerate(uids):
+            if isinstance(device, FakeRdm6300):
+                device.write_frames(uid, 2)
+            else:
+                device.present(uid)
+            time.sleep(max(0.0, start + FAST_CARD_GAP * (n + 1) - time.monotonic()))
+        runner.wait_seen_of(uids[-1], 1, 1.0)
+    finally:
+        runner.stop()
+        device.close()
+    presence = Presence()
+    taps = {who for uid, t in list(reads) for what, who in presence.seen(uid, t) if what == "tap"}
+    prefix = "" if reader == "rdm6300" else "pn532_"
+    return {f"{prefix}fast_cards_lost": float(len(set(uids) - taps))}
+
+
 def run_all(quick: bool = False) -> dict[str, Any]:
     results: dict[str, Any] = {}
     results.update(button_latency(200 if quick else 1000))
     results.update(card_latency(60 if quick else 300))
     results.update(pn532_card_latency(20 if quick else 100))
     results.update(pn532_false_uids(10_000 if quick else 100_000))
+    results.update(fast_cards())
+    results.update(fast_cards(reader="pn532"))
     results.update(idle_cpu(2.0 if quick else 10.0))
     results.update(idle_cpu(2.0 if quick else 10.0, reader="pn532"))
     results.update(timer_precision(2 if quick else 5))

@@ -94,6 +94,8 @@ class App(Inputs, Actions, MenuControl, Enrolment, Toasts, Refresh):
         self.table_dice = config.dice.source == "table"
         self.session: Session | None = None
         self.menu: menus.Menu | None = None
+        self.play_form: menus.Menu | None = None  # a game's form or pages a tap opened
+        self.held_taps: list[Card] = []  # this game's cards tapped while that form was open
         self.toast: tuple[Screen, Lights] | None = None  # a notice over the screen for a moment
         self.toast_pages: tuple[Screen, ...] = ()  # the notice's pages still to come
         self.time_offset = 0.0

@@ -255,6 +255,7 @@ class EnrolRun:
     seen: set[str] = field(default_factory=set)  # their UIDs: a second tap counts once
     said: str = ""  # what the last tap did
     asking: tuple[str, str] | None = None  # (uid, what it is now) waiting for a yes
+    waiting: list[str] = field(default_factory=list)  # tapped during the question, in order
 
     def values_text(self) -> str:
         return ", ".join(f"{name} {value}" for name, value in self.values.items())
