@@ -14,13 +14,20 @@ from collections.abc import Mapping
 from typing import Any
 
 from companion.games.base import Action, Ask, Field, Form, Input, Rejected, Reply, Tap
-from companion.games.cover_your_asps import rules, scoring
-from companion.games.cover_your_asps.state import BUILD, COLLECT, SoloState, State, TableState
+from companion.games.cover_your_asps import buttons, rules, scoring
+from companion.games.cover_your_asps.buttons import primary
+from companion.games.cover_your_asps.state import BUILD, SoloState, State, TableState
 from companion.games.cover_your_asps.tables import tables
-from companion.games.cover_your_asps.view import pages, primary
+from companion.games.cover_your_asps.view import pages
 from companion.games.seats import label
 
 PAGES = ("up", "down")
+REPORT_ENTRIES = {
+    "built": "Built to the vault",
+    "entered": "Raider entered",
+    "vault": "Reached the vault",
+    "escaped": "Escaped",
+}
 
 
 def control(state: State, event: Input) -> Reply:
@@ -39,12 +46,10 @@ def control(state: State, event: Input) -> Reply:
         return seat_menu(state)
     if button != "green":
         return None
-    if state.acted is None:
-        return Action(primary(state))
-    seat = state.seat(state.turn)
-    if state.acted == "enter" and not seat.inside:
-        return Action("entered")
-    return seat_menu(state)
+    does = buttons.green(state)
+    if does == "report":
+        return seat_menu(state)
+    return None if does is None else Action(does)
 
 
 def _solo(state: SoloState, button: str) -> Reply:
@@ -53,7 +58,7 @@ def _solo(state: SoloState, button: str) -> Reply:
     if button == "green":
         return Action("plank")
     if button == "ok":
-        return Action("placed")
+        return Action("placed")  # before a roll the rules say why not
     if button == "red":
         return Ask(
             "End the game",
@@ -82,15 +87,8 @@ def _form(state: TableState, text: str, name: str) -> Form:
 def seat_menu(state: TableState) -> Ask:
     """The seat's reports for its phase first, then the other things a turn may hold."""
     seat = state.seat(state.turn)
-    forms = []
-    if seat.phase == BUILD:
-        forms.append(_form(state, "Built to the vault", "built"))
-    elif seat.phase == COLLECT and not seat.inside:
-        forms.append(_form(state, "Raider entered", "entered"))
-    elif seat.phase == COLLECT:
-        forms.append(_form(state, "Reached the vault", "vault"))
-    else:
-        forms.append(_form(state, "Escaped", "escaped"))
+    report = buttons.report_for(state)
+    forms = [_form(state, REPORT_ENTRIES[report], report)]
     forms.append(_form(state, "Plank roll", "plank"))
     if seat.phase != BUILD:
         forms.append(_form(state, "Move roll" if seat.inside else "Entry roll", primary(state)))
@@ -104,7 +102,7 @@ def seat_menu(state: TableState) -> Ask:
 
 def _count(state: TableState, button: str) -> Reply:
     if button == "green":
-        need = scoring.missing(state)
+        need = scoring.missing(state)  # buttons.green: "count", or "edit" once complete
         return _count_form_ask(state, need) if need else _count_menu(state)
     if button == "ok":
         return _count_menu(state)
