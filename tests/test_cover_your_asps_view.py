@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import pytest
 from cover_your_asps_support import Table
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_screen_support import uncut
 
 from companion.games import seats
 from companion.games.base import Action, Ask, Pages, Press, Tap
 from companion.games.cover_your_asps import GAME
 from companion.games.cover_your_asps.view import doubles_pages, pages
+from companion.ui import menus
 from companion.ui.screen import Screen
 
 
@@ -296,3 +299,42 @@ def test_the_catalog_offers_action_cards_and_treasure_cards_with_points_in_range
     assert set(kinds) == {"action", "treasure"}
     assert kinds["treasure"].fields == ("points",)
     assert kinds["treasure"].field_range(0) == (1, 10)
+
+
+# --- the options form ----------------------------------------------------------------------
+
+
+def _form() -> menus.OptionsMenu:
+    return menus.OptionsMenu(GAME.name, GAME.title, tuple(GAME.options))
+
+
+def test_the_solo_options_form_shows_only_what_applies():
+    """Rulings 8: one player has no vault, no tiebreak and the solo planking."""
+    form = _form()
+    assert [row.strip() for row in form.screen().lines][:1] == ["> Players: 2"]
+    assert [o.name for o in form.options] == ["players", "vault", "planking", "tiebreak"]
+    for _ in range(3):  # 2 -> 3 -> 4 -> 1
+        form.press("ok", False)
+    assert form.values["players"] == "1"
+    assert form.screen().lines == ("> Players: 1",)
+    form.press("down", False)
+    assert form.screen().lines == ("> Players: 1",)
+    start = form.press("green", False)
+    assert start.data == {"game": "cover-your-asps", "options": {"players": "1"}}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(["up", "down", "ok"]), max_size=30))
+def test_the_options_form_always_offers_what_applies_and_starts_a_valid_game(presses):
+    form = _form()
+    for button in presses:
+        form.press(button, False)
+        names = [o.name for o in form.options]
+        solo = form.values["players"] == "1"
+        assert names == (["players"] if solo else ["players", "vault", "planking", "tiebreak"])
+        assert 0 <= form.cursor < len(names)
+        assert len(form.screen().lines) == min(3, len(names))
+    start = form.press("green", False)
+    options = GAME.check_options(start.data["options"])
+    assert set(start.data["options"]) == {o.name for o in form.options}
+    assert options["players"] == int(form.values["players"])

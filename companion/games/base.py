@@ -171,9 +171,16 @@ class Option:
     choices: tuple[str, ...] = ()  # empty: any value that ``check`` accepts
     presets: tuple[str, ...] = ()  # values the menu cycles through when choices is empty
     bounds: tuple[int, int] | None = None  # a whole number in this range (lowest, highest)
+    # Only when every named option has one of these values does this one matter (Cover Your
+    # Asps' vault means nothing to one player): the menu leaves it out otherwise.
+    only_if: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def menu_values(self) -> tuple[str, ...]:
         return self.choices or self.presets or (self.default,)
+
+    def applies(self, values: Mapping[str, str]) -> bool:
+        """Whether this option matters with these values of the others."""
+        return all(str(values.get(name, "")) in allowed for name, allowed in self.only_if)
 
 
 @dataclass(frozen=True)
