@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from companion.ui.screen import Lights, Screen
@@ -252,9 +252,24 @@ class Field:
     names: tuple[str, ...] = ()
     start: int = 0
     many: bool = False
+    # The key of a number asked earlier in the form that this answer may not exceed (wilds
+    # among the cards of a play: no more than the cards); choices above it are not offered.
+    at_most: str = ""
 
     def shown(self, index: int) -> str:
         return (self.names or self.choices)[index]
+
+    def limited(self, answers: Mapping[str, Any]) -> Field:
+        """This question as it is asked after ``answers``: without the choices above the
+        answer ``at_most`` names (the whole question if that was not asked)."""
+        bound = str(answers.get(self.at_most, "")) if self.at_most else ""
+        if not (bound.isascii() and bound.isdigit()):
+            return self
+        keep = [i for i, c in enumerate(self.choices) if not c.isdigit() or int(c) <= int(bound)]
+        names = tuple(self.names[i] for i in keep) if self.names else ()
+        start = max(0, min(self.start, len(keep) - 1))
+        choices = tuple(self.choices[i] for i in keep)
+        return replace(self, choices=choices, names=names, start=start, at_most="")
 
 
 @dataclass(frozen=True)

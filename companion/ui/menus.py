@@ -360,8 +360,9 @@ class FormMenu:
         return STAY
 
     def _field(self) -> Field:
+        """The question being asked, without the choices earlier answers rule out."""
         assert self.form is not None
-        return self.form.fields[self.index]
+        return self.form.fields[self.index].limited(self.values)
 
     def screen(self) -> Screen:
         if self.form is None:
@@ -414,7 +415,7 @@ class FormMenu:
             args = {**self.form.args, **self.values}
             return Command("form_done", {"action": Action(self.form.action, args)})
         self.index = index
-        question = self.form.fields[index]
+        question = self._field()
         self.cursor = question.start if 0 <= question.start < len(question.choices) else 0
         self.marked = set()
         return STAY
