@@ -204,9 +204,9 @@ def test_a_play_entered_with_the_buttons_never_holds_more_wilds_than_cards(table
             )
         command = menu.press(button, False)
         if command.kind == "form_done":
-            action = command.data["action"]
-            n = int(action.args["n"])
-            assert 0 <= int(action.args["wild"]) <= n
+            args = command.data["args"]
+            assert command.data["name"] == "play"
+            assert 0 <= int(args["wild"]) <= int(args["n"])
             break
         if command.kind == "close":
             break
