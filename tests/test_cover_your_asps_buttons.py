@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.games.base import Action, Ask, Press, Rejected, Tap
+from companion.games.base import Action, Ask, Log, Press, Rejected, Tap
 from companion.games.cover_your_asps import GAME
 from companion.games.cover_your_asps.state import SoloState
 
@@ -103,18 +103,25 @@ class Walk:
 
     def apply(self, action: Action, dice: tuple[int, ...]) -> bool:
         try:
-            new = _accepted(self.state, action, dice)
+            faces = GAME.dice_for(self.state, action)
+            rolled = Action(action.name, action.args, dice[: len(faces)])
+            outcome = GAME.apply(self.state, rolled)
         except Rejected:
             return False
         turn = getattr(self.state, "turn", None)
-        self.state = new
-        self._after(action.name, turn)
+        self.state = outcome.state
+        logs = [e.text for e in outcome.effects if isinstance(e, Log)]
+        self._after(action.name, turn, logs)
         return True
 
-    def _after(self, name: str, turn: int | None) -> None:
+    def _after(self, name: str, turn: int | None, logs: list[str]) -> None:
         if name in CAUSES:  # rulings 1: a report follows its action in the same turn
             assert CAUSES[name] & set(self.turn_actions), (name, self.turn_actions)
             self.reports.append(name)
+        if name == "escaped":  # rulings 9: into the antechamber of the seat on the right
+            assert turn is not None
+            right = self.options["players"] if turn == 1 else turn - 1
+            assert f"Seat {turn} puts a pillar in Seat {right}'s antechamber" in logs, logs
         self.turn_actions = [] if name == "next" else [*self.turn_actions, name]
 
     def step(self, move: str, dice: tuple[int, ...], pick: int) -> None:
@@ -146,11 +153,12 @@ moves = st.lists(
         st.tuples(st.integers(1, 6), st.integers(1, 6)),
         st.integers(0, 40),
     ),
-    max_size=400,
+    min_size=40,  # long enough to enter, reach the vault, escape and count, not only build
+    max_size=300,
 )
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(
     st.integers(1, 4),
     st.sampled_from(["dice", "draw"]),
