@@ -3,10 +3,11 @@
 On a seat's turn green does what buttons.green says, the word its footer shows: the roll the
 phase needs, then the report that roll may have made (after an entry roll "entered" directly,
 else the seat's menu), then nothing; red ends the turn, ok opens the seat's menu (reports and
-the other actions), up/down the information pages. At the end green asks for the next entry the count needs and ok offers
-all of them. Solo: green rolls, ok counts a plank laid, red asks how the game ended.
-Tapped action cards are played by the seat on turn; tapped treasure cards are counted at the
-end for the seat the table picks.
+the other actions), up/down the information pages. At the end green asks for the next entry
+the count needs (once complete: the count's menu, to correct one) and ok offers all of them.
+Solo: green rolls, ok counts a plank laid, red asks how the game ended. Tapped action cards are
+played by the seat on turn; tapped treasure cards are counted at the end for the seat the
+table picks.
 """
 
 from __future__ import annotations
