@@ -106,6 +106,7 @@ def test_the_vault_and_escape_checklists_name_the_seat_on_the_right():
     table.must("escaped")
     assert shown(table)[1:4] == ["Scorpion off, +1 card", "Uncover one pit", "Seat 4 gets a pillar"]
     page = pages(table.state).screens[1]
+    _fits(page)
     assert (page.title, page.lines) == (
         "After the escape",
         ("Seat 1 puts a pillar", "in Seat 4's", "antechamber"),
