@@ -117,6 +117,9 @@ def recipe_digest(text: bytes) -> str:
 def load_recipe(text: bytes, where: str = "recipe.toml") -> Recipe:
     try:
         data = tomllib.loads(text.decode())
+        missing = [key for key in ("suite", "variant", "include", "mirror") if key not in data]
+        if missing:
+            raise ValueError(f"missing {', '.join(missing)}")
         include = data["include"]
         if not isinstance(include, list) or not all(isinstance(p, str) for p in include):
             raise ValueError("include must be a list of package names")
@@ -127,7 +130,7 @@ def load_recipe(text: bytes, where: str = "recipe.toml") -> Recipe:
             mirror=str(data["mirror"]),
             digest=recipe_digest(text),
         )
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError, KeyError, ValueError) as err:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, ValueError) as err:
         raise ValueError(f"{where}: {err}") from err
 
 
