@@ -69,6 +69,11 @@ CLONE = f"/home/{OWNER}/{NAME}"
 INSTALL = "sudo make install SKIP_APT=1 SKIP_FIRMWARE=1"
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 NSPAWN_RUN = Path("/run/systemd/nspawn")
+# One run at a time on a machine: a run takes away the tmpfs it mounted, which another run's
+# nspawn may be using (whatever cache each one uses).
+HOST_LOCK = (
+    Path("/run/lock" if Path("/run/lock").is_dir() else "/run") / "trap-companion-systest.lock"
+)
 
 # The game of step 5: three rolls of 2d6, all journaled before the cut.
 PLAY = "game dice die=2d6\ndice 3 3\npress green\ndice 1 5\npress green\ndice 6 2\npress green\n"
@@ -277,6 +282,15 @@ def unmount(log: Log, where: Path) -> None:
     proc = host_run(log, ["umount", str(where)])
     if proc.returncode != 0:
         say(f"systest: warning: could not unmount {where}: {proc.stderr.strip()}")
+
+
+def one_run_at_a_time(stack: contextlib.ExitStack) -> None:
+    lock = stack.enter_context(HOST_LOCK.open("w"))
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        say(f"systest: another systest is running on this machine; waiting for it ({HOST_LOCK})")
+        fcntl.flock(lock, fcntl.LOCK_EX)
 
 
 def nspawn_tmpfs(stack: contextlib.ExitStack, log: Log) -> None:
@@ -1040,6 +1054,7 @@ def main(argv: list[str] | None = None) -> int:
     with terminate_as_interrupt(), contextlib.ExitStack() as stack:
         try:
             root = root_fs(cache, recipe, log, args.rebuild)
+            one_run_at_a_time(stack)
             started = time.monotonic()
             nspawn_tmpfs(stack, log)
             run_dir = cache / "runs" / name
