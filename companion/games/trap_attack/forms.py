@@ -10,24 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from companion.games.base import Action, BadAction, Rejected
+from companion.games.base import Action, BadAction, Field, Rejected
 from companion.games.trap_attack import board, scoring, turns
 from companion.games.trap_attack.state import AI, Form, State, Ui, name
 from companion.games.trap_attack.tables import catalog
 
 Values = dict[str, str]
-
-
-@dataclass(frozen=True)
-class Field:
-    key: str
-    label: str
-    choices: tuple[str, ...]
-    names: tuple[str, ...] = ()
-    start: int = 0
-
-    def shown(self, index: int) -> str:
-        return (self.names or self.choices)[index]
 
 
 @dataclass(frozen=True)
