@@ -125,6 +125,10 @@ def _attack(step: Step, action: Action, rolls: tuple[int, ...]) -> None:
 
 
 def _damage(step: Step, action: Action, rolls: tuple[int, ...]) -> None:
+    """Damage entered by hand. With ``by`` a player it is that player's attack on the pawn,
+    one a turn as for a card (entered late, it counts in the turn it is entered);
+    a player's attack on the AI is ``attack`` (the AI rolls to block). By the AI or by nobody
+    it only fixes the books."""
     state = step.state
     who = pawn_arg(state, action, "player")
     amount = action.int_arg("amount", *state.rules.range("amount"))
@@ -132,6 +136,13 @@ def _damage(step: Step, action: Action, rolls: tuple[int, ...]) -> None:
         by = optional_pawn(state, action, "by")
     else:
         by = AI if state.options.ai and who != AI else None
+    if by is not None and by != AI:  # a player's hit is that player's attack (rulings 11)
+        if by == who:
+            raise BadAction(f"by={by}: {name(by)} cannot attack themselves")
+        if who == AI:
+            raise Rejected("an attack on the AI is 'Attack the AI': the AI rolls to block it")
+        turns.check_attack_limit(state, by, who)
+        step.state = replace(state, played=(*state.played, Played(by, "attack", who)))
     pawns.hurt(step, who, amount, by)
 
 
