@@ -89,6 +89,6 @@ def test_the_tool_prints_the_graph_and_exits_0_on_this_tree() -> None:
     assert all(line.lstrip().startswith("core -> games") for line in against), against
 
 
-@pytest.mark.parametrize("module", ["companion.web.server", "companion.faces.phone"])
+@pytest.mark.parametrize("module", ["companion.web.server", "companion.phones.page"])
 def test_a_new_package_is_top(module: str) -> None:
     assert layers.layer_of(module) == "top"

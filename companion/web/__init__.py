@@ -1,0 +1,7 @@
+"""The box's web faces, on aiohttp (the optional extra ``web``), imported only when one is on.
+
+- server.py: the server in its own thread and asyncio loop, a Face of the box; the event stream.
+- guard.py: what every request must pass (source, Host, Origin, size, time, CSP).
+- sim_routes.py: the simulator's page and API (`trap-companion sim --web`).
+- static/: the page, plain HTML, CSS and JavaScript, no build step.
+"""
