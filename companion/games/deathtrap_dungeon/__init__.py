@@ -35,6 +35,8 @@ class DeathtrapGame(ModularGame):
         self.pack, problem = packs.for_state_dir(state_dir)
         if problem is None:
             return ()
+        if "; moved to " in problem:
+            return ("Pack file unreadable", "set aside, see log", "kept the last good")
         line = re.search(r"line \d+", problem)
         return ("Pack file bad", line.group(0) if line else "see log", "kept the last good")
 
