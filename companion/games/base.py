@@ -249,7 +249,8 @@ class Game(Protocol):
     # any whole-number details; None while the game is not finished. The app dates and keeps it.
     #
     # Optional: ``navigation(action) -> bool``, true for an action that only moves a menu kept
-    # in the game's state: it is journaled, but undo never stops on it.
+    # in the game's state (Trap Attack's): it is applied and shown but never journaled and never
+    # an undo step, so ``restore`` must close such a menu.
     #
     # Optional: ``pause_action(state) -> Action | None``, submitted (as an automatic step, never
     # an undo step) when the box's own menu opens, and ``resume_action(state) -> Action | None``
