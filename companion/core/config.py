@@ -80,6 +80,15 @@ class StateConfig:
 
 
 @dataclass(frozen=True)
+class PhonesConfig:
+    """Phones at the table (companion/web/): off unless the owner turns it on, and then the
+    box listens on ``port`` on its LAN addresses (plain HTTP; pairing with a code)."""
+
+    enabled: bool = False
+    port: int = 8080
+
+
+@dataclass(frozen=True)
 class Config:
     hardware: HardwareConfig = field(default_factory=HardwareConfig)
     buttons: ButtonsConfig = field(default_factory=ButtonsConfig)
@@ -89,6 +98,7 @@ class Config:
     reader: ReaderConfig = field(default_factory=ReaderConfig)
     dice: DiceConfig = field(default_factory=DiceConfig)
     state: StateConfig = field(default_factory=StateConfig)
+    phones: PhonesConfig = field(default_factory=PhonesConfig)
     source: str = "defaults"
 
     def state_dir(self, installed: Path = INSTALLED_STATE_DIR) -> Path:
@@ -132,6 +142,7 @@ SECTIONS: dict[str, type] = {
     "reader": ReaderConfig,
     "dice": DiceConfig,
     "state": StateConfig,
+    "phones": PhonesConfig,
 }
 
 
@@ -142,7 +153,11 @@ def _typed(where: str, value: Any, want: type) -> Any:
         return value
     if want is str and isinstance(value, str):
         return value
-    kind = {int: "a whole number", float: "a number", str: "text in quotes"}[want]
+    if want is bool and isinstance(value, bool):
+        return value
+    kind = {int: "a whole number", float: "a number", str: "text in quotes", bool: "true or false"}[
+        want
+    ]
     raise ConfigError(f"{where} = {toml_value(value)}: must be {kind}")
 
 
@@ -199,6 +214,12 @@ def _check(config: Config, src: str) -> None:
         raise bad("dice.source", config.dice.source, f"use one of {', '.join(DICE_SOURCES)}")
     if not 0.1 <= r.removal_seconds <= 5:
         raise bad("reader.removal_seconds", r.removal_seconds, "must be 0.1..5 seconds")
+    port = config.phones.port
+    if not 1024 <= port <= 65535:
+        why = "must be a TCP port 1024..65535"
+        if 0 < port < 1024:
+            why += " (the service may not open ports below 1024)"
+        raise bad("phones.port", port, why)
 
 
 def from_dict(data: dict[str, Any], src: str = "config") -> Config:
@@ -214,7 +235,7 @@ def from_dict(data: dict[str, Any], src: str = "config") -> Config:
         for key, raw in value.items():
             if key not in known:
                 raise ConfigError(f"{src}: unknown key {name}.{key} (known: {', '.join(known)})")
-            want = {"int": int, "float": float, "str": str}[str(known[key].type)]
+            want = {"int": int, "float": float, "str": str, "bool": bool}[str(known[key].type)]
             kwargs[key] = _typed(f"{src}: {name}.{key}", raw, want)
         sections[name] = cls(**kwargs)
     config = Config(**sections, source=src)
