@@ -37,3 +37,9 @@ class StateDirError(CompanionError):
     """The state directory (journal, cards) cannot be made or written (sysexits' CANTCREAT)."""
 
     exit_status = 73
+
+
+class PermissionDenied(CompanionError):
+    """The command changes the installed system and needs root (sysexits' NOPERM)."""
+
+    exit_status = 77
