@@ -1,0 +1,198 @@
+"""The game's actions: dice rolled, rules applied, the journal appended and fsync'ed, then the
+effects (sounds, logs, timers); new games, undo and the records of finished games."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+from typing import Any
+
+from companion.app.session import Session
+from companion.core.journal import Step, undo_steps
+from companion.games import registry as games
+from companion.games.base import (
+    Action,
+    Ask,
+    BadAction,
+    Cancel,
+    Effect,
+    Log,
+    Pages,
+    Rejected,
+    Reply,
+    Schedule,
+    Sound,
+)
+from companion.ui import menus
+from companion.ui import records as record_pages
+from companion.ui.screen import RED
+
+# One name for all the box's log lines, the same as before the App was split into pieces.
+log = logging.getLogger("companion.app")
+
+
+class Actions:
+    """The game's actions, from dice to journal to effects (a part of App)."""
+
+    def game_time(self) -> float:
+        """The clock as games see it: continuous across restarts of the daemon."""
+        return round(self.clock.now() + self.time_offset, 6)
+
+    def answer(self, reply: Reply) -> None:
+        """Do what a control map answered: an action is submitted; a menu of the game's forms
+        or its information pages opens (walking them is never journaled)."""
+        if isinstance(reply, Action):
+            self.submit(reply, from_input=True)
+        elif isinstance(reply, Ask):
+            self.menu = menus.FormMenu(reply)
+            self._menu_command(self.menu.start())
+        elif isinstance(reply, Pages):
+            self.menu = menus.PageMenu(reply)
+
+    def submit(self, action: Action, from_input: bool = False, auto: bool = False) -> bool:
+        """Roll what the action needs, apply the rules, journal, then effects. True if accepted.
+
+        BadAction propagates to callers that feed text (replay); input from buttons is logged.
+        """
+        session = self.session
+        if session is None:
+            raise Rejected("no game is being played")
+        rules = session.rules
+        used: list[int] = []
+        try:
+            faces = rules.dice_for(session.state, action)
+            rolls = action.rolls
+            if faces and not rolls and self.table_dice and not self.dice.forced:
+                labels = getattr(rules, "dice_labels", lambda state, action: ())
+                self.menu = menus.DiceEntry(
+                    tuple(faces), action, tuple(labels(session.state, action))
+                )
+                return False
+            if faces and not rolls:
+                rolls, used = self.dice.roll(tuple(faces))
+            action = replace(action, rolls=tuple(rolls), at=self.game_time())
+            outcome = rules.apply(session.state, action)
+        except Rejected as err:
+            self.dice.give_back(used)
+            self.reject(err.reason)
+            return False
+        except BadAction as err:
+            self.dice.give_back(used)
+            if not from_input:
+                raise
+            log.error("control map produced a bad action %r: %s", action, err)
+            return False
+        nav = getattr(rules, "navigation", lambda action: False)(action)
+        self.journal.action(action, auto=auto, nav=nav)  # fsync before anything shows
+        session.state = outcome.state
+        session.add(Step(action, auto, nav), outcome.effects)
+        self.effects(outcome.effects)
+        self.keep_result(announce=True)
+        return True
+
+    def keep_result(self, announce: bool) -> None:
+        """Bring the records in line with the game's result, if the game reports one (a game
+        just finished, or undone past its end); announce a new one with its pages."""
+        session = self.session
+        report = getattr(session.rules, "result", None)
+        if report is None:
+            return
+        try:
+            added = self.records.sync(
+                session.record_key, session.name, report(session.state), self.today()
+            )
+        except OSError as err:
+            log.error("records not saved: %s", err)
+            self._toast(("Records not saved", "see log"), RED)
+            return
+        if added is not None and announce:
+            self.note(f"result kept: {added.score} {added.unit} on {added.date}")
+            self.menu = menus.PageMenu(
+                record_pages.pages(session.rules.title, self.records, session.name, added)
+            )
+
+    def play(self, cue: str) -> None:
+        """Sound a cue, and note it for replay's ``sounds``."""
+        if self.recording:
+            self.sounds.append(cue)
+        self.buzzer.play(cue)
+
+    def note(self, text: str) -> None:
+        """A line for replay's ``log`` and journald."""
+        log.info("%s", text)
+        if self.recording:
+            self.logs.append(text)
+
+    def reject(self, reason: str) -> None:
+        self.rejected = reason
+        self.play("error")
+        self.note(f"not allowed: {reason}")
+        self._toast((reason,), RED, title="Not allowed")
+
+    def effects(self, effects: Iterable[Effect]) -> None:
+        for effect in effects:
+            if isinstance(effect, Log):
+                self.note(effect.text)
+            elif isinstance(effect, Sound):
+                self.play(effect.cue)
+            elif isinstance(effect, Schedule):
+                due = self.clock.now() + effect.seconds
+                self.loop.call_at(due, self._scheduled(effect.action), f"game:{effect.key}")
+            elif isinstance(effect, Cancel):
+                self.loop.cancel(f"game:{effect.key}")
+
+    def _scheduled(self, action: Action) -> Callable[[], None]:
+        def fire() -> None:
+            if self.session is None:
+                return
+            try:
+                self.submit(action, from_input=True, auto=True)
+            finally:
+                self.refresh()
+
+        return fire
+
+    def _cancel_game_timers(self) -> None:
+        self.loop.cancel_prefix("game:")
+
+    def _build(self, name: str, raw: dict[str, Any], rolls: tuple[int, ...] | None) -> Session:
+        rules = games.get(name)
+        options = rules.check_options({k: str(v) for k, v in raw.items()})
+        if rolls is None:
+            rolls, _ = self.dice.roll(tuple(rules.setup_dice(options)))
+        outcome = rules.initial(options, tuple(rolls))
+        return Session(
+            name, rules, dict(raw), options, tuple(rolls), outcome.state, opening=outcome.effects
+        )
+
+    def new_game(self, name: str, raw_options: dict[str, str]) -> None:
+        """Start a game; BadAction (unknown game or option) propagates to the caller."""
+        session = self._build(name, raw_options, None)
+        self._cancel_game_timers()
+        session.started_at = self.game_time()
+        self.journal.new_game(name, dict(raw_options), session.setup_rolls, session.started_at)
+        self.session = session
+        self.menu = None
+        self.note(f"new game: {session.rules.title}")
+        self.effects(session.opening)
+        self.refresh()
+
+    def undo(self) -> bool:
+        """Take back the last action a person made (and the timer ticks after it)."""
+        session = self.session
+        last = session.last_by_person() if session else None
+        if last is None:
+            self.reject("nothing to undo")
+            return False
+        self.journal.undo()
+        label = session.labels[last]
+        steps = list(session.steps)
+        undo_steps(steps)
+        session.rebuild(steps)
+        self._cancel_game_timers()
+        self._restore()
+        self.keep_result(announce=False)
+        self.note(f"undone: {label}")
+        self.play("undo")
+        return True

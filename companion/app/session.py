@@ -1,0 +1,55 @@
+"""The game being played (rules, options, state and the standing steps), rebuilt from the
+journal's steps exactly as its fold gives them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from companion.core.journal import Step
+from companion.games.base import Effect, Log
+
+
+@dataclass
+class Session:
+    """The game being played: its rules object, parsed options and current state."""
+
+    name: str
+    rules: Any
+    raw_options: dict[str, str]
+    options: dict[str, Any]
+    setup_rolls: tuple[int, ...]
+    state: Any
+    steps: list[Step] = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)  # per step: its first log line, for undo
+    opening: tuple[Effect, ...] = ()  # effects of ``initial``, played once at a new game
+    started_at: float = 0.0  # the game's start on the game clock: names its records
+
+    @property
+    def record_key(self) -> str:
+        return f"{self.name}@{self.started_at:.6f}"
+
+    def add(self, step: Step, effects: Iterable[Effect] = ()) -> None:
+        self.steps.append(step)
+        label = next((e.text for e in effects if isinstance(e, Log)), "")
+        self.labels.append(label or (step.action.name if step.action else ""))
+
+    def last_by_person(self) -> int | None:
+        return next(
+            (i for i in range(len(self.steps) - 1, -1, -1) if self.steps[i].by_person), None
+        )
+
+    def rebuild(self, steps: list[Step]) -> None:
+        """State and labels from standing steps, exactly as the journal's fold gives them.
+        Raises what the rules raise, for a journal the rules no longer accept."""
+        self.state = self.rules.initial(self.options, self.setup_rolls).state
+        self.steps, self.labels = [], []
+        for step in steps:
+            if step.action is None:
+                self.state = self.rules.restore(self.state)
+                self.add(step)
+            else:
+                outcome = self.rules.apply(self.state, step.action)
+                self.state = outcome.state
+                self.add(step, outcome.effects)

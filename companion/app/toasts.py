@@ -1,0 +1,34 @@
+"""Notices shown over the screen for a moment, a page at a time, dismissed by any input."""
+
+from __future__ import annotations
+
+from companion.app.refresh import MENU_LIGHT
+from companion.ui import notice
+from companion.ui.screen import RGB, Lights
+
+TOAST_SECONDS = 2.5
+
+
+class Toasts:
+    """Notices over the screen for a moment (a part of App)."""
+
+    def _dismiss_toast(self) -> None:
+        """Any input answers at once: an old notice must not cover the answer."""
+        self.toast, self.toast_pages = None, ()
+        self.loop.cancel("toast")
+
+    def _toast(self, lines: tuple[str, ...], color: RGB = MENU_LIGHT, title: str = "") -> None:
+        """A notice for a moment, a page at a time: all its words, none cut."""
+        title = title or (self.session.rules.title if self.session else "Trap Companion")
+        first, *rest = notice.pages(title, [line for line in lines if line])
+        self.toast, self.toast_pages = (first, Lights(color)), tuple(rest)
+        self.loop.call_later(TOAST_SECONDS, self._toast_over, "toast")
+
+    def _toast_over(self) -> None:
+        if self.toast is not None and self.toast_pages:
+            (page, *rest), lights = self.toast_pages, self.toast[1]
+            self.toast, self.toast_pages = (page, lights), tuple(rest)
+            self.loop.call_later(TOAST_SECONDS, self._toast_over, "toast")
+        else:
+            self.toast = None
+        self.refresh()
