@@ -113,15 +113,15 @@ class Actions:
             )
 
     def play(self, cue: str) -> None:
-        """Sound a cue, and note it for replay's ``sounds``."""
-        if self.recording:
+        """Sound a cue, and note it for replay's ``sounds`` and the faces."""
+        if self.recording or self.faces:
             self.sounds.append(cue)
         self.buzzer.play(cue)
 
     def note(self, text: str) -> None:
         """A line for replay's ``log`` and journald."""
         log.info("%s", text)
-        if self.recording:
+        if self.recording or self.faces:
             self.logs.append(text)
 
     def reject(self, reason: str) -> None:

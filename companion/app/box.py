@@ -30,6 +30,7 @@ from companion.core.journal import GameRecord, Journal, Step
 from companion.core.loop import Loop
 from companion.core.records import RECORDS_FILE, Records
 from companion.core.registry import Card, Registry, demo_uid
+from companion.faces.hub import Hub
 from companion.games import registry as games
 from companion.games.base import BadAction, Rejected
 from companion.hal.buttons import ButtonPins, PressLogic
@@ -107,6 +108,7 @@ class App(Inputs, Actions, MenuControl, Enrolment, Toasts, Refresh, Phones):
         self.rejected: str | None = None
         self.shown: tuple[Screen, Lights] | None = None
         self.on_refresh: list[Callable[[], None]] = []
+        self.faces = Hub()  # the terminal, the web page, phones: each sees every refresh
         self.phones: Any = None  # the phones at the table, when a phone face is on (phones.py)
 
     def _demo_cards(self) -> list[Card]:

@@ -3,6 +3,7 @@ and the LED after every change; the one-line status for systemd."""
 
 from __future__ import annotations
 
+from companion.faces.snapshot import Snapshot
 from companion.ui.screen import OFF, RGB, Lights, Screen
 
 MENU_LIGHT: RGB = (0.25, 0.25, 0.25)  # a dim white: no game colour means "menu"
@@ -29,6 +30,36 @@ class Refresh:
         self.shown = (screen, lights)
         for hook in self.on_refresh:
             hook()
+        if self.faces:  # no face, no snapshot: the box alone pays nothing more
+            self.faces.publish(self.snapshot)
+
+    def snapshot(self, seq: int) -> Snapshot:
+        """What the box shows now, for the faces. The sounds, log lines and refusal since the
+        last snapshot are handed over (and cleared): with faces, they are theirs."""
+        screen, lights = self.shown if self.shown else self.current()
+        session = self.session
+        size, pixels = Snapshot.pack(self.display.image)
+        sounds, logs, rejected = tuple(self.sounds), tuple(self.logs), self.rejected
+        self.sounds.clear()
+        self.logs.clear()
+        self.rejected = None
+        return Snapshot(
+            seq=seq,
+            t=self.clock.now(),
+            game=session.name if session else None,
+            title=session.rules.title if session else "Trap Companion",
+            screen=tuple(screen.text_lines()),
+            size=size,
+            pixels=pixels,
+            led=lights.shown(),
+            pattern=lights.pattern,
+            sounds=sounds,
+            log=logs,
+            state=session.rules.public(session.state) if session else None,
+            reader=self.reader_status,
+            rejected=rejected,
+            view=screen,
+        )
 
     def status_line(self) -> str:
         game = self.session.rules.title if self.session else "menu"

@@ -27,14 +27,14 @@ from typing import Any, TextIO
 from companion.core.clock import RealClock
 from companion.core.config import Config
 from companion.core.events import Call, Stop
+from companion.faces.snapshot import Snapshot
 from companion.sim.box import SimulatedBox
-from companion.sim.keys import GAP, KEYS, Pacer, split_keys
+from companion.sim.controls import SimControls
+from companion.sim.keys import KEYS, split_keys
 from companion.sim.layout import Panel, compose, joined
 
 log = logging.getLogger(__name__)
 
-SHORT = 0.08  # seconds a key "holds" its button
-TAP_SECONDS = 0.35  # a card lies on the reader this long
 ENTER = "\x1b[?1049h\x1b[?25l\x1b[2J"  # the alternate screen, no cursor
 LEAVE = "\x1b[0m\x1b[2J\x1b[H\x1b[?25h\x1b[?1049l"
 STOPPED = "Trap Companion simulator stopped. Your game is kept in the journal ({path}).\n"
@@ -75,32 +75,26 @@ class TerminalSim:
         self.display = display
         self.lock = threading.Lock()
         self.state = SimState()
-        self.pacer = Pacer()
-        self.released_at = 0.0  # loop thread: when the button pressed last is up again
-        self.frame: Any = None
+        self.snapshot: Snapshot | None = None  # the newest the box showed
         self.failure: BaseException | None = None
-        self.box = SimulatedBox(config, clock=RealClock(), on_frame=self._on_frame, demo_cards=True)
+        self.box = SimulatedBox(config, clock=RealClock(), demo_cards=True)
         self.app = self.box.app
-        self.app.on_refresh.append(self._on_refresh)
+        self.controls = SimControls(self.box)
+        self.app.faces.add(self)  # this terminal is a face of the box, as a web page is
         self.state.deck = self._deck()
         self._wake_r, self._wake_w = os.pipe()
         self._resized = False
         self._clear = False
 
     def _deck(self) -> list[tuple[str, str]]:
-        registry = self.app.registry
-        cards = list(registry.cards.values()) + list(registry.demo.values())
-        return [(c.uid, f"{c.name} ({c.game})") for c in cards]
+        return [(uid, f"{name} ({game})") for uid, name, game in self.controls.deck()]
 
     # --- drawing (loop thread) -----------------------------------------------------------
 
-    def _on_frame(self, image: Any) -> None:
-        self.frame = image
-
-    def _on_refresh(self) -> None:
-        self.state.sounds = (self.state.sounds + self.app.sounds)[-4:]
-        self.app.sounds.clear()
-        self.app.logs.clear()
+    def show(self, snapshot: Snapshot) -> None:
+        """A Face (companion/faces/face.py): drawn at once, on the loop thread."""
+        self.snapshot = snapshot
+        self.state.sounds = (self.state.sounds + list(snapshot.sounds))[-4:]
         self.draw()
 
     def size(self) -> tuple[int, int]:
@@ -111,15 +105,14 @@ class TerminalSim:
         return size.columns, size.lines
 
     def panel(self) -> Panel:
-        app, st = self.app, self.state
-        lights = app.shown[1] if app.shown else None
+        snap, st = self.snapshot, self.state
         uid, label = st.deck[st.chosen] if st.deck else ("-", "no cards")
         message = f"UID> {st.typing}_" if st.typing is not None else st.message
         return Panel(
-            led=_led_block(lights.shown() if lights else (0.0, 0.0, 0.0)),
-            pattern=lights.pattern if lights else "off",
+            led=_led_block(snap.led if snap else (0.0, 0.0, 0.0)),
+            pattern=snap.pattern if snap else "off",
             sounds=", ".join(st.sounds) or "-",
-            reader=app.reader_status,
+            reader=snap.reader if snap else "reader starting",
             card=label,
             uid=uid,
             message=message,
@@ -127,8 +120,11 @@ class TerminalSim:
 
     def lines(self, width: int, height: int) -> list[str]:
         """The picture for a terminal of this size (tests call it for any size)."""
-        screen = self.app.shown[0] if self.app.shown else None
-        return compose(width, height, self.panel(), self.frame, screen, self.display)
+        snap = self.snapshot
+        frame = snap.image() if snap else None
+        return compose(
+            width, height, self.panel(), frame, snap.view if snap else None, self.display
+        )
 
     def draw(self) -> None:
         text = joined(self.lines(*self.size()))
@@ -142,47 +138,17 @@ class TerminalSim:
 
     def press(self, button: str, long: bool) -> None:
         """Press on the loop thread, unless it comes faster than a finger could (dropped)."""
-        pin = self.box.pin(button)
-        seconds = self.box.config.buttons.hold_seconds + 0.2 if long else SHORT
-        loop = self.app.loop
-        start = self.pacer.admit(self.box.clock.now(), seconds)
-        if start is None:
-            self.state.message = f"key repeat: {self.pacer.dropped} presses dropped"
-            return
-
-        def down() -> None:
-            # On the loop thread: a late timer (a busy machine) must still never press a
-            # button that is not yet released, or the second press would be lost.
-            now = self.box.clock.now()
-            if now < self.released_at:
-                loop.call_at(self.released_at, down)
-                return
-            pin.drive_low()
-            self.released_at = now + seconds + GAP
-            loop.call_later(seconds, pin.drive_high)
-
-        loop.post(Call(lambda: loop.call_at(start, down)))
+        if not self.controls.press(button, long):
+            self.state.message = f"key repeat: {self.controls.dropped} presses dropped"
 
     def tap(self, uid: str) -> None:
         try:
-            uid = self.box.uid(uid)
-        except Exception as err:
+            uid = self.controls.tap(uid)
+        except ValueError as err:
             self.state.message = str(err)
             self.app.loop.post(Call(self.draw))
             return
-        device = self.box.device
-        if device is None:
-            self.state.message = "no card reader configured"
-            return
-        start: Callable[[], None]
-        stop: Callable[[], None]
-        if hasattr(device, "hold"):
-            start, stop = (lambda: device.hold(uid)), device.release
-        else:
-            start, stop = (lambda: device.present(uid)), device.remove
-        start()
         self.state.message = f"tapped {uid}"
-        self.app.loop.post(Call(lambda: self.app.loop.call_later(TAP_SECONDS, stop)))
 
     def key(self, key: str) -> bool:
         """Handle one key; False to quit."""
