@@ -98,6 +98,8 @@ class Phones:
             if isinstance(self.menu, PairCode):
                 self.menu = None
                 self.loop.cancel("phones-code")
+                if self.session is None:
+                    self.open_game_menu()
             self.note("a phone was paired")
             self.play("card_ok")
             self._toast(("Phone paired",), title="Phones")

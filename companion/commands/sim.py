@@ -36,6 +36,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "text (the words only) or auto, the largest that fits the terminal (default)",
     )
     p.add_argument("--compact", action="store_true", help="the same as --display braille")
+    p.add_argument(
+        "--phones",
+        type=int,
+        metavar="PORT",
+        help="also serve the phones' page on http://127.0.0.1:PORT/ (pair with the code the "
+        "box shows under 'Pair a phone' in the game menu)",
+    )
     p.set_defaults(func=main)
 
 
@@ -51,4 +58,6 @@ def main(args: argparse.Namespace) -> int:
         )
     config = with_state_dir(config, args, sim=True)
     display = "braille" if args.compact and args.display == "auto" else args.display
-    return TerminalSim(config, display=display).run()
+    if args.phones is not None and not 1024 <= args.phones <= 65535:
+        raise UsageError(f"--phones {args.phones}: a TCP port 1024..65535")
+    return TerminalSim(config, display=display, phones=args.phones).run()

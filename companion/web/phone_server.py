@@ -167,12 +167,13 @@ class PhoneServer:
     async def _guard(self, request: web.Request, handler: Any) -> web.StreamResponse:
         try:
             response = await self._checked(request, handler)
-        except web.HTTPException as err:
-            response = err
+        except web.HTTPException as err:  # answered, not raised: the headers below apply
+            response = web.Response(status=err.status, body=err.body, headers=err.headers)
         response.headers["Content-Security-Policy"] = CSP
         response.headers["X-Content-Type-Options"] = "nosniff"
         response.headers["Referrer-Policy"] = "no-referrer"
         response.headers["X-Frame-Options"] = "DENY"
+        response.headers["Server"] = "trap-companion"
         if request.path.startswith("/api/"):
             response.headers["Cache-Control"] = "no-store"
         return response
