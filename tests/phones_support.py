@@ -50,8 +50,8 @@ class LiveBox:
         self.app.start()
         self.phones.start()
         self.thread.start()
-        if self.phones.server is not None:
-            assert self.phones.server.ready.wait(10), "the phone server did not start"
+        if self.phones.thread is not None:
+            assert self.phones.ready.wait(10), "the phone server did not start"
         return self
 
     def on_loop(self, fn: Any, timeout: float = 5.0) -> Any:

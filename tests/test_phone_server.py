@@ -273,7 +273,7 @@ def test_a_taken_port_leaves_the_box_playing_and_is_retried(tmp_path: Path) -> N
     live = LiveBox(tmp_path, port=port)
     try:
         live.start()
-        assert live.phones.server is None and live.phones.taken
+        assert live.phones.thread is None and live.phones.taken
         assert f"port {port} taken" in live.app.status_line()
         assert f"port {port}" in " ".join(screen(live))
         retry = live.on_loop(lambda: live.app.loop.pending("phones-retry"))
@@ -283,8 +283,8 @@ def test_a_taken_port_leaves_the_box_playing_and_is_retried(tmp_path: Path) -> N
         assert live.on_loop(lambda: live.app.session.name) == "dice"
         blocker.close()
         live.on_loop(live.phones._listen)  # the deadline, brought forward
-        assert live.phones.server is not None and not live.phones.taken
-        assert live.phones.server.ready.wait(5)
+        assert live.phones.thread is not None and not live.phones.taken
+        assert live.phones.ready.wait(5)
         assert request(live, "GET", "/api/state")[0] == 401
         assert f"phones on port {port}" in live.app.status_line()
     finally:

@@ -100,14 +100,14 @@ class PhoneServer:
         self.changed: asyncio.Event | None = None  # set (and replaced) when a view is new
         self.streams = 0
         self.runner: web.AppRunner | None = None
-        self.thread = threading.Thread(target=self._run, name="phones", daemon=True)
-        self.ready = threading.Event()
         self._stop: asyncio.Event | None = None
+        self.stopping = threading.Event()
+
+    def run(self, ready: threading.Event) -> None:
+        """Serve on this thread until ``stop``; ``ready`` is set once requests are answered."""
+        asyncio.run(self._serve(ready))
 
     # --- any thread --------------------------------------------------------------------------
-
-    def start(self) -> None:
-        self.thread.start()
 
     def publish(self, view: dict[str, Any]) -> None:
         """From the box's loop: the newest view. The server's thread is woken only when a
@@ -119,12 +119,13 @@ class PhoneServer:
             with contextlib.suppress(RuntimeError):  # the server is stopping
                 loop.call_soon_threadsafe(self._wake)
 
-    def stop(self, timeout: float = 2.0) -> None:
+    def stop(self) -> None:
+        """Ask the server's thread to finish (whoever started it joins it)."""
+        self.stopping.set()
         loop, stop = self.loop, self._stop
         if loop is not None and stop is not None:
             with contextlib.suppress(RuntimeError):
                 loop.call_soon_threadsafe(stop.set)
-        self.thread.join(timeout)
 
     # --- the server's thread -----------------------------------------------------------------
 
@@ -134,13 +135,12 @@ class PhoneServer:
             old, self.changed = self.changed, asyncio.Event()
             old.set()
 
-    def _run(self) -> None:
-        asyncio.run(self._serve())
-
-    async def _serve(self) -> None:
-        self.loop = asyncio.get_running_loop()
+    async def _serve(self, ready: threading.Event) -> None:
         self.changed = asyncio.Event()
         self._stop = asyncio.Event()
+        self.loop = asyncio.get_running_loop()
+        if self.stopping.is_set():  # stopped before it began
+            return
         app = web.Application(middlewares=[self._guard], client_max_size=MAX_BODY)
         app.router.add_get("/", self._static)
         app.router.add_get("/phone.css", self._static)
@@ -158,7 +158,7 @@ class PhoneServer:
         await self.runner.setup()
         site = web.SockSite(self.runner, self.sock)
         await site.start()
-        self.ready.set()
+        ready.set()
         await self._stop.wait()
         self._wake()  # open streams end
         await self.runner.cleanup()

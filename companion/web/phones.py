@@ -20,6 +20,7 @@ import contextlib
 import errno
 import logging
 import socket
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -68,7 +69,9 @@ class PhoneService:
         self.pairing = Pairing(
             app.config.state_dir(), clock=app.clock.now, wall=wall, on_change=app.phones_changed
         )
-        self.server: Any = None  # companion.web.phone_server.PhoneServer once listening
+        self.server: Any = None  # companion.web.phone_server.PhoneServer once serving
+        self.thread: threading.Thread | None = None
+        self.ready = threading.Event()  # set once the server answers
         self.taken = False
         self.view: dict[str, Any] | None = None
         self.seq = 0
@@ -106,16 +109,31 @@ class PhoneService:
             self.app.loop.call_later(RETRY_SECONDS, self._listen, "phones-retry")
             self.app.refresh()  # STATUS says so
             return
-        from companion.web.phone_server import PhoneServer
-
         was_taken, self.taken = self.taken, False
-        self.server = PhoneServer(self, sock)
-        self.server.start()
-        if self.view is not None:
-            self.server.publish(self.view)
+        # aiohttp is imported on the server's own thread: READY is not held up by it.
+        self.thread = threading.Thread(target=self._serve, args=(sock,), name="phones")
+        self.thread.daemon = True
+        self.thread.start()
         log.info("phones: listening on port %d%s", self.port, " (free again)" if was_taken else "")
         if was_taken:
             self.app.refresh()
+
+    def _serve(self, sock: socket.socket) -> None:
+        """The server's thread: serve until stopped."""
+        try:
+            from companion.web.phone_server import PhoneServer
+
+            if self.stopped:  # the box stopped while aiohttp was loading
+                sock.close()
+                return
+            server = PhoneServer(self, sock)
+            self.server = server
+            if self.view is not None:
+                server.publish(self.view)
+            server.run(self.ready)
+        except Exception:
+            log.exception("phones: the server stopped; the box plays on without phones")
+            sock.close()
 
     def show(self, snapshot: Any) -> None:
         """A face's show: what a phone may see now, handed to the server's thread."""
@@ -155,7 +173,9 @@ class PhoneService:
         self.app.loop.cancel("phones-retry")
         if self.server is not None:
             self.server.stop()
-            self.server = None
+        if self.thread is not None and self.ready.is_set():
+            self.thread.join(2.0)  # a thread still loading aiohttp ends by itself
+        self.server = None
 
     # --- for the server's thread: everything goes through the loop's queue ------------------
 
