@@ -43,3 +43,17 @@ class PermissionDenied(CompanionError):
     """The command changes the installed system and needs root (sysexits' NOPERM)."""
 
     exit_status = 77
+
+
+class PortTaken(CompanionError):
+    """A web face's port is used by another program (sysexits' UNAVAILABLE)."""
+
+    exit_status = 69
+
+    def __init__(self, host: str, port: int, why: str = "") -> None:
+        self.host, self.port = host, port
+        more = f" ({why})" if why else ""
+        super().__init__(
+            f"port {port} on {host} is already taken{more}: stop what uses it or pick another "
+            "with --port"
+        )

@@ -14,6 +14,7 @@ from companion.commands._common import (
 )
 from companion.errors import UsageError
 from companion.sim.layout import DISPLAYS
+from companion.sim.web import DEFAULT_PORT
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -30,34 +31,88 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_state_dir_args(p, sim=True)
     p.add_argument(
         "--display",
-        choices=DISPLAYS,
+        choices=(*DISPLAYS, "none"),
         default="auto",
         help="how to draw the OLED: blocks (every pixel, needs 163x34), braille (66x18), "
-        "text (the words only) or auto, the largest that fits the terminal (default)",
+        "text (the words only) or auto, the largest that fits the terminal (default); "
+        "none draws nothing in the terminal (with --web: the browser only, no terminal needed)",
     )
     p.add_argument("--compact", action="store_true", help="the same as --display braille")
     p.add_argument(
+        "--web",
+        action="store_true",
+        help="also serve the box as a web page on 127.0.0.1 (see --port); prints its URL",
+    )
+    p.add_argument(
+        "--port",
+        type=_port,
+        default=None,
+        metavar="N",
+        help=f"the web page's port (default {DEFAULT_PORT}; 0: any free one, the URL says which); "
+        "exit status 69 if it is taken",
+    )
+    p.add_argument(
         "--phones",
-        type=int,
+        type=_port,
         metavar="PORT",
-        help="also serve the phones' page on http://127.0.0.1:PORT/ (pair with the code the "
-        "box shows under 'Pair a phone' in the game menu)",
+        help="also serve the phones' page on http://127.0.0.1:PORT/, as a box with "
+        "[phones] enabled does on its network (pair with the code under 'Pair a phone' in "
+        "the game menu); a taken port is tried again every 30 s",
     )
     p.set_defaults(func=main)
 
 
-def main(args: argparse.Namespace) -> int:
-    if not sys.stdin.isatty() or not sys.stdout.isatty():
-        raise UsageError("sim needs a terminal (for scripts use `trap-companion replay`)")
-    from companion.sim.terminal import TerminalSim
+def _port(text: str) -> int:
+    if not text.isdigit() or not 0 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port (1-65535, or 0 for any free one)")
+    return int(text)
 
+
+def main(args: argparse.Namespace) -> int:
+    if args.port is not None and not args.web:
+        raise UsageError("--port is the web page's port: add --web")
+    if args.display == "none" and not args.web:
+        raise UsageError("--display none shows nothing: add --web to see the box in a browser")
+    port = args.port if args.port is not None else DEFAULT_PORT
+    web_only = args.web and args.display == "none"
+    if not web_only and (not sys.stdin.isatty() or not sys.stdout.isatty()):
+        raise UsageError(
+            "sim needs a terminal (for scripts use `trap-companion replay`; for a browser "
+            "only, `sim --web --display none`)"
+        )
     config = load_config(args)
     if args.reader:
         config = dataclasses.replace(
             config, reader=dataclasses.replace(config.reader, type=args.reader)
         )
     config = with_state_dir(config, args, sim=True)
+    if args.phones is not None:
+        print(f"Phones: open http://127.0.0.1:{args.phones}/", flush=True)
+    if web_only:
+        from companion.sim.web import WebOnlySim
+
+        sim = WebOnlySim(config, port)
+        phones: list = []
+
+        def ready(url: str) -> None:  # the box has started, its loop not yet
+            if args.phones is not None:
+                from companion.web.phones import PhoneService
+
+                phones.append(PhoneService(sim.box.app, args.phones, "127.0.0.1", sim.controls))
+                phones[0].start()
+
+        print(f"Trap Companion simulator: open {sim.url} (Ctrl-C stops)", flush=True)
+        try:
+            return sim.run(ready)
+        finally:
+            for phone in phones:
+                phone.stop()
+    from companion.sim.terminal import TerminalSim
+
     display = "braille" if args.compact and args.display == "auto" else args.display
-    if args.phones is not None and not 1024 <= args.phones <= 65535:
-        raise UsageError(f"--phones {args.phones}: a TCP port 1024..65535")
-    return TerminalSim(config, display=display, phones=args.phones).run()
+    terminal = TerminalSim(
+        config, display=display, web_port=port if args.web else None, phones=args.phones
+    )
+    if terminal.web is not None:
+        print(f"Trap Companion simulator: open {terminal.web.url}", flush=True)
+    return terminal.run()

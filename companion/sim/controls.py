@@ -74,7 +74,8 @@ class SimControls:
             start, stop = (lambda: device.hold(uid)), device.release
         else:
             start, stop = (lambda: device.present(uid)), device.remove
-        start()
+        with self._lock:  # the terminal and the web may tap at once
+            start()
         loop = box.loop
         loop.post(Call(lambda: loop.call_later(TAP_SECONDS, stop)))
         return uid

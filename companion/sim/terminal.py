@@ -75,6 +75,7 @@ class TerminalSim:
         config: Config,
         out: TextIO = sys.stdout,
         display: str = "auto",
+        web_port: int | None = None,
         phones: int | None = None,
     ):
         self.out = out
@@ -89,6 +90,16 @@ class TerminalSim:
         self.app = self.box.app
         self.controls = SimControls(self.box)
         self.app.faces.add(self)  # this terminal is a face of the box, as a web page is
+        self.web: Any = None
+        if web_port is not None:  # the same box in a browser too (companion/sim/web.py)
+            from companion.sim.web import serve
+
+            try:
+                self.web = serve(self.box, self.controls, web_port)
+            except BaseException:
+                self.box.close()
+                raise
+            self.state.message = f"web: {self.web.url}"
         self.state.deck = self._deck()
         self._wake_r, self._wake_w = os.pipe()
         self._resized = False
@@ -243,6 +254,8 @@ class TerminalSim:
             self._quietly(lambda: self.app.loop.post(Stop("quit")))
             if consumer.is_alive():
                 self._quietly(lambda: consumer.join(timeout=2))
+            if self.web is not None:
+                self._quietly(self.web.stop)
             if self.phones is not None:
                 self._quietly(self.phones.stop)
             self._quietly(self.box.close)

@@ -1,0 +1,75 @@
+"""The simulator in a browser (`trap-companion sim --web`): the simulated box on the real clock
+with a web face on 127.0.0.1, beside the terminal picture or alone (`--display none`).
+
+aiohttp is imported here only when a web face is asked for.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+from typing import Any
+
+from companion.core.clock import RealClock
+from companion.core.config import Config
+from companion.core.events import Stop
+from companion.sim.box import SimulatedBox
+from companion.sim.controls import SimControls
+
+log = logging.getLogger(__name__)
+
+HOST = "127.0.0.1"  # the simulator is served to this machine only
+DEFAULT_PORT = 8765
+
+
+def serve(box: SimulatedBox, controls: SimControls, port: int, host: str = HOST) -> Any:
+    """Start the web face of ``box`` (before ``box.app.start()``, so it sees the first frame);
+    the running WebServer. PortTaken if the port is used."""
+    from companion.web.guard import Guard
+    from companion.web.server import WebServer
+    from companion.web.sim_routes import SimRoutes
+
+    deck = [(c.uid, c.name, c.game) for c in box.app.registry.demo.values()]
+    routes = SimRoutes(controls, deck, box.config.buttons.hold_seconds)
+    server = WebServer(host, port, Guard(), routes=[routes])
+    server.start()
+    box.app.faces.add(server)
+    return server
+
+
+class WebOnlySim:
+    """The box with only the web face: no terminal needed; SIGINT or SIGTERM stops it."""
+
+    def __init__(self, config: Config, port: int = DEFAULT_PORT) -> None:
+        self.box = SimulatedBox(config, clock=RealClock(), demo_cards=True)
+        self.controls = SimControls(self.box)
+        try:
+            self.server = serve(self.box, self.controls, port)
+        except BaseException:
+            self.box.close()
+            raise
+
+    @property
+    def url(self) -> str:
+        return str(self.server.url)
+
+    def run(self, ready: Any = None) -> int:
+        app, loop = self.box.app, self.box.loop
+        saved = {}
+
+        def stop(signum: int, frame: Any) -> None:
+            loop.post(Stop(signal.Signals(signum).name))
+
+        try:
+            for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+                saved[signum] = signal.signal(signum, stop)
+            app.start()
+            if ready is not None:
+                ready(self.url)
+            loop.run()
+        finally:
+            for signum, handler in saved.items():
+                signal.signal(signum, handler)
+            self.server.stop()
+            self.box.close()
+        return 0

@@ -1,0 +1,218 @@
+"""The web server of the box's faces: aiohttp in its own thread with its own asyncio loop.
+
+The box's loop never waits on it. ``show(snapshot)`` (the Face) runs on the loop thread and only
+hands the snapshot over with ``call_soon_threadsafe``; request handlers only post inputs onto the
+box's queue (through a Controls). Each event-stream client keeps only the newest snapshot: a slow
+client skips frames, it never queues them.
+
+Adding routes (the simulator's page, the phones): pass ``routes``, callables that get the
+``aiohttp.web.Application`` and this server, before ``start``::
+
+    def add_my_routes(app: web.Application, server: WebServer) -> None:
+        app.router.add_get("/api/thing", handler)
+        app.router.add_get("/api/events", server.stream(render))   # an event stream
+
+    server = WebServer("127.0.0.1", 8765, Guard(), routes=[add_sim_routes, add_my_routes])
+    box.app.faces.add(server)
+    server.start()        # PortTaken (exit status 69) if the port is used
+    ...
+    server.stop()         # at most about 0.5 s, open streams included
+
+``server.latest`` is the newest snapshot (on the server's loop); ``server.stream(render)`` makes
+an event-stream handler that sends ``render(snapshot)`` (a JSON-able dict) for each new one.
+Everything an answer goes through is in guard.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import json
+import logging
+import os
+import threading
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from aiohttp import web
+
+from companion.errors import PortTaken
+from companion.faces.snapshot import Snapshot
+from companion.web.guard import Guard
+
+log = logging.getLogger(__name__)
+
+SHUTDOWN_SECONDS = 0.5  # an open event stream must not hold up the box's stop
+START_SECONDS = 10.0
+Routes = Callable[[web.Application, "WebServer"], None]
+Render = Callable[[Snapshot], dict[str, Any]]
+
+
+class WebServer:
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        guard: Guard | None = None,
+        routes: Iterable[Routes] = (),
+    ) -> None:
+        self.host, self.port = host, port
+        self.guard = guard or Guard()
+        self.routes = list(routes)
+        self.latest: Snapshot | None = None  # server loop only
+        self._wake: set[asyncio.Event] = set()  # one per open event stream
+        self._closing = False
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._runner: web.AppRunner | None = None
+        self._thread: threading.Thread | None = None
+        self._started = threading.Event()
+        self._failure: BaseException | None = None
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}/"
+
+    def application(self) -> web.Application:
+        app = web.Application(
+            middlewares=[self.guard.middleware], client_max_size=self.guard.max_body
+        )
+        for add in self.routes:
+            add(app, self)
+        return app
+
+    # --- the box's side (loop thread) ----------------------------------------------------
+
+    def show(self, snapshot: Snapshot) -> None:
+        """The Face: hand the snapshot to the server's loop and return at once."""
+        loop = self._loop
+        if loop is not None and not self._closing:
+            with contextlib.suppress(RuntimeError):  # the loop has just closed
+                loop.call_soon_threadsafe(self._put, snapshot)
+
+    def bind_loop(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Serve ``application()`` on a loop run elsewhere (aiohttp's test client) instead of
+        ``start``: snapshots are handed to that loop."""
+        self._loop = loop
+
+    # --- start and stop (the starter's thread) -------------------------------------------
+
+    def start(self) -> None:
+        """Listen, or raise PortTaken; returns once the port is open."""
+        self._thread = threading.Thread(target=self._serve, name="web", daemon=True)
+        self._thread.start()
+        if not self._started.wait(START_SECONDS):
+            raise RuntimeError("the web server did not start")
+        if self._failure is not None:
+            self._thread.join(timeout=1.0)
+            raise self._failure
+
+    def stop(self) -> None:
+        loop, thread = self._loop, self._thread
+        if loop is None or thread is None:
+            return
+        with contextlib.suppress(RuntimeError):
+            asyncio.run_coroutine_threadsafe(self._shutdown(), loop).result(
+                timeout=SHUTDOWN_SECONDS + 2.0
+            )
+        thread.join(timeout=2.0)
+
+    # --- the server's thread -------------------------------------------------------------
+
+    def _serve(self) -> None:
+        loop = asyncio.new_event_loop()
+        try:
+            asyncio.set_event_loop(loop)
+            try:
+                loop.run_until_complete(self._open())
+            except OSError as err:
+                taken = err.errno in (errno.EADDRINUSE, errno.EACCES)
+                self._failure = (
+                    PortTaken(self.host, self.port, os.strerror(err.errno or 0).lower())
+                    if taken
+                    else err
+                )
+            except BaseException as err:  # reported by start(), on the starter's thread
+                self._failure = err
+            if self._failure is not None:
+                self._started.set()
+                return
+            self._loop = loop
+            self._started.set()
+            loop.run_forever()
+        finally:
+            loop.close()
+
+    async def _open(self) -> None:
+        runner = web.AppRunner(self.application(), access_log=None, keepalive_timeout=15.0)
+        await runner.setup()
+        site = web.TCPSite(runner, self.host, self.port, shutdown_timeout=SHUTDOWN_SECONDS)
+        try:
+            await site.start()
+        except BaseException:
+            await runner.cleanup()
+            raise
+        self._runner = runner
+        if self.port == 0:  # tests: the port the system gave
+            server = site._server
+            sockets = getattr(server, "sockets", None) or []
+            if sockets:
+                self.port = sockets[0].getsockname()[1]
+        log.info("web face on %s", self.url)
+
+    async def _shutdown(self) -> None:
+        self._closing = True
+        for wake in self._wake:
+            wake.set()
+        if self._runner is not None:
+            try:
+                await asyncio.wait_for(self._runner.cleanup(), SHUTDOWN_SECONDS + 1.0)
+            except TimeoutError:
+                log.warning("the web server did not stop in time")
+        asyncio.get_running_loop().call_soon(asyncio.get_running_loop().stop)
+
+    def _put(self, snapshot: Snapshot) -> None:
+        if self.latest is not None and snapshot.seq <= self.latest.seq:
+            return
+        self.latest = snapshot
+        for wake in self._wake:
+            wake.set()
+
+    def stream(self, render: Render) -> Callable[[web.Request], Any]:
+        """An event-stream handler: ``render(snapshot)`` as one event per new snapshot, the
+        newest at once on connecting. Each client sends only the newest it has not sent."""
+        cache: dict[str, Any] = {"seq": None, "text": b""}
+
+        def encoded(snapshot: Snapshot) -> bytes:
+            if cache["seq"] != snapshot.seq:  # rendered once for every client
+                data = json.dumps(render(snapshot), separators=(",", ":"), ensure_ascii=False)
+                cache["seq"], cache["text"] = snapshot.seq, f"id: {snapshot.seq}\ndata: {data}\n\n"
+            return cache["text"].encode()
+
+        async def handler(request: web.Request) -> web.StreamResponse:
+            response = web.StreamResponse(
+                headers={"Content-Type": "text/event-stream", "Cache-Control": "no-store"}
+            )
+            Guard.decorate(response)
+            await response.prepare(request)
+            wake = asyncio.Event()
+            self._wake.add(wake)
+            sent = None
+            try:
+                await response.write(b"retry: 1000\n\n")
+                while not self._closing:
+                    latest = self.latest
+                    if latest is not None and latest.seq != sent:
+                        sent = latest.seq
+                        await response.write(encoded(latest))
+                        continue
+                    await wake.wait()
+                    wake.clear()
+            except ConnectionResetError:
+                pass  # the tab was closed
+            finally:
+                self._wake.discard(wake)
+            return response
+
+        return handler

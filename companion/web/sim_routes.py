@@ -1,0 +1,146 @@
+"""The simulator's page and API (`trap-companion sim --web`).
+
+    GET  /                  the page (static/index.html, app.js, style.css)
+    GET  /api/state         what a replay line prints for this moment (game, screen, leds,
+                            sounds, state, log) plus the reader, the LED pattern and ``seq``
+    GET  /api/events        the same, pushed as Server-Sent Events with the OLED as a PNG
+    GET  /api/display.png   the OLED's pixels
+    GET  /api/cards         the demo deck: uid, name and game of each card
+    GET  /api/sounds        each sound cue as [frequency in Hz or null for a rest, seconds]
+    POST /api/press/{button}[?long=1]    press a button (up, down, ok, back, green, red)
+    POST /api/tap/{uid}     lay a card on the reader
+
+A press or tap is 202 when posted to the box, 400 for an unknown button or a UID the reader
+cannot read, 429 when it comes faster than a finger (dropped, as the terminal drops it).
+"""
+
+from __future__ import annotations
+
+import base64
+import tomllib
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from companion.faces.face import BUTTONS, Controls
+from companion.faces.snapshot import Snapshot
+from companion.web.server import WebServer
+
+STATIC = Path(__file__).parent / "static"
+NOTES = {"C": 0, "D": 2, "E": 4, "F": 5, "G": 7, "A": 9, "B": 11}
+
+
+def note_hz(note: str) -> float | None:
+    """A note name (A4, C#6, Bb5) as a frequency; "rest" is None."""
+    if note == "rest":
+        return None
+    name, rest = note[0].upper(), note[1:]
+    shift = 0
+    while rest[:1] in ("#", "b"):
+        shift += 1 if rest[0] == "#" else -1
+        rest = rest[1:]
+    midi = 12 * (int(rest) + 1) + NOTES[name] + shift
+    return round(440.0 * 2 ** ((midi - 69) / 12), 2)
+
+
+def sound_cues() -> dict[str, list[tuple[float | None, float]]]:
+    text = resources.files("companion.data").joinpath("sounds.toml").read_text("utf-8")
+    cues = tomllib.loads(text)["cues"]
+    return {cue: [(note_hz(n), float(s)) for n, s in notes] for cue, notes in cues.items()}
+
+
+def state_of(snapshot: Snapshot) -> dict[str, Any]:
+    """The answer of /api/state: a replay line's fields for this moment, and a little more."""
+    out = snapshot.replay_line()
+    out.update(
+        seq=snapshot.seq,
+        t=round(snapshot.t, 3),
+        title=snapshot.title,
+        reader=snapshot.reader,
+        pattern=snapshot.pattern,
+    )
+    return out
+
+
+def event_of(snapshot: Snapshot) -> dict[str, Any]:
+    """One event of the stream: the state and the OLED as a PNG data URL."""
+    out = state_of(snapshot)
+    out["png"] = "data:image/png;base64," + base64.b64encode(snapshot.png).decode("ascii")
+    out["size"] = list(snapshot.size)
+    return out
+
+
+def _problem(status: int, text: str) -> web.Response:
+    return web.json_response({"error": text}, status=status)
+
+
+class SimRoutes:
+    def __init__(
+        self, controls: Controls, deck: list[tuple[str, str, str]], hold_seconds: float
+    ) -> None:
+        self.controls = controls
+        self.deck = [{"uid": u, "name": n, "game": g} for u, n, g in deck]
+        self.hold_seconds = hold_seconds
+        self.cues = sound_cues()
+        self.server: WebServer | None = None
+
+    def __call__(self, app: web.Application, server: WebServer) -> None:
+        self.server = server
+        r = app.router
+        r.add_get("/", self.index)
+        r.add_static("/static/", STATIC, follow_symlinks=False, append_version=False)
+        r.add_get("/api/state", self.state)
+        r.add_get("/api/events", server.stream(event_of))
+        r.add_get("/api/display.png", self.png)
+        r.add_get("/api/cards", self.cards)
+        r.add_get("/api/sounds", self.sounds)
+        r.add_post("/api/press/{button}", self.press)
+        r.add_post("/api/tap/{uid}", self.tap)
+
+    async def index(self, request: web.Request) -> web.StreamResponse:
+        return web.FileResponse(STATIC / "index.html")
+
+    def _latest(self) -> Snapshot | None:
+        return self.server.latest if self.server else None
+
+    async def state(self, request: web.Request) -> web.Response:
+        latest = self._latest()
+        if latest is None:
+            return _problem(503, "the box is still starting")
+        return web.json_response(state_of(latest))
+
+    async def png(self, request: web.Request) -> web.Response:
+        latest = self._latest()
+        if latest is None:
+            return _problem(503, "the box is still starting")
+        return web.Response(body=latest.png, content_type="image/png")
+
+    async def cards(self, request: web.Request) -> web.Response:
+        return web.json_response({"cards": self.deck, "hold_seconds": self.hold_seconds})
+
+    async def sounds(self, request: web.Request) -> web.Response:
+        return web.json_response(self.cues)
+
+    async def press(self, request: web.Request) -> web.Response:
+        button = request.match_info["button"]
+        if button not in BUTTONS:
+            return _problem(400, f"unknown button {button!r} (use {', '.join(BUTTONS)})")
+        long_arg = request.query.get("long", "0")
+        if long_arg not in ("0", "1"):
+            return _problem(400, f"long={long_arg!r}: use long=1 for a long press, or leave it out")
+        long = long_arg == "1"
+        if not self.controls.press(button, long):
+            return _problem(429, "pressed faster than a finger could: this press was dropped")
+        return web.json_response({"pressed": button, "long": long}, status=202)
+
+    async def tap(self, request: web.Request) -> web.Response:
+        text = request.match_info["uid"]
+        if len(text) > 32:
+            return _problem(400, "a UID is at most 32 characters")
+        try:
+            uid = self.controls.tap(text)
+        except ValueError as err:
+            return _problem(400, f"card UID {text!r}: {err}")
+        return web.json_response({"tapped": uid}, status=202)
