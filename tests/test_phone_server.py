@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from companion.app.phones import PairCode
-from companion.web.phone_server import host_allowed, source_allowed
 from tests.phones_support import live_box, pair, request
 
 
@@ -33,55 +32,6 @@ def wait_for(predicate, seconds: float = 5.0):
 
 def screen(box) -> list[str]:
     return box.on_loop(lambda: box.app.shown[0].text_lines())
-
-
-# --- pure checks ----------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("remote", "ok"),
-    [
-        ("127.0.0.1", True),
-        ("::1", True),
-        ("192.168.1.20", True),
-        ("10.1.2.3", True),
-        ("172.16.5.4", True),
-        ("169.254.3.3", True),
-        ("fe80::1%eth0", True),
-        ("fd12::5", True),
-        ("::ffff:192.168.0.9", True),
-        ("8.8.8.8", False),
-        ("::ffff:8.8.8.8", False),
-        ("2001:4860::8888", False),
-        ("0.0.0.0", False),
-        ("", False),
-        (None, False),
-        ("not an address", False),
-    ],
-)
-def test_only_private_link_local_and_loopback_sources(remote, ok) -> None:
-    assert source_allowed(remote) is ok
-
-
-@pytest.mark.parametrize(
-    ("host", "ok"),
-    [
-        ("localhost:8080", True),
-        ("127.0.0.1:8080", True),
-        ("[::1]:8080", True),
-        ("192.168.1.5:8080", True),  # the address the connection came in on
-        ("trapbox:8080", True),
-        ("TRAPBOX.local:8080", True),
-        ("evil.example:8080", False),
-        ("192.168.1.6:8080", False),
-        ("", False),
-        (None, False),
-        ("[::1", False),
-    ],
-)
-def test_the_host_must_name_this_box(host, ok) -> None:
-    names = ("trapbox", "trapbox.local")
-    assert host_allowed(host, "::ffff:192.168.1.5", names) is ok
 
 
 # --- pairing and the cookie -----------------------------------------------------------------
@@ -171,7 +121,7 @@ def test_changes_need_a_same_origin_origin(box) -> None:
         status, _, body = request(
             box, "POST", "/api/press/down", cookie=token, origin=False, headers=headers
         )
-        assert status == 403 and "own page" in body["error"], headers
+        assert status == 403 and b"Origin" in body, headers
     time.sleep(0.3)
     assert screen(box) == before
 
@@ -181,7 +131,7 @@ def test_a_foreign_host_is_refused_even_with_the_cookie(box) -> None:
     status, _, body = request(
         box, "GET", "/api/state", cookie=token, headers={"Host": "rebound.example:80"}
     )
-    assert status == 421 and "Host" in body["error"]
+    assert status == 421 and b"is not this box" in body
 
 
 def test_unknown_button_huge_body_and_bad_card_are_clear_4xx(box) -> None:
@@ -189,14 +139,15 @@ def test_unknown_button_huge_body_and_bad_card_are_clear_4xx(box) -> None:
     status, _, body = request(box, "POST", "/api/press/jump", cookie=token)
     assert status == 404 and "no button 'jump'" in body["error"]
     status, _, body = request(box, "POST", "/api/pair", "code=" + "1" * 10_000)
-    assert status == 413
+    assert status == 413 and b"over the limit" in body
     status, _, body = request(box, "POST", "/api/cards/ZZ-1/forget", cookie=token)
     assert status == 400
     status, _, body = request(box, "POST", "/api/cards/0A0B0C0D/forget", cookie=token)
     assert status == 404 and "no enrolled card" in body["error"]
     status, _, body = request(box, "POST", "/api/enrol", "card=skull", cookie=token)
     assert status == 404 and "no game" in body["error"]
-    assert request(box, "PUT", "/api/state", cookie=token)[0] == 405
+    own = {"Origin": f"http://127.0.0.1:{box.port}"}
+    assert request(box, "PUT", "/api/state", cookie=token, headers=own)[0] == 405
     # and the box plays on
     request(box, "POST", "/api/press/ok", cookie=token)
     wait_for(lambda: screen(box)[0] == "Dice")

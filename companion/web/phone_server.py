@@ -1,22 +1,16 @@
-"""The phones' HTTP server (aiohttp, in its own thread with its own asyncio loop).
+"""The phones' HTTP server (aiohttp, on its own thread with its own asyncio loop).
 
-Every request passes the same checks before any handler runs, and a failed check answers a
-clear 4xx and changes nothing:
-
-- the source: only loopback, link-local and private addresses are answered (403);
-- the Host header: the box's own address on this connection, its name (and NAME.local) or
-  localhost, so a web page elsewhere cannot rebind a name of its own to the box (421);
-- a POST: an Origin of this very host (403), and a body of at most MAX_BODY bytes (413),
-  read within BODY_SECONDS (408);
-- everything under /api/ but pairing: the cookie of a paired phone (401);
-- every answer: a Content-Security-Policy that allows only the box's own files, no framing.
+Every request first passes companion/web/guard.py, as the simulator's page does: only
+loopback, link-local and private sources; a Host that names this box (no DNS rebinding); a
+POST only with this very page's Origin and a small body; a time limit; a Content-Security-Policy
+on every answer. Then everything under /api/ but pairing needs the cookie of a paired phone
+(401 otherwise). A refused request changes nothing.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import ipaddress
 import json
 import logging
 import socket
@@ -26,18 +20,14 @@ from typing import Any
 
 from aiohttp import web
 
+from companion.web.guard import CSP, Guard
 from companion.web.pairing import COOKIE, TOKEN_SECONDS
 
 log = logging.getLogger(__name__)
 
-MAX_BODY = 4096
-BODY_SECONDS = 5.0
+BODY_SECONDS = 3.0  # a body must arrive within this (the guard's limit is for the handler)
 MAX_STREAMS = 16  # open event streams at once; more answer 503
 PING_SECONDS = 20.0  # a comment on an open stream, so a dead phone is noticed
-CSP = (
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-    "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
-)
 STATIC = {
     "/": ("phone.html", "text/html"),
     "/phone.css": ("phone.css", "text/css"),
@@ -46,45 +36,8 @@ STATIC = {
 BUTTONS = ("up", "down", "ok", "back", "green", "red")
 
 
-def source_allowed(remote: str | None) -> bool:
-    """Loopback, link-local and private (RFC 1918, ULA) sources only."""
-    if not remote:
-        return False
-    try:
-        ip = ipaddress.ip_address(remote.split("%")[0])
-    except ValueError:
-        return False
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
-    return ip.is_loopback or ip.is_link_local or (ip.is_private and not ip.is_unspecified)
-
-
-def host_name(host: str) -> str:
-    """The name part of a Host header, lower case, without the port or IPv6 brackets."""
-    host = host.strip().lower()
-    if host.startswith("["):
-        return host[1 : host.find("]")] if "]" in host else ""
-    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
-
-
-def host_allowed(host: str | None, local: str | None, names: tuple[str, ...]) -> bool:
-    """Whether the Host header names this box: localhost, its own names, or the address the
-    connection came in on."""
-    if not host:
-        return False
-    name = host_name(host)
-    if not name:
-        return False
-    allowed = {"localhost", "127.0.0.1", "::1", *names}
-    if local:
-        local = local.split("%")[0].lower()
-        allowed.add(local)
-        if local.startswith("::ffff:"):
-            allowed.add(local[7:])
-    return name in allowed
-
-
 def own_names() -> tuple[str, ...]:
+    """The box's host name and NAME.local (mDNS), besides localhost and its addresses."""
     name = socket.gethostname().lower()
     return (name, f"{name}.local") if name else ()
 
@@ -141,7 +94,10 @@ class PhoneServer:
         self.loop = asyncio.get_running_loop()
         if self.stopping.is_set():  # stopped before it began
             return
-        app = web.Application(middlewares=[self._guard], client_max_size=MAX_BODY)
+        guard = Guard.for_names(self.names)
+        app = web.Application(
+            middlewares=[guard.middleware, self._paired], client_max_size=guard.max_body
+        )
         app.router.add_get("/", self._static)
         app.router.add_get("/phone.css", self._static)
         app.router.add_get("/phone.js", self._static)
@@ -164,48 +120,21 @@ class PhoneServer:
         await self.runner.cleanup()
 
     @web.middleware
-    async def _guard(self, request: web.Request, handler: Any) -> web.StreamResponse:
-        try:
-            response = await self._checked(request, handler)
-        except web.HTTPException as err:  # answered, not raised: the headers below apply
-            response = web.Response(status=err.status, body=err.body, headers=err.headers)
-        response.headers["Content-Security-Policy"] = CSP
-        response.headers["X-Content-Type-Options"] = "nosniff"
-        response.headers["Referrer-Policy"] = "no-referrer"
-        response.headers["X-Frame-Options"] = "DENY"
-        response.headers["Server"] = "trap-companion"
-        if request.path.startswith("/api/"):
-            response.headers["Cache-Control"] = "no-store"
-        return response
-
-    async def _checked(self, request: web.Request, handler: Any) -> web.StreamResponse:
-        peer = request.transport.get_extra_info("peername") if request.transport else None
-        remote = peer[0] if peer else None
-        if not source_allowed(remote):
-            raise _error(web.HTTPForbidden, "only the box's own network is answered")
-        sockname = request.transport.get_extra_info("sockname") if request.transport else None
-        local = sockname[0] if sockname else None
-        host = request.headers.get("Host")
-        if not host_allowed(host, local, self.names):
-            raise _error(web.HTTPMisdirectedRequest, "the Host is not this box")
-        if request.method not in ("GET", "HEAD", "POST"):
-            raise _error(web.HTTPMethodNotAllowed, "GET or POST", request.method, ["GET", "POST"])
-        if request.method == "POST":
-            origin = request.headers.get("Origin")
-            if origin is None or origin.lower() != f"http://{host.strip().lower()}":
-                raise _error(web.HTTPForbidden, "a change must come from the box's own page")
-            if (request.content_length or 0) > MAX_BODY:
-                raise _error(
-                    web.HTTPRequestEntityTooLarge,
-                    f"at most {MAX_BODY} bytes",
-                    MAX_BODY,
-                    request.content_length or 0,
-                )
+    async def _paired(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        """After the guard: the API answers paired phones only (the page itself and pairing
+        are open, so a phone can pair)."""
         path = request.path
         paired = self.service.pairing.allows(request.cookies.get(COOKIE))
-        if path.startswith("/api/") and path != "/api/pair" and not paired:
-            raise _error(web.HTTPUnauthorized, "pair this phone first")
-        return await handler(request)
+        try:
+            if path.startswith("/api/") and path != "/api/pair" and not paired:
+                raise _error(web.HTTPUnauthorized, "pair this phone first")
+            response = await handler(request)
+        except web.HTTPException as err:  # answered, not raised: the guard's headers apply
+            response = web.Response(status=err.status, body=err.body, headers=err.headers)
+        if not response.prepared:
+            response.headers["X-Frame-Options"] = "DENY"
+            response.headers["Server"] = "trap-companion"
+        return response
 
     async def _static(self, request: web.Request) -> web.Response:
         name, kind = STATIC[request.path]
@@ -255,8 +184,6 @@ class PhoneServer:
                 body = await request.read()
         except TimeoutError:
             raise _error(web.HTTPRequestTimeout, "the request took too long") from None
-        except web.HTTPRequestEntityTooLarge:
-            raise
         kind = request.content_type
         try:
             if kind == "application/json":
