@@ -86,8 +86,6 @@ def main(args: argparse.Namespace) -> int:
             config, reader=dataclasses.replace(config.reader, type=args.reader)
         )
     config = with_state_dir(config, args, sim=True)
-    if args.phones is not None:
-        print(f"Phones: open http://127.0.0.1:{args.phones}/", flush=True)
     if web_only:
         from companion.sim.web import WebOnlySim
 
@@ -102,6 +100,7 @@ def main(args: argparse.Namespace) -> int:
                 phones[0].start()
 
         print(f"Trap Companion simulator: open {sim.url} (Ctrl-C stops)", flush=True)
+        _say_phones(args.phones)
         try:
             return sim.run(ready)
         finally:
@@ -115,4 +114,10 @@ def main(args: argparse.Namespace) -> int:
     )
     if terminal.web is not None:
         print(f"Trap Companion simulator: open {terminal.web.url}", flush=True)
+    _say_phones(args.phones)
     return terminal.run()
+
+
+def _say_phones(port: int | None) -> None:
+    if port is not None:
+        print(f"Phones: open http://127.0.0.1:{port}/ (pair: 'Pair a phone' in the game menu)")

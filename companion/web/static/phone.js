@@ -9,6 +9,7 @@ let stream = null;
 let game = undefined;
 let timer = null; // {remaining, running, at}
 let kinds = [];
+let enrolled = null; // the enrolment run's count last shown: the card list follows it
 
 function el(tag, text, cls) {
   const node = document.createElement(tag);
@@ -113,7 +114,7 @@ function render(view) {
   renderPicture(view.picture);
   const facts = $("facts");
   facts.replaceChildren(...(view.facts || []).map((f) => el("li", f)));
-  renderTable($("scoreboard"), view.scoreboard, "Scoreboard");
+  renderTable($("scoreboard"), view.scoreboard, "");
   renderTable($("standings"), view.standings, "Scores at the end of the race");
   $("screen").textContent = (view.screen || []).join("\n");
   renderRecords(view.records || []);
@@ -155,10 +156,13 @@ setInterval(() => { if (timer && timer.running) tick(); }, 250);
 function renderTable(table, data, caption) {
   table.replaceChildren();
   if (!data || !data.rows || !data.rows.length) return;
-  table.append(el("caption", caption));
+  table.classList.toggle("wide", data.columns.length > 4);
+  if (caption) table.append(el("caption", caption));
   const head = el("tr");
   data.columns.forEach((c) => head.append(el("th", c)));
-  table.append(el("thead")).append(head);
+  const thead = el("thead");
+  thead.append(head);
+  table.append(thead);
   const body = el("tbody");
   const leaders = new Set(data.leaders || []);
   data.rows.forEach((row, i) => {
@@ -203,7 +207,7 @@ function renderPicture(picture) {
 
 function drawRounds(p) {
   // Each seat's running total after each round: who is ahead, and since when.
-  const W = 340, H = 190, L = 30, R = 46, T = 12, B = 24;
+  const W = 340, H = 200, L = 30, R = 46, T = 22, B = 24;
   const picture = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img",
     "aria-label": "Points by round" });
   const totals = p.seats.map((_, i) => {
@@ -220,6 +224,7 @@ function drawRounds(p) {
       i === 0 ? "start" : `R${i}`));
   }
   picture.append(svg("text", { x: 4, y: y(most) + 4 }, most));
+  picture.append(svg("text", { x: L, y: T - 1 }, "Points after each round"));
   if (!p.rounds.length) {
     picture.append(svg("text", { x: W / 2, y: H / 2, "text-anchor": "middle" },
       "Points appear after the first round"));
@@ -229,11 +234,16 @@ function drawRounds(p) {
     const points = line.map((v, i) => `${x(i)},${y(v)}`).join(" ");
     picture.append(svg("polyline", { points, fill: "none", stroke: colour, "stroke-width": 2.5 }));
     line.forEach((v, i) => picture.append(svg("circle", { cx: x(i), cy: y(v), r: 3, fill: colour })));
-    if (p.rounds.length) {
-      picture.append(svg("text", { x: x(n) + 5, y: y(line[n]) + 4 - s * 0 },
-        `${p.seats[s].seat}: ${line[n]}`));
-    }
   });
+  if (p.rounds.length) { // the totals at the end of each line, pushed apart where they meet
+    const labels = totals.map((line, s) => ({ s, y: y(line[n]) + 4, v: line[n] }));
+    labels.sort((a, b) => a.y - b.y);
+    labels.forEach((label, i) => {
+      if (i && label.y < labels[i - 1].y + 12) label.y = labels[i - 1].y + 12;
+      picture.append(svg("text", { x: x(n) + 5, y: label.y },
+        `S${p.seats[label.s].seat} ${label.v}`));
+    });
+  }
   return picture;
 }
 
@@ -251,12 +261,19 @@ function drawTrack(p) {
       stroke: "#bbb" }));
     if (major) picture.append(svg("text", { x: x(s), y: Y + 24, "text-anchor": "middle" }, s));
   }
-  picture.append(svg("text", { x: x(p.start), y: Y - 16, "text-anchor": "middle" }, "⛵ boat"));
-  picture.append(svg("text", { x: x(0), y: Y - 16, "text-anchor": "middle" }, "💎"));
+  picture.append(svg("text", { x: x(p.start), y: Y - 16, "text-anchor": "middle" }, "boat"));
+  const cx = x(0); // the crystal: a diamond at the far end
+  picture.append(svg("polygon", { points: `${cx},${Y - 24} ${cx + 7},${Y - 16} ${cx},${Y - 8} ${cx - 7},${Y - 16}`,
+    fill: p.crystal ? "none" : "#4ac6e8", stroke: "#2a8fb0" }));
   const at = p.boat ? x(p.start) : x(p.position);
   picture.append(svg("circle", { cx: at, cy: Y, r: 11, fill: "#c83a3a", stroke: "#fff",
     "stroke-width": 2 }));
-  picture.append(svg("text", { x: at, y: Y + 4, "text-anchor": "middle", "font-weight": 700 }, "AI"));
+  picture.append(svg("text", { x: at, y: Y + 4, "text-anchor": "middle", "font-weight": 700,
+    class: "on-dark" }, "AI"));
+  if (p.crystal) {
+    picture.append(svg("polygon", { points: `${at},${Y - 22} ${at + 6},${Y - 15} ${at},${Y - 8} ${at - 6},${Y - 15}`,
+      fill: "#4ac6e8", stroke: "#2a8fb0" }));
+  }
   const way = p.crystal ? "back to the boat with the crystal" : "on its way to the crystal";
   picture.append(svg("text", { x: W / 2, y: H - 4, "text-anchor": "middle" },
     p.boat ? "the AI reached the boat" : way));
@@ -275,24 +292,29 @@ function drawDungeon(p) {
     const cx = gap + (i % per) * (size + gap), cy = gap + Math.floor(i / per) * (size + gap);
     const lair = room === p.monster_room;
     picture.append(svg("rect", { x: cx, y: cy, width: size, height: size, rx: 6,
-      fill: lair ? "#4a1f1f" : "#2b313b", stroke: lair ? "#c83a3a" : "#667" }));
-    picture.append(svg("text", { x: cx + 5, y: cy + 13 }, `Room ${room}`));
-    if (lair) picture.append(svg("text", { x: cx + size - 5, y: cy + 13, "text-anchor": "end" }, "👹"));
-    if ((p.curse_rooms || []).includes(room)) {
-      picture.append(svg("text", { x: cx + size - 5, y: cy + size - 6, "text-anchor": "end" }, "☠"));
-    }
+      fill: lair ? "#5a2222" : "#3a4250", stroke: lair ? "#e04848" : "#778" , "stroke-width": 2 }));
+    picture.append(svg("text", { x: cx + 6, y: cy + 16, class: "on-dark", "font-weight": 700 }, room));
+    if (lair) badge(picture, cx + size - 12, cy + 12, "#e04848", "M");
+    if ((p.curse_rooms || []).includes(room)) badge(picture, cx + size - 12, cy + size - 12, "#8e44ad", "C");
     Object.entries(p.teams || {}).forEach(([team, where], t) => {
       if (where !== room) return;
-      const tx = cx + size * (t ? 0.68 : 0.32), ty = cy + size * 0.55;
-      picture.append(svg("circle", { cx: tx, cy: ty, r: Math.min(14, size / 5), fill: teamColour[team] || "#999",
+      const tx = cx + size * (t ? 0.68 : 0.32), ty = cy + size * 0.58;
+      picture.append(svg("circle", { cx: tx, cy: ty, r: Math.min(13, size / 5), fill: teamColour[team] || "#999",
         stroke: p.glowing === team ? "#fff" : "none", "stroke-width": 3 }));
-      picture.append(svg("text", { x: tx, y: ty + 4, "text-anchor": "middle", "font-weight": 700 }, team));
+      picture.append(svg("text", { x: tx, y: ty + 4, "text-anchor": "middle", "font-weight": 700,
+        class: "on-dark" }, team));
     });
   });
-  const words = [`Monster: ${p.monster || "?"}`];
-  if ((p.curses || []).length) words.push(`Curses: ${p.curses.map((c) => c.name).join(", ")}`);
-  picture.append(svg("text", { x: gap, y: H - 6 }, words.join("   ")));
+  const words = [`M: monster (${p.monster || "?"})`, "C: curse"];
+  if ((p.curses || []).length) words.push(`named: ${p.curses.map((c) => c.name).join(", ")}`);
+  picture.append(svg("text", { x: gap, y: H - 6 }, words.join("  ·  ")));
   return picture;
+}
+
+function badge(picture, x, y, colour, letter) {
+  picture.append(svg("circle", { cx: x, cy: y, r: 8, fill: colour }));
+  picture.append(svg("text", { x, y: y + 4, "text-anchor": "middle", "font-weight": 700,
+    class: "on-dark" }, letter));
 }
 
 // --- the remote ---------------------------------------------------------------------------
@@ -323,6 +345,11 @@ document.querySelectorAll("#remote button").forEach((button) => {
 
 function renderEnrol(run) {
   const box = $("enrol-run");
+  const count = run ? run.count : null;
+  if (count !== enrolled) {
+    if (enrolled !== null) loadCards(); // a copy was enrolled, or the run ended
+    enrolled = count;
+  }
   if (!run) { box.textContent = ""; return; }
   const copies = run.count === 1 ? "1 copy" : `${run.count} copies`;
   box.textContent = `${run.card}: ${copies} enrolled. Tap each copy on the box.`;
