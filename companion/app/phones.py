@@ -36,8 +36,8 @@ class PairCode:
             minutes = max(1, int(left + 59) // 60)
             where = self.phones.address()
             return Screen(
-                TITLE,
-                (f"{where}  {minutes} min",),
+                f"{TITLE}: {minutes} min",
+                (where,),
                 big=f"{digits[:3]} {digits[3:]}",
                 footer=menus.footer(back="out"),
             )
@@ -87,7 +87,7 @@ class Phones:
         elif what == "forget_yes":
             n = phones.pairing.forget_all()
             self.note(f"forgot {n} paired phones")
-            self._toast((f"{n} phones forgotten",), title="Phones")
+            self._toast((f"{n} phone{'' if n == 1 else 's'} forgotten",), title="Phones")
 
     def phones_changed(self, what: str) -> None:
         """From the web server's thread: a phone paired, or the code went void."""

@@ -83,9 +83,13 @@ class PhoneService:
         """Bind the port and start serving; if it is taken, say so and try again later."""
         if self.pairing.problem:
             self.app.problems.append(("Phones file unreadable", "set aside, see log"))
-        self.app.phones = self
-        self.app.faces.add(self)
+        app = self.app
+        app.phones = self
+        app.faces.add(self)
+        if getattr(app.menu, "on_pick", None) == "pick_game":  # offer pairing there too
+            app.open_game_menu()
         self._listen()
+        app.refresh()
 
     def _listen(self) -> None:
         if self.stopped:
