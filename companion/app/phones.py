@@ -45,7 +45,7 @@ class PairCode:
             "void": ("Code void:", "too many wrong codes"),
             "expired": ("The code ran out",),
         }.get(status, ("No code shown",))
-        return Screen(TITLE, lines, footer=menus.footer(ok="new code", back="out"))
+        return Screen(TITLE, (*lines, "ok: a new one"), footer=menus.footer(ok="next", back="out"))
 
     def press(self, button: str, long: bool) -> menus.Command:
         if button in ("ok", "green"):
