@@ -29,7 +29,7 @@ def walk(ask: Ask, *buttons: str) -> Action | str:
     if command.kind == "refused":
         return command.data["reason"]
     assert command.kind == "form_done", command
-    return command.data["action"]
+    return Action(command.data["name"], command.data["args"])
 
 
 def test_green_draws_from_the_seat_picked_or_from_the_attacked_one() -> None:

@@ -126,7 +126,7 @@ def test_a_form_asks_its_questions_then_builds_the_action():
     menu.press("up", False)  # wraps to the last choice
     done = menu.press("green", False)
     assert done.kind == "form_done"
-    assert done.data["action"] == Action("score", {"x": 1, "player": "2", "points": "2"})
+    assert done.data == {"name": "score", "args": {"x": 1, "player": "2", "points": "2"}}
 
 
 def test_back_steps_one_question_back_and_leaves_from_the_list():
@@ -143,7 +143,7 @@ def test_a_single_entry_asks_at_once_and_one_without_questions_acts_at_once():
     menu, first = _menu(Form("Score", "score", (SEAT,)))
     assert first == menus.STAY and menu.screen().title == "Which seat?"
     _, acted = _menu(Form("Pass", "pass"))
-    assert acted.data["action"] == Action("pass")
+    assert acted.data == {"name": "pass", "args": {}}
 
 
 def test_several_choices_are_marked_with_ok_and_taken_with_green():
@@ -154,7 +154,7 @@ def test_several_choices_are_marked_with_ok_and_taken_with_green():
     menu.press("ok", False)
     assert menu.screen().lines[0].startswith("  * red")
     done = menu.press("green", False)
-    assert done.data["action"].args["colors"] == "red,green"
+    assert done.data["args"]["colors"] == "red,green"
 
 
 def test_a_refused_entry_gives_its_reason_instead_of_questions():

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from companion.core.registry import Card
 from companion.games import registry as games
+from companion.games.base import Action
 from companion.ui import menus, notice
 from companion.ui import records as record_pages
 
@@ -117,7 +118,7 @@ class MenuControl:
         elif kind == "phones":
             self.phone_command(data["do"])
         elif kind == "form_done":
-            self.submit(data["action"], from_input=True)
+            self.submit(Action(data["name"], data["args"]), from_input=True)
         elif kind == "refused":
             self.reject(data["reason"])
         elif kind == "dice_entered":

@@ -13,9 +13,38 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from companion.ui.forms import Ask, CardKind, DieLabel, Field, Form, Option, Pages, Scalar
 from companion.ui.screen import Lights, Screen
 
-Scalar = str | int | float | bool
+# The menu kit's value types are ui's (companion/ui/forms.py): named here too, so a game takes
+# everything of the protocol from this one module.
+__all__ = [
+    "Action",
+    "Ask",
+    "BadAction",
+    "Cancel",
+    "CardKind",
+    "DieLabel",
+    "Effect",
+    "Field",
+    "Form",
+    "Game",
+    "Input",
+    "Log",
+    "Option",
+    "Outcome",
+    "Pages",
+    "Press",
+    "Rejected",
+    "Reply",
+    "Scalar",
+    "Schedule",
+    "Sound",
+    "Tap",
+    "check_arguments",
+    "decimal_number",
+    "whole_number",
+]
 
 
 _WHOLE = re.compile(r"-?[0-9]+")
@@ -158,53 +187,6 @@ class Outcome:
     effects: tuple[Effect, ...] = ()
 
 
-# --- options and catalogs --------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Option:
-    """A game option, picked in the menu or given as ``K=V`` in replay."""
-
-    name: str
-    label: str
-    default: str
-    choices: tuple[str, ...] = ()  # empty: any value that ``check`` accepts
-    presets: tuple[str, ...] = ()  # values the menu cycles through when choices is empty
-    bounds: tuple[int, int] | None = None  # a whole number in this range (lowest, highest)
-
-    def menu_values(self) -> tuple[str, ...]:
-        return self.choices or self.presets or (self.default,)
-
-
-@dataclass(frozen=True)
-class DieLabel:
-    """How to ask for one die read off the table: its name and, where faces mean something
-    other than their number, what each face reads ("AI action die", {3: "Relic"})."""
-
-    name: str
-    faces: Mapping[int, str] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class CardKind:
-    """One entry of a game's card catalog: what a tagged card can be enrolled as."""
-
-    id: str
-    name: str
-    group: str = ""  # e.g. "attack", "item", "relic": for menus
-    fields: tuple[str, ...] = ()  # extra values asked at enrolment, e.g. ("value", "combo")
-    ranges: tuple[tuple[int, int], ...] = ()  # lowest and highest of each field, if bounded
-    starts: tuple[int, ...] = ()  # the value each field offers first (else its lowest)
-
-    def field_range(self, index: int) -> tuple[int, int]:
-        return self.ranges[index] if index < len(self.ranges) else (0, 99)
-
-    def field_start(self, index: int) -> int:
-        low, high = self.field_range(index)
-        start = self.starts[index] if index < len(self.starts) else low
-        return max(low, min(high, start))
-
-
 # --- input events the control map sees --------------------------------------------------------
 
 
@@ -225,61 +207,6 @@ class Tap:
 
 
 Input = Press | Tap
-
-
-# --- what a control map may answer besides an action -------------------------------------------
-#
-# Questions and information pages are the app's business, not the game's: walking a menu is
-# never journaled and never an undo step. Only the action a finished form builds reaches the
-# rules (and the journal), exactly as ``do ACTION`` would in replay.
-
-
-@dataclass(frozen=True)
-class Field:
-    """One question of a form: pick one of ``choices`` (shown as ``names``), or with ``many``
-    several of them (given to the action joined with commas)."""
-
-    key: str
-    label: str
-    choices: tuple[str, ...]
-    names: tuple[str, ...] = ()
-    start: int = 0
-    many: bool = False
-
-    def shown(self, index: int) -> str:
-        return (self.names or self.choices)[index]
-
-
-@dataclass(frozen=True)
-class Form:
-    """A menu entry that ends in one action: ``action`` with ``args`` plus the fields' answers.
-
-    ``refused`` is the reason the entry cannot be used now; picking it shows the reason instead
-    of asking questions whose answer the rules would refuse anyway.
-    """
-
-    label: str
-    action: str
-    fields: tuple[Field, ...] = ()
-    args: Mapping[str, Scalar] = field(default_factory=dict)
-    refused: str | None = None
-
-
-@dataclass(frozen=True)
-class Ask:
-    """Open a menu of forms (one form: its questions at once)."""
-
-    title: str
-    forms: tuple[Form, ...]
-
-
-@dataclass(frozen=True)
-class Pages:
-    """Show information pages (a scoreboard, the seats): up/down turn them, any other button
-    closes them. ``start`` is the page shown first."""
-
-    screens: tuple[Screen, ...]
-    start: int = 0
 
 
 Reply = Action | Ask | Pages | None

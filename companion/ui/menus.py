@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from companion.games.base import Action, Ask, CardKind, DieLabel, Field, Form, Option, Pages
+from companion.ui.forms import Ask, CardKind, DieLabel, Field, Form, Option, Pages
 from companion.ui.notice import wrap
 from companion.ui.screen import Screen
 
@@ -404,7 +404,7 @@ class FormMenu:
         assert self.form is not None
         if index >= len(self.form.fields):
             args = {**self.form.args, **self.values}
-            return Command("form_done", {"action": Action(self.form.action, args)})
+            return Command("form_done", {"name": self.form.action, "args": args})
         self.index = index
         question = self.form.fields[index]
         self.cursor = question.start if 0 <= question.start < len(question.choices) else 0

@@ -4,7 +4,7 @@ with their dates. Any game that reports results gets the same pages."""
 from __future__ import annotations
 
 from companion.core.records import Records, Result
-from companion.games.base import Pages
+from companion.ui.forms import Pages
 from companion.ui.screen import Screen
 
 

@@ -1,0 +1,115 @@
+"""The menu kit's value types: what a game says it wants asked (options, card kinds, dice names,
+forms, information pages) in terms the box's menus can walk.
+
+They live in ui, beside ``screen``'s Screen and Lights, so that both sides may use them without an
+arrow back up: games describe their menus with these values, ui/menus.py walks them, and only the
+app (which knows both) turns a finished form into a game's Action. Nothing here imports a game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from companion.ui.screen import Screen
+
+Scalar = str | int | float | bool
+
+
+@dataclass(frozen=True)
+class Option:
+    """A game option, picked in the menu or given as ``K=V`` in replay."""
+
+    name: str
+    label: str
+    default: str
+    choices: tuple[str, ...] = ()  # empty: any value that ``check`` accepts
+    presets: tuple[str, ...] = ()  # values the menu cycles through when choices is empty
+    bounds: tuple[int, int] | None = None  # a whole number in this range (lowest, highest)
+
+    def menu_values(self) -> tuple[str, ...]:
+        return self.choices or self.presets or (self.default,)
+
+
+@dataclass(frozen=True)
+class DieLabel:
+    """How to ask for one die read off the table: its name and, where faces mean something
+    other than their number, what each face reads ("AI action die", {3: "Relic"})."""
+
+    name: str
+    faces: Mapping[int, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CardKind:
+    """One entry of a game's card catalog: what a tagged card can be enrolled as."""
+
+    id: str
+    name: str
+    group: str = ""  # e.g. "attack", "item", "relic": for menus
+    fields: tuple[str, ...] = ()  # extra values asked at enrolment, e.g. ("value", "combo")
+    ranges: tuple[tuple[int, int], ...] = ()  # lowest and highest of each field, if bounded
+    starts: tuple[int, ...] = ()  # the value each field offers first (else its lowest)
+
+    def field_range(self, index: int) -> tuple[int, int]:
+        return self.ranges[index] if index < len(self.ranges) else (0, 99)
+
+    def field_start(self, index: int) -> int:
+        low, high = self.field_range(index)
+        start = self.starts[index] if index < len(self.starts) else low
+        return max(low, min(high, start))
+
+
+# --- what a control map may answer besides an action -------------------------------------------
+#
+# Questions and information pages are the app's business, not the game's: walking a menu is
+# never journaled and never an undo step. Only the action a finished form builds reaches the
+# rules (and the journal), exactly as ``do ACTION`` would in replay.
+
+
+@dataclass(frozen=True)
+class Field:
+    """One question of a form: pick one of ``choices`` (shown as ``names``), or with ``many``
+    several of them (given to the action joined with commas)."""
+
+    key: str
+    label: str
+    choices: tuple[str, ...]
+    names: tuple[str, ...] = ()
+    start: int = 0
+    many: bool = False
+
+    def shown(self, index: int) -> str:
+        return (self.names or self.choices)[index]
+
+
+@dataclass(frozen=True)
+class Form:
+    """A menu entry that ends in one action: ``action`` with ``args`` plus the fields' answers.
+
+    ``refused`` is the reason the entry cannot be used now; picking it shows the reason instead
+    of asking questions whose answer the rules would refuse anyway.
+    """
+
+    label: str
+    action: str
+    fields: tuple[Field, ...] = ()
+    args: Mapping[str, Scalar] = field(default_factory=dict)
+    refused: str | None = None
+
+
+@dataclass(frozen=True)
+class Ask:
+    """Open a menu of forms (one form: its questions at once)."""
+
+    title: str
+    forms: tuple[Form, ...]
+
+
+@dataclass(frozen=True)
+class Pages:
+    """Show information pages (a scoreboard, the seats): up/down turn them, any other button
+    closes them. ``start`` is the page shown first."""
+
+    screens: tuple[Screen, ...]
+    start: int = 0
