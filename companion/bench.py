@@ -8,6 +8,7 @@ subprocess on mock pins, talking to systemd's notify protocol.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import signal
@@ -39,6 +40,7 @@ TARGETS = {
     "phones_peak_rss_mb": 80.0,
     "timer_error_ms": 20.0,
     "timer_expiry_ms": 20.0,
+    "web_press_p99_ms": 10.0,
 }
 
 
@@ -348,6 +350,75 @@ def _peak_rss_mb(pid: int) -> float:
     raise RuntimeError(f"no VmHWM for process {pid}")
 
 
+def web_latency(presses: int = 300) -> dict[str, float]:
+    """A press posted over HTTP (POST /api/press/green, straight to the App as a remote does,
+    no simulated finger) -> the new frame's event arriving on an open event stream (GET
+    /api/events): the request, the loop, the rules, the journal's fsync, the renderer, the
+    snapshot handed to the server's thread and the event's JSON and PNG. aiohttp is imported
+    here only."""
+    import http.client
+    import json
+
+    from companion.faces.controls import LoopControls
+    from companion.web.guard import Guard
+    from companion.web.server import WebServer
+    from companion.web.sim_routes import SimRoutes
+
+    watch = _FrameWatch()
+    arrived = threading.Event()
+    seen = {"seq": 0, "at": 0.0}
+    times: list[float] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        box, consumer = _running_box(Path(tmp), watch, "none")
+        controls = LoopControls(box.loop.post, box.app.on_press)
+        server = WebServer("127.0.0.1", 0, Guard(), [SimRoutes(controls, [], 1.0)])
+        server.start()
+        box.app.faces.add(server)
+        try:
+            _start_game(box, watch, "dice")
+            host = f"127.0.0.1:{server.port}"
+            stream = http.client.HTTPConnection(host, timeout=5)
+            stream.request("GET", "/api/events")
+            events = stream.getresponse()
+
+            def read() -> None:
+                with contextlib.suppress(OSError, ValueError):  # the stream closed at the end
+                    for raw in events:
+                        if raw.startswith(b"data: "):
+                            seen["seq"] = json.loads(raw[6:])["seq"]
+                            seen["at"] = time.perf_counter()
+                            arrived.set()
+
+            threading.Thread(target=read, name="bench-events", daemon=True).start()
+            post = http.client.HTTPConnection(host, timeout=5)
+            headers = {"Origin": f"http://{host}", "Content-Length": "0"}
+            time.sleep(0.2)
+            for i in range(presses):
+                before = seen["seq"]
+                arrived.clear()
+                t0 = time.perf_counter()
+                post.request("POST", "/api/press/green", headers=headers)
+                answer = post.getresponse()
+                answer.read()
+                if answer.status != 202:
+                    raise RuntimeError(f"press {i} answered {answer.status}")
+                while seen["seq"] == before:
+                    if not arrived.wait(2):
+                        raise RuntimeError(f"no event after press {i}")
+                    arrived.clear()
+                times.append((seen["at"] - t0) * 1000)
+            post.close()
+            stream.close()
+        finally:
+            server.stop()
+            _stop(box, consumer)
+    return {
+        "web_press_p50_ms": round(statistics.median(times), 3),
+        "web_press_p99_ms": round(_pct(times, 0.99), 3),
+        "web_press_samples": presses,
+    }
+
+
 def run_all(quick: bool = False) -> dict[str, Any]:
     results: dict[str, Any] = {}
     results.update(button_latency(200 if quick else 1000))
@@ -359,6 +430,7 @@ def run_all(quick: bool = False) -> dict[str, Any]:
     results.update(daemon_start(1 if quick else 3))
     results.update(phones_idle(2.0 if quick else 10.0))
     results.update(daemon_start(1 if quick else 3, phones=True))
+    results.update(web_latency(60 if quick else 300))
     results["bench_peak_rss_mb"] = round(
         resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1
     )

@@ -43,3 +43,10 @@ def test_the_phones_figures_run():
     started = bench.daemon_start(runs=1, phones=True)
     assert started["phones_peak_rss_mb"] > 10
     assert "phones_peak_rss_mb" in bench.TARGETS
+
+
+def test_a_press_over_http_is_timed_to_its_frame_on_the_event_stream():
+    web = bench.web_latency(5)
+    assert web["web_press_samples"] == 5
+    assert 0 < web["web_press_p50_ms"] <= web["web_press_p99_ms"]
+    assert "web_press_p99_ms" in bench.TARGETS

@@ -31,6 +31,9 @@ def test_a_newcomer_plays_dice_with_the_mouse_and_the_display_follows(browser, t
 
     with sim_web(tmp_path) as (url, _proc):
         page = browser.new_page()
+        problems = []
+        page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda err: problems.append(str(err)))
         page.goto(url)
         display = page.get_by_role("img", name="Display")
         expect(display).to_be_visible()
@@ -42,11 +45,13 @@ def test_a_newcomer_plays_dice_with_the_mouse_and_the_display_follows(browser, t
         assert display.get_attribute("src") != first  # the pixels changed, pushed live
         page.get_by_role("button", name="Green", exact=True).click()  # start
         expect(_words(page)).to_contain_text("G roll")
+        page.get_by_role("checkbox", name="Play sounds").check()  # Web Audio, asked for
         page.get_by_role("button", name="Green", exact=True).click()  # roll
         expect(page.locator("#sounds")).to_contain_text("roll")
         state = _state(url)
         assert state["game"] == "dice" and state["state"]["last"]
         page.screenshot(path=str(tmp_path / "dice.png"))
+        assert problems == []  # no script error, nothing the CSP refused
         # the OLED is drawn pixel for pixel, scaled without smoothing
         assert display.evaluate("e => getComputedStyle(e).imageRendering") == "pixelated"
         assert display.evaluate("e => [e.naturalWidth, e.naturalHeight]") == [128, 64]

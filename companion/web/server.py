@@ -145,9 +145,14 @@ class WebServer:
             loop.close()
 
     async def _open(self) -> None:
-        runner = web.AppRunner(self.application(), access_log=None, keepalive_timeout=15.0)
+        runner = web.AppRunner(
+            self.application(),
+            access_log=None,
+            keepalive_timeout=15.0,
+            shutdown_timeout=SHUTDOWN_SECONDS,
+        )
         await runner.setup()
-        site = web.TCPSite(runner, self.host, self.port, shutdown_timeout=SHUTDOWN_SECONDS)
+        site = web.TCPSite(runner, self.host, self.port)
         try:
             await site.start()
         except BaseException:
