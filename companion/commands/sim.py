@@ -92,12 +92,13 @@ def main(args: argparse.Namespace) -> int:
         sim = WebOnlySim(config, port)
         phones: list = []
 
-        def ready(url: str) -> None:  # the box has started, its loop not yet
+        def ready(url: str) -> None:  # the box runs: the phones start on its loop's thread
             if args.phones is not None:
+                from companion.core.events import Call
                 from companion.web.phones import PhoneService
 
                 phones.append(PhoneService(sim.box.app, args.phones, "127.0.0.1", sim.controls))
-                phones[0].start()
+                sim.box.loop.post(Call(phones[0].start))
 
         print(f"Trap Companion simulator: open {sim.url} (Ctrl-C stops)", flush=True)
         _say_phones(args.phones)
