@@ -113,7 +113,6 @@ class Daemon:
     def run(self) -> int:
         app = self.app
         app.start()
-        self.start_phones()
         loop = app.loop
         previous = {
             sig: signal.signal(sig, lambda signum, frame: self.stop(signal.Signals(signum).name))
@@ -121,6 +120,7 @@ class Daemon:
         }
         try:
             self.ready()
+            self.start_phones()  # after READY: the games first, the phones a moment later
             stop = loop.run()
             log.info("stopping (%s)", stop.reason)
             self.notifier.stopping()

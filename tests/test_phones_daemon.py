@@ -12,7 +12,7 @@ from tests.phones_support import free_port
 
 # Runs the real `run` command; once READY, it reports what was imported and asks for a stop.
 PROBE = r"""
-import json, socket, sys, threading, urllib.error, urllib.request
+import json, socket, sys, threading, time, urllib.error, urllib.request
 from companion.daemon import Daemon
 ready = Daemon.ready
 answer = {}
@@ -20,6 +20,10 @@ def probe(self):
     ready(self)
     def check():
         port = self.config.phones.port
+        for _ in range(200):  # the phones start just after READY
+            if self.phones is not None or not self.config.phones.enabled:
+                break
+            time.sleep(0.05)
         if self.phones is not None:
             self.phones.ready.wait(10)
             try:
