@@ -332,10 +332,13 @@ def _wait_for_port(port: int, seconds: float = 10.0) -> None:
     """Until the phones' server answers HTTP on 127.0.0.1:port (the bench's own waiting)."""
     end = time.monotonic() + seconds
     while time.monotonic() < end:
-        with socket.create_connection(("127.0.0.1", port), timeout=seconds) as probe:
-            probe.sendall(f"GET / HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
-            if probe.recv(12).startswith(b"HTTP/1."):
-                return
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=seconds) as probe:
+                probe.sendall(f"GET / HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+                if probe.recv(12).startswith(b"HTTP/1."):
+                    return
+        except ConnectionRefusedError:  # not bound yet: the phones start just after READY
+            pass
         time.sleep(0.05)
     raise RuntimeError(f"nothing answered on port {port}")
 
