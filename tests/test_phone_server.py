@@ -182,7 +182,7 @@ def test_the_card_list_forget_and_an_enrolment_run(box) -> None:
         box.controls.tap(uid)
         wait_for(lambda n=n: (box.app.phones.view["enrol"] or {}).get("count") == n)
     _, _, state = request(box, "GET", "/api/state", cookie=token)
-    assert state["view"]["enrol"]["count"] == 2
+    assert state["enrol"]["count"] == 2
     _, _, cards = request(box, "GET", "/api/cards", cookie=token)
     uids = [c["uid"] for c in cards["cards"]]
     assert "04A1B2C3D4E5F6" in uids
@@ -241,3 +241,16 @@ def test_a_taken_port_leaves_the_box_playing_and_is_retried(tmp_path: Path) -> N
     finally:
         blocker.close()
         live.stop()
+
+
+def test_the_state_is_a_replay_line_with_the_public_part_only(box) -> None:
+    token = pair(box)
+    box.on_loop(lambda: box.app.new_game("deathtrap-dungeon", {}))
+    wait_for(lambda: (box.app.phones.view or {}).get("game") == "deathtrap-dungeon")
+    status, _, state = request(box, "GET", "/api/state", cookie=token)
+    assert status == 200
+    assert {"game", "screen", "leds", "sounds", "state"} <= set(state)
+    assert state["game"] == "deathtrap-dungeon" and state["screen"]  # a notice may be on top
+    assert state["state"]["scoreboard"]["rows"][0][0] == "Seat 1"
+    raw = box.on_loop(lambda: box.app.session.rules.public(box.app.session.state))
+    assert "building" in raw and "building" not in state["state"]  # the public part only

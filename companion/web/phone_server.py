@@ -142,7 +142,7 @@ class PhoneServer:
         return web.Response(body=body, content_type=kind, charset="utf-8")
 
     def _current(self) -> dict[str, Any]:
-        return {"version": self.version, "view": self.view}
+        return {"version": self.version, **(self.view or {})}
 
     async def _state(self, request: web.Request) -> web.Response:
         return web.json_response(self._current())

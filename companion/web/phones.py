@@ -149,17 +149,24 @@ class PhoneService:
             self.server.publish(view)
 
     def make_view(self, snapshot: Any) -> dict[str, Any]:
+        """What ``GET /api/state`` answers: a replay line's keys (game, screen, leds, sounds),
+        with ``state`` the public part only (companion/web/public.py), plus the enrolment run
+        in progress and whether a pairing code is shown."""
         app = self.app
-        view = phone_view(snapshot.game, snapshot.state, app.records)
-        view["screen"] = list(snapshot.screen)
-        view["led"] = [round(c, 3) for c in snapshot.led]
+        state = phone_view(snapshot.game, snapshot.state, app.records)
         run = app.menu if isinstance(app.menu, menus.EnrolRun) else None
-        view["enrol"] = (
-            None if run is None else {"card": run.kind.name, "count": run.count, "said": run.said}
-        )
-        status, left = self.pairing.code_status()
-        view["pairing"] = status if status != "showing" else f"showing {int(left)}"
-        return view
+        status, _ = self.pairing.code_status()
+        return {
+            "game": snapshot.game,
+            "screen": list(snapshot.screen),
+            "leds": {"led": [round(c, 3) for c in snapshot.led]},
+            "sounds": list(snapshot.sounds),
+            "state": state,
+            "enrol": None
+            if run is None
+            else {"card": run.kind.name, "count": run.count, "said": run.said},
+            "pairing": status,
+        }
 
     def status(self) -> str:
         if self.taken:

@@ -86,7 +86,7 @@ async function start() {
   const data = await response.json();
   $("pair").hidden = true;
   $("box").hidden = false;
-  render(data.view);
+  render(data);
   connect();
 }
 
@@ -96,7 +96,7 @@ function connect() {
   stream.onopen = () => setLink("live", true);
   stream.onmessage = (event) => {
     setLink("live", true);
-    render(JSON.parse(event.data).view);
+    render(JSON.parse(event.data));
   };
   stream.onerror = () => {
     stream.close();
@@ -106,7 +106,8 @@ function connect() {
   };
 }
 
-function render(view) {
+function render(data) {
+  const view = data && data.state;
   if (!view) return;
   $("title").textContent = view.title || "Trap Companion";
   document.title = view.title ? `${view.title} · Trap Companion` : "Trap Companion";
@@ -116,9 +117,9 @@ function render(view) {
   facts.replaceChildren(...(view.facts || []).map((f) => el("li", f)));
   renderTable($("scoreboard"), view.scoreboard, "");
   renderTable($("standings"), view.standings, "Scores at the end of the race");
-  $("screen").textContent = (view.screen || []).join("\n");
+  $("screen").textContent = (data.screen || []).join("\n");
   renderRecords(view.records || []);
-  renderEnrol(view.enrol);
+  renderEnrol(data.enrol);
   if (view.game !== game) {
     game = view.game;
     loadCards();
