@@ -130,7 +130,9 @@ if [ "$SYSTEM" = 1 ]; then
     [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv --system-site-packages "$VENV"
     # --prefer-binary: on 32-bit boards PyPI lacks some wheels (Pillow); an older wheel beats
     # compiling for an hour on a Zero W.
-    "$VENV/bin/python" -m pip install --quiet --upgrade --prefer-binary "$REPO"
+    # [web]: aiohttp, so that `trap-companion phones enable` needs no download later (it is
+    # imported only when phones are on).
+    "$VENV/bin/python" -m pip install --quiet --upgrade --prefer-binary "$REPO[web]"
     "$VENV/bin/python" -c 'import lgpio' 2>/dev/null ||
         say "warning: the venv cannot import lgpio; is python3-lgpio installed?" >&2
 fi

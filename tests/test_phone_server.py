@@ -254,3 +254,24 @@ def test_the_state_is_a_replay_line_with_the_public_part_only(box) -> None:
     assert state["state"]["scoreboard"]["rows"][0][0] == "Seat 1"
     raw = box.on_loop(lambda: box.app.session.rules.public(box.app.session.state))
     assert "building" in raw and "building" not in state["state"]  # the public part only
+
+
+def test_without_aiohttp_the_box_plays_on_and_says_why(tmp_path: Path, monkeypatch) -> None:
+    import importlib.util
+
+    from tests.phones_support import LiveBox
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "aiohttp" else real(name, *a)
+    )
+    live = LiveBox(tmp_path)
+    try:
+        live.start()
+        assert live.phones.thread is None
+        assert "phones off: aiohttp is not installed" in live.app.status_line()
+        assert "aiohttp missing" in " ".join(screen(live))
+        live.on_loop(live.app.open_game_menu)
+        assert "Pair a phone" not in live.on_loop(lambda: live.app.menu.items)
+    finally:
+        live.stop()

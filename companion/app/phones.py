@@ -62,7 +62,7 @@ class Phones:
     phones: Any = None
 
     def phone_items(self) -> tuple[list[str], list[str]]:
-        if self.phones is None:
+        if self.phones is None or getattr(self.phones, "missing", ""):
             return [], []
         return ["Pair a phone", "Forget phones"], ["pair_phone", "forget_phones"]
 

@@ -9,8 +9,10 @@ and tests: no root, no systemctl.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 from companion.core import config as configuration
@@ -98,6 +100,12 @@ def main(args: argparse.Namespace) -> int:
         if not args.no_restart:
             _systemctl("try-restart", UNIT_NAME)
             print(f"restarted {UNIT_NAME} (if it was running)")
+    if on and root is None and importlib.util.find_spec("aiohttp") is None:
+        print(
+            "warning: aiohttp is not installed here, so the box cannot serve phones: "
+            "run `sudo make install` again from the clone (it installs trap-companion[web])",
+            file=sys.stderr,
+        )
     if on:
         port = configuration.load(config_path).phones.port
         print(

@@ -18,6 +18,7 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import errno
+import importlib.util
 import logging
 import socket
 import threading
@@ -73,6 +74,7 @@ class PhoneService:
         self.thread: threading.Thread | None = None
         self.ready = threading.Event()  # set once the server answers
         self.taken = False
+        self.missing = ""  # why the phones cannot be served at all (aiohttp not installed)
         self.view: dict[str, Any] | None = None
         self.seq = 0
         self.stopped = False
@@ -81,11 +83,21 @@ class PhoneService:
 
     def start(self) -> None:
         """Bind the port and start serving; if it is taken, say so and try again later."""
-        if self.pairing.problem:
-            self.app.problems.append(("Phones file unreadable", "set aside, see log"))
         app = self.app
+        if self.pairing.problem:  # logged by the pairing; no phone is paired now
+            app._toast(("Phones file unreadable", "set aside, see log"))
         app.phones = self
         app.faces.add(self)
+        if importlib.util.find_spec("aiohttp") is None:
+            self.missing = "aiohttp is not installed"
+            log.error(
+                "phones: %s; the box plays on without phones (install it: "
+                "pip install 'trap-companion[web]', or sudo make install again)",
+                self.missing,
+            )
+            app._toast(("Phones off:", "aiohttp missing,", "see the log"))
+            app.refresh()
+            return
         if getattr(app.menu, "on_pick", None) == "pick_game":  # offer pairing there too
             app.open_game_menu()
         self._listen()
@@ -169,6 +181,8 @@ class PhoneService:
         }
 
     def status(self) -> str:
+        if self.missing:
+            return f"phones off: {self.missing}"
         if self.taken:
             return f"phones: port {self.port} taken (retrying)"
         return f"phones on port {self.port}"
