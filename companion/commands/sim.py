@@ -53,7 +53,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--phones",
-        type=_port,
+        type=_phones_port,
         metavar="PORT",
         help="also serve the phones' page on http://127.0.0.1:PORT/, as a box with "
         "[phones] enabled does on its network (pair with the code under 'Pair a phone' in "
@@ -65,6 +65,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _port(text: str) -> int:
     if not text.isdigit() or not 0 <= int(text) <= 65535:
         raise argparse.ArgumentTypeError(f"{text!r} is not a port (1-65535, or 0 for any free one)")
+    return int(text)
+
+
+def _phones_port(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port (1-65535)")
     return int(text)
 
 
