@@ -166,14 +166,17 @@ def pn532_card_latency(taps: int = 100) -> dict[str, float]:
     return _latency("pn532_card", taps, prepare, reader="pn532")
 
 
-def idle_cpu(seconds: float = 10.0, reader: str = "rdm6300") -> dict[str, float]:
+def idle_cpu(seconds: float = 10.0, reader: str = "rdm6300", web: bool = False) -> dict[str, float]:
     """CPU used by the whole box (loop, reader thread, gpiozero, and the fake reader's own
     thread) with a game open, untouched, no card near; and the voluntary context switches of
-    all its threads per second, which is how often something woke up."""
+    all its threads per second, which is how often something woke up. ``web``: with the
+    simulator's web face on and one page's event stream open (aiohttp imported only then)."""
     watch = _FrameWatch()
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
         box, consumer = _running_box(Path(tmp), watch, reader)
         try:
+            if web:
+                stack.enter_context(_web_face(box))
             _start_game(box, watch, "dice")
             time.sleep(0.5)
             c0, t0 = time.process_time(), time.perf_counter()
@@ -183,7 +186,7 @@ def idle_cpu(seconds: float = 10.0, reader: str = "rdm6300") -> dict[str, float]
             c1, t1 = time.process_time(), time.perf_counter()
         finally:
             _stop(box, consumer)
-    prefix = "" if reader == "rdm6300" else f"{reader}_"
+    prefix = ("" if reader == "rdm6300" else f"{reader}_") + ("web_" if web else "")
     return {
         f"{prefix}idle_cpu_percent": round(100 * (c1 - c0) / (t1 - t0), 3),
         f"{prefix}idle_wakeups_per_s": round((w1 - w0) / (t1 - t0), 1),
@@ -353,6 +356,36 @@ def _peak_rss_mb(pid: int) -> float:
     raise RuntimeError(f"no VmHWM for process {pid}")
 
 
+@contextlib.contextmanager
+def _web_face(box: SimulatedBox) -> Any:
+    """The simulator's web face on a free port, with one event stream open and read."""
+    import http.client
+
+    from companion.sim.controls import SimControls
+    from companion.web.guard import Guard
+    from companion.web.server import WebServer
+    from companion.web.sim_routes import SimRoutes
+
+    server = WebServer("127.0.0.1", 0, Guard(), [SimRoutes(SimControls(box), [], 1.0)])
+    server.start()
+    box.app.faces.add(server)
+    stream = http.client.HTTPConnection(f"127.0.0.1:{server.port}", timeout=None)
+    stream.request("GET", "/api/events")
+    events = stream.getresponse()
+
+    def read() -> None:
+        with contextlib.suppress(OSError, ValueError):
+            for _ in events:
+                pass
+
+    threading.Thread(target=read, name="bench-page", daemon=True).start()
+    try:
+        yield server
+    finally:
+        server.stop()  # ends the stream, so the reading thread lets go of it
+        stream.close()
+
+
 def web_latency(presses: int = 300) -> dict[str, float]:
     """A press posted over HTTP (POST /api/press/green, straight to the App as a remote does,
     no simulated finger) -> the new frame's event arriving on an open event stream (GET
@@ -371,6 +404,7 @@ def web_latency(presses: int = 300) -> dict[str, float]:
     arrived = threading.Event()
     seen = {"seq": 0, "at": 0.0}
     times: list[float] = []
+    stream: http.client.HTTPConnection | None = None
     with tempfile.TemporaryDirectory() as tmp:
         box, consumer = _running_box(Path(tmp), watch, "none")
         controls = LoopControls(box.loop.post, box.app.on_press)
@@ -411,10 +445,11 @@ def web_latency(presses: int = 300) -> dict[str, float]:
                     arrived.clear()
                 times.append((seen["at"] - t0) * 1000)
             post.close()
-            stream.close()
         finally:
-            server.stop()
+            server.stop()  # ends the stream, so the reading thread lets go of it
             _stop(box, consumer)
+        if stream is not None:
+            stream.close()
     return {
         "web_press_p50_ms": round(statistics.median(times), 3),
         "web_press_p99_ms": round(_pct(times, 0.99), 3),
@@ -434,6 +469,7 @@ def run_all(quick: bool = False) -> dict[str, Any]:
     results.update(phones_idle(2.0 if quick else 10.0))
     results.update(daemon_start(1 if quick else 3, phones=True))
     results.update(web_latency(60 if quick else 300))
+    results.update(idle_cpu(2.0 if quick else 10.0, web=True))
     results["bench_peak_rss_mb"] = round(
         resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1
     )

@@ -102,6 +102,7 @@ def test_a_long_press_and_a_card_tap_reach_the_box(tmp_path):
         base = runner.seen_count
         r = await site.post(f"/api/tap/{uid}")
         assert r.status == 202 and (await r.json())["tapped"] == uid
+        site.box.loop.drain()  # the box lays the card on the reader
         assert await asyncio.to_thread(runner.wait_seen, base + 1, 5)  # the reader's thread
         await site.settle(0.1)
         seen = await site.state()

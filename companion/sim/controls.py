@@ -26,6 +26,7 @@ class SimControls:
         self.pacer = Pacer()
         self._lock = threading.Lock()  # the terminal and the web may press at once
         self.released_at = 0.0  # loop thread: when the button pressed last is up again
+        self.card_until = 0.0  # loop thread: when the card tapped last is off the reader
 
     @property
     def dropped(self) -> int:
@@ -59,7 +60,8 @@ class SimControls:
         return True
 
     def tap(self, uid: str) -> str:
-        """Lay the card on the simulated reader for TAP_SECONDS; the UID as read."""
+        """Lay the card on the simulated reader for TAP_SECONDS (after the card before it is
+        lifted: one reader, one card at a time); the UID as read."""
         box = self.box
         try:
             uid = box.uid(uid)
@@ -74,10 +76,18 @@ class SimControls:
             start, stop = (lambda: device.hold(uid)), device.release
         else:
             start, stop = (lambda: device.present(uid)), device.remove
-        with self._lock:  # the terminal and the web may tap at once
-            start()
         loop = box.loop
-        loop.post(Call(lambda: loop.call_later(TAP_SECONDS, stop)))
+
+        def lay() -> None:  # on the loop thread
+            now = box.clock.now()
+            if now < self.card_until:
+                loop.call_at(self.card_until, lay)
+                return
+            start()
+            self.card_until = now + TAP_SECONDS + GAP
+            loop.call_later(TAP_SECONDS, stop)
+
+        loop.post(Call(lay))
         return uid
 
     def deck(self) -> list[tuple[str, str, str]]:
