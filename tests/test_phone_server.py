@@ -275,3 +275,26 @@ def test_without_aiohttp_the_box_plays_on_and_says_why(tmp_path: Path, monkeypat
         assert "Pair a phone" not in live.on_loop(lambda: live.app.menu.items)
     finally:
         live.stop()
+
+
+def test_the_retry_is_a_deadline_on_the_loop_that_fires_by_itself(
+    tmp_path: Path, monkeypatch
+) -> None:
+    from tests.phones_support import LiveBox, free_port
+
+    monkeypatch.setattr("companion.web.phones.RETRY_SECONDS", 0.3)
+    port = free_port()
+    blocker = socket.socket()
+    blocker.bind(("127.0.0.1", port))
+    blocker.listen()
+    live = LiveBox(tmp_path, port=port)
+    try:
+        live.start()
+        assert live.phones.taken
+        blocker.close()  # the other program goes away: the next deadline binds the port
+        assert live.phones.ready.wait(5)
+        assert request(live, "GET", "/api/state")[0] == 401
+        wait_for(lambda: "phones on port" in live.app.status_line())
+    finally:
+        blocker.close()
+        live.stop()
