@@ -18,6 +18,8 @@ class MenuControl:
     def open_game_menu(self) -> None:
         names = games.available()
         titles = [games.get(n).title for n in names]
+        phone_items, phone_keys = self.phone_items()  # phones may pair before any game
+        titles, names = [*titles, *phone_items], [*names, *phone_keys]
         self.menu = menus.ListMenu("Choose a game", titles, names, "pick_game")
 
     def _game_hook(self, hook: str) -> None:
@@ -42,6 +44,9 @@ class MenuControl:
         if tuple(self.session.rules.catalog()):
             items.append("Enrol copies")
             keys.append("enrol_run")
+        phone_items, phone_keys = self.phone_items()
+        items += phone_items
+        keys += phone_keys
         self.menu = menus.ListMenu(self.session.rules.title, items, keys, "session")
 
     def ask_undo(self) -> None:
@@ -83,6 +88,8 @@ class MenuControl:
         if kind == "close":
             if self.session is None:
                 self.open_game_menu()
+        elif kind == "pick_game" and data["key"] in ("pair_phone", "forget_phones"):
+            self.phone_command(data["key"])
         elif kind == "pick_game":
             rules = games.get(data["key"])
             self.menu = menus.OptionsMenu(data["key"], rules.title, tuple(rules.options))
@@ -111,11 +118,15 @@ class MenuControl:
             elif key == "enrol_run":
                 kinds = tuple(self.session.rules.catalog())
                 self.menu = menus.Enrol("", self.session.name, kinds)
+            elif key in ("pair_phone", "forget_phones"):
+                self.phone_command(key)
             elif key == "dice":
                 self.table_dice = not self.table_dice
                 where = "the table's dice" if self.table_dice else "the box"
                 self.note(f"dice now come from {where}")
                 self._toast(("Dice now from", where))
+        elif kind == "phones":
+            self.phone_command(data["do"])
         elif kind == "form_done":
             self.submit(Action(data["name"], data["args"]), from_input=True)
         elif kind == "refused":
