@@ -35,3 +35,10 @@ def test_daemon_start_reaches_ready_and_stops():
     assert result["ready_seconds"] > 0
     assert result["stop_seconds"] > 0
     assert result["peak_rss_mb"] > 10
+
+
+def test_start_is_measured_by_journal_size():
+    result = bench.start_by_journal_size((0.05,))
+    assert result["ready_seconds_journal_0.05mb"] > 0
+    assert result["journal_lines_0.05mb"] > 500  # dice games of 100 rolls, the last in play
+    assert result["peak_rss_mb_journal_0.05mb"] > 10
