@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: sim test lint format bench clean install uninstall
+.PHONY: sim test lint format bench clean install uninstall systest
 
 # First run: about half a minute, one line per step (pip's own chatter stays quiet).
 $(STAMP): pyproject.toml
@@ -12,7 +12,7 @@ $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || { echo "==> creating the virtual environment $(VENV)"; $(PYTHON) -m venv $(VENV); }
 	@echo "==> updating pip"
 	@$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
-	@echo "==> installing trap-companion and its libraries (Pillow, luma, gpiozero, pyserial, pytest, ruff)"
+	@echo "==> installing trap-companion and its libraries (Pillow, luma, gpiozero, pyserial, aiohttp, pytest, playwright, ruff)"
 	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	@touch $(STAMP)
 	@echo "==> ready"
@@ -24,6 +24,8 @@ sim: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	@test -x /usr/bin/chromium && echo "==> browser tests: Chromium found at /usr/bin/chromium" \
+	  || echo "==> browser tests SKIPPED: no /usr/bin/chromium (sudo apt-get install chromium)"
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)
@@ -42,6 +44,11 @@ install:
 
 uninstall:
 	bash systemd/uninstall.sh
+
+# The box installed and checked under a real systemd in a booted Debian 12 container (root,
+# systemd-nspawn, debootstrap; docs/raspberry-pi.md). Needs no venv: only python3.
+systest:
+	@$(PYTHON) tools/systest/systest.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache

@@ -8,6 +8,7 @@ subprocess on mock pins, talking to systemd's notify protocol.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import signal
@@ -27,7 +28,9 @@ from companion.core.config import from_dict
 from companion.core.events import Call, Stop
 from companion.games.base import Action
 from companion.hal.readers import pn532
+from companion.hal.readers.base import make_driver
 from companion.hal.readers.fake import FakePn532, FakeRdm6300, PtyPort
+from companion.hal.readers.runner import Presence, ReaderRunner
 from companion.sim.box import SimulatedBox
 
 TARGETS = {
@@ -42,6 +45,9 @@ TARGETS = {
     "peak_rss_mb": 80.0,
     "timer_error_ms": 20.0,
     "timer_expiry_ms": 20.0,
+    "web_press_p99_ms": 10.0,
+    "fast_cards_lost": 0,
+    "pn532_fast_cards_lost": 0,
 }
 
 
@@ -222,14 +228,17 @@ def pn532_false_uids(
     return results
 
 
-def idle_cpu(seconds: float = 10.0, reader: str = "rdm6300") -> dict[str, float]:
+def idle_cpu(seconds: float = 10.0, reader: str = "rdm6300", web: bool = False) -> dict[str, float]:
     """CPU used by the whole box (loop, reader thread, gpiozero, and the fake reader's own
     thread) with a game open, untouched, no card near; and the voluntary context switches of
-    all its threads per second, which is how often something woke up."""
+    all its threads per second, which is how often something woke up. ``web``: with the
+    simulator's web face on and one page's event stream open (aiohttp imported only then)."""
     watch = _FrameWatch()
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
         box, consumer = _running_box(Path(tmp), watch, reader)
         try:
+            if web:
+                stack.enter_context(_web_face(box))
             _start_game(box, watch, "dice")
             time.sleep(0.5)
             c0, t0 = time.process_time(), time.perf_counter()
@@ -239,7 +248,7 @@ def idle_cpu(seconds: float = 10.0, reader: str = "rdm6300") -> dict[str, float]
             c1, t1 = time.process_time(), time.perf_counter()
         finally:
             _stop(box, consumer)
-    prefix = "" if reader == "rdm6300" else f"{reader}_"
+    prefix = ("" if reader == "rdm6300" else f"{reader}_") + ("web_" if web else "")
     return {
         f"{prefix}idle_cpu_percent": round(100 * (c1 - c0) / (t1 - t0), 3),
         f"{prefix}idle_wakeups_per_s": round((w1 - w0) / (t1 - t0), 1),
@@ -423,16 +432,161 @@ def _peak_rss_mb(pid: int) -> float:
     raise RuntimeError(f"no VmHWM for process {pid}")
 
 
+@contextlib.contextmanager
+def _web_face(box: SimulatedBox) -> Any:
+    """The simulator's web face on a free port, with one event stream open and read."""
+    import http.client
+
+    from companion.sim.controls import SimControls
+    from companion.web.guard import Guard
+    from companion.web.server import WebServer
+    from companion.web.sim_routes import SimRoutes
+
+    server = WebServer("127.0.0.1", 0, Guard(), [SimRoutes(SimControls(box), [], 1.0)])
+    server.start()
+    box.app.faces.add(server)
+    stream = http.client.HTTPConnection(f"127.0.0.1:{server.port}", timeout=None)
+    stream.request("GET", "/api/events")
+    events = stream.getresponse()
+
+    def read() -> None:
+        with contextlib.suppress(OSError, ValueError):
+            for _ in events:
+                pass
+
+    threading.Thread(target=read, name="bench-page", daemon=True).start()
+    try:
+        yield server
+    finally:
+        server.stop()  # ends the stream, so the reading thread lets go of it
+        stream.close()
+
+
+def web_latency(presses: int = 300) -> dict[str, float]:
+    """A press posted over HTTP (POST /api/press/green, straight to the App as a remote does,
+    no simulated finger) -> the new frame's event arriving on an open event stream (GET
+    /api/events): the request, the loop, the rules, the journal's fsync, the renderer, the
+    snapshot handed to the server's thread and the event's JSON and PNG. aiohttp is imported
+    here only."""
+    import http.client
+    import json
+
+    from companion.faces.controls import LoopControls
+    from companion.web.guard import Guard
+    from companion.web.server import WebServer
+    from companion.web.sim_routes import SimRoutes
+
+    watch = _FrameWatch()
+    arrived = threading.Event()
+    seen = {"seq": 0, "at": 0.0}
+    times: list[float] = []
+    stream: http.client.HTTPConnection | None = None
+    with tempfile.TemporaryDirectory() as tmp:
+        box, consumer = _running_box(Path(tmp), watch, "none")
+        controls = LoopControls(box.loop.post, box.app.on_press)
+        server = WebServer("127.0.0.1", 0, Guard(), [SimRoutes(controls, [], 1.0)])
+        server.start()
+        box.app.faces.add(server)
+        try:
+            _start_game(box, watch, "dice")
+            host = f"127.0.0.1:{server.port}"
+            stream = http.client.HTTPConnection(host, timeout=5)
+            stream.request("GET", "/api/events")
+            events = stream.getresponse()
+
+            def read() -> None:
+                with contextlib.suppress(OSError, ValueError):  # the stream closed at the end
+                    for raw in events:
+                        if raw.startswith(b"data: "):
+                            seen["seq"] = json.loads(raw[6:])["seq"]
+                            seen["at"] = time.perf_counter()
+                            arrived.set()
+
+            threading.Thread(target=read, name="bench-events", daemon=True).start()
+            post = http.client.HTTPConnection(host, timeout=5)
+            headers = {"Origin": f"http://{host}", "Content-Length": "0"}
+            time.sleep(0.2)
+            for i in range(presses):
+                before = seen["seq"]
+                arrived.clear()
+                t0 = time.perf_counter()
+                post.request("POST", "/api/press/green", headers=headers)
+                answer = post.getresponse()
+                answer.read()
+                if answer.status != 202:
+                    raise RuntimeError(f"press {i} answered {answer.status}")
+                while seen["seq"] == before:
+                    if not arrived.wait(2):
+                        raise RuntimeError(f"no event after press {i}")
+                    arrived.clear()
+                times.append((seen["at"] - t0) * 1000)
+            post.close()
+        finally:
+            server.stop()  # ends the stream, so the reading thread lets go of it
+            _stop(box, consumer)
+        if stream is not None:
+            stream.close()
+    return {
+        "web_press_p50_ms": round(statistics.median(times), 3),
+        "web_press_p99_ms": round(_pct(times, 0.99), 3),
+        "web_press_samples": presses,
+    }
+
+
+FAST_CARD_GAP = 0.1  # seconds between two cards laid at a table's quickest
+
+
+def fast_cards(cards: int = 40, reader: str = "rdm6300") -> dict[str, float]:
+    """Cards laid on the real driver 0.1 s apart, each replacing the last, on the real clock
+    (an RDM6300 sends each card's two frames, a PN532 card lies until the next): how many
+    never became a tap. No waiting for a read here: that is what is measured."""
+    device = FakeRdm6300() if reader == "rdm6300" else FakePn532()
+    reads: list[tuple[str, float]] = []
+    clock = RealClock()
+    runner = ReaderRunner(
+        lambda: make_driver(reader, device.path),
+        lambda uid: reads.append((uid, clock.now())),
+        lambda text: None,
+    )
+    runner.start()
+    uids = [
+        f"{0x0600000000 + n:010X}" if reader == "rdm6300" else f"{0x04A10000 + n:08X}"
+        for n in range(cards)
+    ]
+    try:
+        if not runner.wait_ready(5.0):
+            raise RuntimeError(f"the {reader} reader did not open: {runner.status}")
+        start = time.monotonic()
+        for n, uid in enumerate(uids):
+            if isinstance(device, FakeRdm6300):
+                device.write_frames(uid, 2)
+            else:
+                device.present(uid)
+            time.sleep(max(0.0, start + FAST_CARD_GAP * (n + 1) - time.monotonic()))
+        runner.wait_seen_of(uids[-1], 1, 1.0)
+    finally:
+        runner.stop()
+        device.close()
+    presence = Presence()
+    taps = {who for uid, t in list(reads) for what, who in presence.seen(uid, t) if what == "tap"}
+    prefix = "" if reader == "rdm6300" else "pn532_"
+    return {f"{prefix}fast_cards_lost": float(len(set(uids) - taps))}
+
+
 def run_all(quick: bool = False) -> dict[str, Any]:
     results: dict[str, Any] = {}
     results.update(button_latency(200 if quick else 1000))
     results.update(card_latency(60 if quick else 300))
     results.update(pn532_card_latency(20 if quick else 100))
     results.update(pn532_false_uids(10_000 if quick else 100_000))
+    results.update(fast_cards())
+    results.update(fast_cards(reader="pn532"))
     results.update(idle_cpu(2.0 if quick else 10.0))
     results.update(idle_cpu(2.0 if quick else 10.0, reader="pn532"))
     results.update(timer_precision(2 if quick else 5))
     results.update(daemon_start(1 if quick else 3))
+    results.update(web_latency(60 if quick else 300))
+    results.update(idle_cpu(2.0 if quick else 10.0, web=True))
     results.update(start_by_journal_size((0.25,) if quick else JOURNAL_SIZES_MB))
     results["bench_peak_rss_mb"] = round(
         resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1
