@@ -206,22 +206,25 @@ def pn532_false_uids(
         def damage(data: bytes, noise: object = noise, rng: random.Random = rng) -> bytes:
             return fuzz(data, rng) if noise == "fuzz" else flip_bits(data, float(noise), rng)
 
-        single = confirmed = delayed = 0
+        single = confirmed = delayed = thrice = 0
         for _ in range(streams):
             uid = random_uid(rng)
             clean = pn532.ACK + target_answer(uid)
-            first, answer = _pn532_read(damage(clean))
-            second, again = _pn532_read(damage(clean))
-            true = uid.hex().upper()
-            single += bool(first) and first != [true]
-            confirm = pn532.Confirmation()
-            confirm.seen(first, answer)
-            reported = confirm.seen(second, again)
-            confirmed += bool(reported) and reported != [true]
-            delayed += reported != [true]
+            reads = [_pn532_read(damage(clean)) for _ in range(3)]
+            true = [uid.hex().upper()]
+            single += bool(reads[0][0]) and reads[0][0] != true
+            two, three = pn532.Confirmation(2), pn532.Confirmation(3)
+            for uids, answer in reads[:2]:
+                reported = two.seen(uids, answer)
+            for uids, answer in reads:
+                reported_3 = three.seen(uids, answer)
+            confirmed += bool(reported) and reported != true
+            delayed += reported != true
+            thrice += bool(reported_3) and reported_3 != true
         name = "fuzz" if noise == "fuzz" else f"ber_{noise:g}"
         results[f"pn532_false_uids_{name}_one_read"] = single
         results[f"pn532_false_uids_{name}_confirmed"] = confirmed
+        results[f"pn532_false_uids_{name}_three_reads"] = thrice
         results[f"pn532_unconfirmed_{name}"] = delayed
     return results
 

@@ -45,6 +45,13 @@ def test_the_phones_figures_run():
     assert "phones_peak_rss_mb" in bench.TARGETS
 
 
+def test_start_is_measured_by_journal_size():
+    result = bench.start_by_journal_size((0.05,))
+    assert result["ready_seconds_journal_0.05mb"] > 0
+    assert result["journal_lines_0.05mb"] > 500  # dice games of 100 rolls, the last in play
+    assert result["peak_rss_mb_journal_0.05mb"] > 10
+
+
 def test_a_press_over_http_is_timed_to_its_frame_on_the_event_stream():
     web = bench.web_latency(5)
     assert web["web_press_samples"] == 5
