@@ -12,7 +12,7 @@ $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || { echo "==> creating the virtual environment $(VENV)"; $(PYTHON) -m venv $(VENV); }
 	@echo "==> updating pip"
 	@$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
-	@echo "==> installing trap-companion and its libraries (Pillow, luma, gpiozero, pyserial, pytest, ruff)"
+	@echo "==> installing trap-companion and its libraries (Pillow, luma, gpiozero, pyserial, aiohttp, pytest, playwright, ruff)"
 	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	@touch $(STAMP)
 	@echo "==> ready"
@@ -24,6 +24,8 @@ sim: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	@test -x /usr/bin/chromium && echo "==> browser tests: Chromium found at /usr/bin/chromium" \
+	  || echo "==> browser tests SKIPPED: no /usr/bin/chromium (sudo apt-get install chromium)"
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)

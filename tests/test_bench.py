@@ -43,3 +43,12 @@ def test_fast_cards_counts_the_cards_that_never_became_a_tap():
         assert set(result) == {key}
         assert 0 <= result[key] <= 5
         assert key in bench.TARGETS
+
+
+def test_a_press_over_http_is_timed_to_its_frame_on_the_event_stream():
+    web = bench.web_latency(5)
+    assert web["web_press_samples"] == 5
+    assert 0 < web["web_press_p50_ms"] <= web["web_press_p99_ms"]
+    assert "web_press_p99_ms" in bench.TARGETS
+    idle = bench.idle_cpu(0.5, web=True)  # with the page's event stream open
+    assert idle["web_idle_seconds"] == 0.5 and idle["web_idle_wakeups_per_s"] > 0

@@ -41,6 +41,6 @@ def test_first_run_setup_announces_each_step(tmp_path):
         f"==> creating the virtual environment {venv}",
         "==> updating pip",
         "==> installing trap-companion and its libraries "
-        "(Pillow, luma, gpiozero, pyserial, pytest, ruff)",
+        "(Pillow, luma, gpiozero, pyserial, aiohttp, pytest, playwright, ruff)",
         "==> ready",
     ]

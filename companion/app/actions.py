@@ -171,7 +171,9 @@ class Actions:
         session = self._build(name, raw_options, None)
         self._cancel_game_timers()
         session.started_at = self.game_time()
-        self.journal.new_game(name, dict(raw_options), session.setup_rolls, session.started_at)
+        session.game_id = self.journal.new_game(
+            name, dict(raw_options), session.setup_rolls, session.started_at
+        )
         self.session = session
         self.menu = None
         self.note(f"new game: {session.rules.title}")

@@ -177,7 +177,7 @@ class App(Inputs, Actions, MenuControl, Enrolment, Toasts, Refresh):
             self.journal.open()
             self.open_game_menu()
             return
-        session.started_at = record.started_at
+        session.started_at, session.game_id = record.started_at, record.game_id
         self.session = session
         self._restore()
         self.keep_result(announce=False)  # a cut between the journal and the records

@@ -24,10 +24,14 @@ class Session:
     steps: list[Step] = field(default_factory=list)
     labels: list[str] = field(default_factory=list)  # per step: its first log line, for undo
     opening: tuple[Effect, ...] = ()  # effects of ``initial``, played once at a new game
-    started_at: float = 0.0  # the game's start on the game clock: names its records
+    started_at: float = 0.0  # the game's start on the game clock
+    game_id: str = ""  # the journal's id of this game: names its records
 
     @property
     def record_key(self) -> str:
+        """Unique to the game; journals from before ids name it by its start."""
+        if self.game_id:
+            return f"{self.name}#{self.game_id}"
         return f"{self.name}@{self.started_at:.6f}"
 
     def add(self, step: Step, effects: Iterable[Effect] = ()) -> None:

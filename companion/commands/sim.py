@@ -48,14 +48,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=_port,
         default=None,
         metavar="N",
-        help=f"the web page's port (default {DEFAULT_PORT}); exit status 69 if it is taken",
+        help=f"the web page's port (default {DEFAULT_PORT}; 0: any free one, the URL says which); "
+        "exit status 69 if it is taken",
     )
     p.set_defaults(func=main)
 
 
 def _port(text: str) -> int:
-    if not text.isdigit() or not 1 <= int(text) <= 65535:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port (1-65535)")
+    if not text.isdigit() or not 0 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port (1-65535, or 0 for any free one)")
     return int(text)
 
 

@@ -10,22 +10,27 @@ boot) and the journal goes on with what still folds. The journal is only ever re
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import math
 import os
+import re
+import secrets
+import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from companion.core import durable
+from companion.core import durable, statefile
 from companion.games.base import Action
 
 log = logging.getLogger(__name__)
 
 VERSION = 1
 KINDS = ("game", "action", "undo", "restore")
+GAME_ID = re.compile(r"[0-9a-f]{0,32}")
 ROTATE_BYTES = 256 * 1024  # past this, a new game starts a fresh file; the old one is kept
 
 
@@ -70,6 +75,7 @@ class GameRecord:
     setup_rolls: tuple[int, ...]
     started_at: float
     steps: list[Step] = field(default_factory=list)
+    game_id: str = ""  # unique to this game (journals before it had none)
 
     @property
     def actions(self) -> list[Action]:
@@ -108,6 +114,8 @@ def _problem(entry: Any) -> str | None:
             return "a game entry whose rolls are not whole numbers"
         if not _finite(entry.get("at", 0.0)):
             return "a game entry whose time is not a number"
+        if not isinstance(entry.get("id", ""), str) or not GAME_ID.fullmatch(entry.get("id", "")):
+            return "a game entry whose id is not up to 32 hex digits"
     elif kind == "action":
         action = entry.get("action")
         if not isinstance(action, dict) or not isinstance(action.get("name"), str):
@@ -183,7 +191,13 @@ def read_journal(data: bytes, where: str) -> Reading:
 def read_entries(path: Path) -> tuple[list[dict[str, Any]], int]:
     """Entries of a journal file and the byte length of its sound part (without a torn tail);
     JournalUnreadable names the first damaged line."""
-    reading = read_journal(path.read_bytes(), str(path))
+    try:
+        data = statefile.read_bytes(path, statefile.JOURNAL_CAP)
+    except statefile.Unreadable as err:
+        raise JournalUnreadable(str(err)) from None
+    if data is None:
+        raise JournalUnreadable(f"{path}: no such file")
+    reading = read_journal(data, str(path))
     if reading.damage:
         raise JournalUnreadable(reading.damage[0])
     return reading.entries, reading.sound
@@ -200,6 +214,7 @@ def fold(entries: list[dict[str, Any]]) -> GameRecord | None:
                 options=dict(entry.get("options", {})),
                 setup_rolls=tuple(entry.get("rolls", ())),
                 started_at=float(entry.get("at", 0.0)),
+                game_id=entry.get("id", ""),
             )
         elif record is None:
             continue  # actions of a game whose start was archived
@@ -214,9 +229,19 @@ def fold(entries: list[dict[str, Any]]) -> GameRecord | None:
 
 
 def _game_entry(
-    game: str, options: dict[str, Any], rolls: tuple[int, ...], at: float
+    game: str, options: dict[str, Any], rolls: tuple[int, ...], at: float, game_id: str = ""
 ) -> dict[str, Any]:
-    return {"kind": "game", "game": game, "options": options, "rolls": list(rolls), "at": at}
+    entry = {"kind": "game", "game": game, "options": options, "rolls": list(rolls), "at": at}
+    if game_id:
+        entry["id"] = game_id
+    return entry
+
+
+def new_game_id() -> str:
+    """Unique to one game, whatever the clocks say: its records are kept under it (two games
+    started at the same moment, as every game of a replay is, or after a reboot that set the
+    clock back, never share one)."""
+    return secrets.token_hex(8)
 
 
 def _step_entry(step: Step) -> dict[str, Any]:
@@ -263,12 +288,12 @@ class Journal:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._finish_swap()
         entries: list[dict[str, Any]] = []
-        if self.path.exists():
-            try:
-                data = self.path.read_bytes()
-            except OSError as err:
-                self._set_aside(str(err), b"", 0)
-            else:
+        try:
+            data = statefile.read_bytes(self.path, statefile.JOURNAL_CAP)
+        except statefile.Unreadable as err:
+            self._set_aside(str(err), b"", 0)
+        else:
+            if data is not None:
                 reading = read_journal(data, str(self.path))
                 entries = reading.entries
                 if reading.damage:
@@ -285,13 +310,20 @@ class Journal:
     def _finish_swap(self) -> None:
         """After a power cut during a swap: with the journal still in place the swap never
         happened (its next file may be partial); without it, the next file is complete."""
-        if not self._next.exists():
+        if not statefile.exists(self._next):
             return
-        if not self._next.is_file():
+        if not statefile.is_regular(self._next):
+            mode = os.lstat(self._next).st_mode
             target = durable.set_aside(self._next)
-            log.warning("journal %s: %s was no file; moved to %s", self.path, self._next, target)
+            log.error(
+                "journal %s: %s was %s; moved to %s",
+                self.path,
+                self._next,
+                durable.kind(mode),
+                target,
+            )
             return
-        if self.path.exists():
+        if statefile.exists(self.path):
             self._next.unlink()
         else:
             os.replace(self._next, self.path)
@@ -330,7 +362,9 @@ class Journal:
         start = max(i for i, kind in enumerate(kinds) if kind == "game")
         self._seq = start
         kept = [line + b"\n" for line in lines[:start]]
-        game = _game_entry(record.game, record.options, record.setup_rolls, record.started_at)
+        game = _game_entry(
+            record.game, record.options, record.setup_rolls, record.started_at, record.game_id
+        )
         kept.append(self._line(game))
         kept += [self._line(_step_entry(step)) for step in record.steps[:steps]]
         return self._set_aside(why, b"".join(kept), len(lines))
@@ -352,13 +386,15 @@ class Journal:
 
     def new_game(
         self, game: str, options: dict[str, Any], rolls: tuple[int, ...], at: float
-    ) -> None:
-        entry = _game_entry(game, options, rolls, at)
+    ) -> str:
+        """Journal a new game; returns its id (``GameRecord.game_id`` when folded back)."""
+        game_id = new_game_id()
+        entry = _game_entry(game, options, rolls, at, game_id)
         if self._fd is not None and os.fstat(self._fd).st_size > ROTATE_BYTES:
             seq = self._seq
             try:
                 self.rotate(self._line(entry))
-                return
+                return game_id
             except OSError as err:
                 # A history/ that cannot be one only costs a longer journal: never the game.
                 log.warning(
@@ -368,6 +404,7 @@ class Journal:
                 if self._fd is None:
                     self._fd = durable.open_append(self.path)
         self.append(entry)
+        return game_id
 
     def action(self, action: Action, auto: bool = False, nav: bool = False) -> None:
         self.append(_step_entry(Step(action, auto, nav)))
@@ -384,6 +421,8 @@ class Journal:
         same step as the new game's first line takes their place: a power cut keeps one game."""
         history = self.path.parent / "history"
         history.mkdir(exist_ok=True)
+        if not stat.S_ISDIR(os.lstat(history).st_mode):  # a link: the finished games stay here
+            raise NotADirectoryError(errno.ENOTDIR, "not a folder of its own", str(history))
         target = history / f"journal-{time.strftime('%Y%m%dT%H%M%S')}-{self._seq}.jsonl"
         self._swap(first, target)
         self._fd = durable.open_append(self.path)

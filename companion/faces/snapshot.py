@@ -34,7 +34,6 @@ class Snapshot:
     reader: str  # the card reader's status ("reader ok", "no reader", ...)
     rejected: str | None = None  # why the last input was refused, if it was
     view: Any = field(default=None, compare=False)  # the frozen ui.screen.Screen drawn
-    extra: dict[str, Any] = field(default_factory=dict, compare=False)  # for later faces
 
     @classmethod
     def pack(cls, image: Image.Image | None) -> tuple[tuple[int, int], bytes]:

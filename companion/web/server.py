@@ -91,6 +91,11 @@ class WebServer:
             with contextlib.suppress(RuntimeError):  # the loop has just closed
                 loop.call_soon_threadsafe(self._put, snapshot)
 
+    def bind_loop(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Serve ``application()`` on a loop run elsewhere (aiohttp's test client) instead of
+        ``start``: snapshots are handed to that loop."""
+        self._loop = loop
+
     # --- start and stop (the starter's thread) -------------------------------------------
 
     def start(self) -> None:
@@ -140,9 +145,14 @@ class WebServer:
             loop.close()
 
     async def _open(self) -> None:
-        runner = web.AppRunner(self.application(), access_log=None, keepalive_timeout=15.0)
+        runner = web.AppRunner(
+            self.application(),
+            access_log=None,
+            keepalive_timeout=15.0,
+            shutdown_timeout=SHUTDOWN_SECONDS,
+        )
         await runner.setup()
-        site = web.TCPSite(runner, self.host, self.port, shutdown_timeout=SHUTDOWN_SECONDS)
+        site = web.TCPSite(runner, self.host, self.port)
         try:
             await site.start()
         except BaseException:

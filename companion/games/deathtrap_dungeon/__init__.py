@@ -36,6 +36,8 @@ class DeathtrapGame(ModularGame):
         self.pack, problem = packs.for_state_dir(state_dir)
         if problem is None:
             return ()
+        if "; moved to " in problem:
+            return ("Pack file unreadable", "set aside, see log", "kept the last good")
         line = re.search(r"line \d+", problem)
         # Say "the last good" only when there was one: else the box plays with its own pack.
         had_good = (state_dir / packs.LAST_GOOD_NAME).exists() and self.pack != packs.shipped()

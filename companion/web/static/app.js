@@ -1,0 +1,181 @@
+// The simulator's page: the box's picture from the event stream, input posted to the box.
+// Plain JavaScript, no build step; everything the box decides arrives in the stream.
+"use strict";
+
+const KEYS = {
+  ArrowUp: "up", ArrowDown: "down", k: "up", j: "down", K: "up", J: "down",
+  Enter: "ok", o: "ok", O: "ok", b: "back", B: "back", Backspace: "back",
+  g: "green", G: "green", r: "red", R: "red",
+};
+const LONG_KEYS = new Set(["K", "J", "O", "B", "G", "R"]);
+
+let holdSeconds = 1.0;
+let deck = [];
+let shownGame = undefined;
+let lastSeq = 0;
+let audio = null;
+let cues = null;
+const heard = [];
+
+const $ = (id) => document.getElementById(id);
+
+function say(text) { $("said").textContent = text; }
+
+async function post(path) {
+  try {
+    const r = await fetch(path, { method: "POST", headers: { "Accept": "application/json" } });
+    if (!r.ok) {
+      const body = await r.json().catch(() => ({ error: r.statusText }));
+      say(body.error || `refused (${r.status})`);
+    }
+    return r.ok;
+  } catch (err) {
+    say("the box is not answering");
+    return false;
+  }
+}
+
+function press(button, long) {
+  return post(`/api/press/${button}${long ? "?long=1" : ""}`);
+}
+
+async function tap(uid) {
+  if (await post(`/api/tap/${encodeURIComponent(uid)}`)) say(`tapped ${uid}`);
+}
+
+// --- the six buttons: a click is a short press; held past the box's hold time, or with
+// shift, a long one. Keyboard activation of a focused button is a short press.
+function wire(button) {
+  const name = button.dataset.button;
+  let downAt = null;
+  let timer = null;
+  const release = (e, cancel) => {
+    if (downAt === null) return;
+    const held = (performance.now() - downAt) / 1000;
+    downAt = null;
+    clearTimeout(timer);
+    button.classList.remove("held", "long");
+    if (!cancel) press(name, e.shiftKey || held >= holdSeconds);
+  };
+  button.addEventListener("pointerdown", (e) => {
+    if (e.button !== 0) return;
+    downAt = performance.now();
+    button.classList.add("held");
+    button.setPointerCapture(e.pointerId);
+    timer = setTimeout(() => button.classList.add("long"), holdSeconds * 1000);
+  });
+  button.addEventListener("pointerup", (e) => release(e, false));
+  button.addEventListener("pointercancel", (e) => release(e, true));
+  button.addEventListener("click", (e) => {
+    if (e.detail === 0) press(name, e.shiftKey);  // Enter or Space on the focused button
+  });
+}
+
+document.querySelectorAll("[data-button]").forEach(wire);
+
+document.addEventListener("keydown", (e) => {
+  const t = e.target;
+  if (e.ctrlKey || e.altKey || e.metaKey) return;
+  if (t instanceof HTMLInputElement) return;
+  if (t instanceof HTMLButtonElement && (e.key === "Enter" || e.key === " ")) return;
+  const button = KEYS[e.key];
+  if (!button) return;
+  e.preventDefault();
+  press(button, LONG_KEYS.has(e.key));
+});
+
+$("tap-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  const uid = $("uid").value.trim();
+  if (uid) tap(uid);
+});
+
+// --- sounds through Web Audio, when the user turns them on
+$("audio").addEventListener("change", async (e) => {
+  if (!e.target.checked) return;
+  if (!audio) audio = new AudioContext();
+  await audio.resume();
+  if (!cues) cues = await (await fetch("/api/sounds")).json();
+});
+
+function play(cue) {
+  if (!audio || !cues || !$("audio").checked || !cues[cue]) return;
+  let at = audio.currentTime + 0.01;
+  for (const [hz, seconds] of cues[cue]) {
+    if (hz) {
+      const osc = audio.createOscillator();
+      const gain = audio.createGain();
+      osc.type = "square";
+      osc.frequency.value = hz;
+      gain.gain.value = 0.05;
+      osc.connect(gain).connect(audio.destination);
+      osc.start(at);
+      osc.stop(at + seconds);
+    }
+    at += seconds;
+  }
+}
+
+// --- the picture
+function cardsFor(game) {
+  const box = $("cards");
+  box.replaceChildren();
+  const mine = deck.filter((c) => c.game === game);
+  if (!mine.length) {
+    const p = document.createElement("p");
+    p.className = "small";
+    p.textContent = game ? "This game has no cards." : "Start a game to see its cards.";
+    box.append(p);
+    return;
+  }
+  for (const card of mine) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "btn";
+    b.textContent = card.name;
+    b.title = `tap ${card.uid}`;
+    b.addEventListener("click", () => tap(card.uid));
+    box.append(b);
+  }
+}
+
+function show(s) {
+  if (s.seq <= lastSeq) return;
+  lastSeq = s.seq;
+  $("oled").src = s.png;
+  $("words").textContent = s.screen.join(" · ");
+  const [r, g, b] = s.leds.led.map((c) => Math.round(255 * Math.max(0, Math.min(1, c))));
+  const led = $("led");
+  const on = s.pattern !== "off" && r + g + b > 0;
+  const colour = `rgb(${r}, ${g}, ${b})`;
+  led.style.background = on ? colour : "#000";
+  led.style.setProperty("--glow", on ? colour : "transparent");
+  led.className = `led ${on ? s.pattern : ""}`;
+  const name = on ? `LED ${s.pattern} ${colour}` : "LED off";
+  led.setAttribute("aria-label", name);
+  $("led-text").textContent = on ? s.pattern : "off";
+  $("reader").textContent = s.reader;
+  for (const cue of s.sounds) { heard.push(cue); play(cue); }
+  heard.splice(0, Math.max(0, heard.length - 6));
+  $("sounds").textContent = heard.length ? heard.join(", ") : "-";
+  if (s.game !== shownGame) { shownGame = s.game; cardsFor(s.game); }
+}
+
+async function start() {
+  try {
+    const info = await (await fetch("/api/cards")).json();
+    deck = info.cards;
+    holdSeconds = info.hold_seconds;
+  } catch (err) {
+    say("the card list did not load");
+  }
+  const events = new EventSource("/api/events");
+  events.onopen = () => { $("link").textContent = "live"; $("link").classList.remove("down"); };
+  events.onerror = () => {
+    $("link").textContent = "the box is not answering; trying again...";
+    $("link").classList.add("down");
+  };
+  events.onmessage = (e) => show(JSON.parse(e.data));
+}
+
+start();

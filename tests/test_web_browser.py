@@ -1,0 +1,120 @@
+"""A newcomer plays through `trap-companion sim --web` in a real headless Chromium: the page
+shows the OLED, the buttons (mouse, keyboard, long press) and the cards play the game, and every
+open tab follows live."""
+
+import json
+import urllib.request
+
+import pytest
+from browser_support import SKIP, chromium, sim_web
+
+pytestmark = SKIP
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as b:
+        yield b
+
+
+def _state(url):
+    with urllib.request.urlopen(url + "api/state", timeout=5) as r:
+        return json.load(r)
+
+
+def _words(page):
+    return page.locator("#words")
+
+
+def test_a_newcomer_plays_dice_with_the_mouse_and_the_display_follows(browser, tmp_path):
+    from playwright.sync_api import expect
+
+    with sim_web(tmp_path) as (url, _proc):
+        page = browser.new_page()
+        problems = []
+        page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda err: problems.append(str(err)))
+        page.goto(url)
+        display = page.get_by_role("img", name="Display")
+        expect(display).to_be_visible()
+        expect(page.locator("#link")).to_have_text("live")
+        expect(_words(page)).to_contain_text("Choose a game")
+        first = display.get_attribute("src")
+        page.get_by_role("button", name="OK", exact=True).click()  # Dice
+        expect(_words(page)).to_contain_text("Die: d6")
+        assert display.get_attribute("src") != first  # the pixels changed, pushed live
+        page.get_by_role("button", name="Green", exact=True).click()  # start
+        expect(_words(page)).to_contain_text("G roll")
+        page.get_by_role("checkbox", name="Play sounds").check()  # Web Audio, asked for
+        page.get_by_role("button", name="Green", exact=True).click()  # roll
+        expect(page.locator("#sounds")).to_contain_text("roll")
+        state = _state(url)
+        assert state["game"] == "dice" and state["state"]["last"]
+        page.screenshot(path=str(tmp_path / "dice.png"))
+        assert problems == []  # no script error, nothing the CSP refused
+        # the OLED is drawn pixel for pixel, scaled without smoothing
+        assert display.evaluate("e => getComputedStyle(e).imageRendering") == "pixelated"
+        assert display.evaluate("e => [e.naturalWidth, e.naturalHeight]") == [128, 64]
+
+
+def test_keys_a_long_press_and_cards_play_trap_attack(browser, tmp_path):
+    from playwright.sync_api import expect
+
+    with sim_web(tmp_path) as (url, _proc):
+        page = browser.new_page()
+        page.goto(url)
+        expect(page.locator("#link")).to_have_text("live")
+        page.keyboard.press("j")  # down to Trap Attack, as in the terminal
+        page.keyboard.press("o")
+        expect(_words(page)).to_contain_text("Trap Attack")
+        page.keyboard.press("g")  # start with its default options
+        expect(_words(page)).to_contain_text("turn")
+        # the game's demo cards are buttons; tapping one is read by the (simulated) reader
+        card = page.locator("#cards button").first
+        expect(card).to_be_visible()
+        card.click()
+        expect(page.locator("#sounds")).to_contain_text("card_")
+        # a UID typed by hand: unknown, so the box offers to enrol it
+        page.get_by_role("textbox", name="Card UID").fill("0A0B0C0D0E")
+        page.get_by_role("button", name="Tap", exact=True).click()
+        expect(_words(page)).to_contain_text("Unknown card")
+        page.keyboard.press("r")  # no: back to the game
+        expect(_words(page)).not_to_contain_text("Unknown card")
+        # shift-click is a long press: back held asks to undo
+        page.get_by_role("button", name="Back", exact=True).click(modifiers=["Shift"])
+        expect(_words(page)).to_contain_text("Undo")
+        page.screenshot(path=str(tmp_path / "trap-attack.png"))
+
+
+def test_holding_a_button_is_a_long_press(browser, tmp_path):
+    from playwright.sync_api import expect
+
+    with sim_web(tmp_path) as (url, _proc):
+        page = browser.new_page()
+        page.goto(url)
+        expect(page.locator("#link")).to_have_text("live")
+        page.get_by_role("button", name="OK", exact=True).click()
+        page.get_by_role("button", name="Green", exact=True).click()
+        expect(_words(page)).to_contain_text("G roll")
+        back = page.get_by_role("button", name="Back", exact=True)
+        back.hover()
+        page.mouse.down()
+        page.wait_for_timeout(1100)  # longer than the box's hold time (1 s)
+        page.mouse.up()
+        expect(_words(page)).to_contain_text("nothing to undo")
+
+
+def test_two_tabs_follow_the_same_box(browser, tmp_path):
+    from playwright.sync_api import expect
+
+    with sim_web(tmp_path) as (url, _proc):
+        one, two = browser.new_page(), browser.new_page()
+        for page in (one, two):
+            page.goto(url)
+            expect(page.locator("#link")).to_have_text("live")
+        one.get_by_role("button", name="Down", exact=True).click()
+        one.get_by_role("button", name="OK", exact=True).click()
+        expect(two.locator("#words")).to_contain_text("Trap Attack")
+        assert two.get_by_role("img", name="Display").get_attribute("src") == one.get_by_role(
+            "img", name="Display"
+        ).get_attribute("src")
