@@ -27,7 +27,10 @@ from companion.core.clock import RealClock
 from companion.core.config import from_dict
 from companion.core.events import Call, Stop
 from companion.games.base import Action
+from companion.hal.readers import pn532
+from companion.hal.readers.base import make_driver
 from companion.hal.readers.fake import FakePn532, FakeRdm6300, PtyPort
+from companion.hal.readers.runner import Presence, ReaderRunner
 from companion.sim.box import SimulatedBox
 
 TARGETS = {
@@ -35,11 +38,16 @@ TARGETS = {
     "card_p99_ms": 10.0,
     "idle_cpu_percent": 0.5,
     "pn532_idle_cpu_percent": 0.05,
+    "pn532_false_uids_fuzz_confirmed": 0,
+    "pn532_false_uids_ber_0.001_confirmed": 0,
+    "pn532_false_uids_ber_0.01_confirmed": 0,
     "ready_seconds": 1.5,
     "peak_rss_mb": 80.0,
     "timer_error_ms": 20.0,
     "timer_expiry_ms": 20.0,
     "web_press_p99_ms": 10.0,
+    "fast_cards_lost": 0,
+    "pn532_fast_cards_lost": 0,
 }
 
 
@@ -165,6 +173,58 @@ def pn532_card_latency(taps: int = 100) -> dict[str, float]:
     return _latency("pn532_card", taps, prepare, reader="pn532")
 
 
+def _pn532_read(stream: bytes) -> tuple[list[str], bytes]:
+    """What the driver takes from one read: the first answer to InListPassiveTarget in the
+    bytes, checked field by field; and that answer."""
+    reply = bytes([pn532.CHIP_TFI, pn532.IN_LIST_PASSIVE_TARGET + 1])
+    for frame in pn532.Pn532FrameParser().feed(stream):
+        if frame.kind == "data" and frame.payload[:2] == reply:
+            return pn532.parse_target_uid(frame.payload[2:]), frame.payload[2:]
+    return [], b""
+
+
+def pn532_false_uids(
+    streams: int = 100_000, rates: tuple[float, ...] = (1e-3, 1e-2), seed: int = 15
+) -> dict[str, Any]:
+    """False cards from the PN532 under noise: per noise, ``streams`` card reads (the ACK and
+    the answer for a random 4, 7 or 10-byte UID) fuzzed (fake.fuzz) or with independent bit
+    errors at each rate, through the frame parser and the answer's field checks. ``one read``
+    counts the UIDs a single read would report that are not the card's; ``confirmed`` the
+    ones reported after a second, independently damaged read agreed (pn532.Confirmation, as
+    the driver reads); ``unconfirmed`` the true card's reads delayed by a damaged second read."""
+    import logging
+    import random
+
+    from companion.hal.readers.fake import flip_bits, fuzz, random_uid, target_answer
+
+    logging.getLogger(pn532.__name__).setLevel(logging.INFO)  # its debug lines: one a frame
+    results: dict[str, Any] = {"pn532_noise_streams": streams}
+    for noise in ("fuzz", *rates):
+        rng = random.Random(f"{seed}:{noise}")
+
+        def damage(data: bytes, noise: object = noise, rng: random.Random = rng) -> bytes:
+            return fuzz(data, rng) if noise == "fuzz" else flip_bits(data, float(noise), rng)
+
+        single = confirmed = delayed = 0
+        for _ in range(streams):
+            uid = random_uid(rng)
+            clean = pn532.ACK + target_answer(uid)
+            first, answer = _pn532_read(damage(clean))
+            second, again = _pn532_read(damage(clean))
+            true = uid.hex().upper()
+            single += bool(first) and first != [true]
+            confirm = pn532.Confirmation()
+            confirm.seen(first, answer)
+            reported = confirm.seen(second, again)
+            confirmed += bool(reported) and reported != [true]
+            delayed += reported != [true]
+        name = "fuzz" if noise == "fuzz" else f"ber_{noise:g}"
+        results[f"pn532_false_uids_{name}_one_read"] = single
+        results[f"pn532_false_uids_{name}_confirmed"] = confirmed
+        results[f"pn532_unconfirmed_{name}"] = delayed
+    return results
+
+
 def idle_cpu(seconds: float = 10.0, reader: str = "rdm6300", web: bool = False) -> dict[str, float]:
     """CPU used by the whole box (loop, reader thread, gpiozero, and the fake reader's own
     thread) with a game open, untouched, no card near; and the voluntary context switches of
@@ -287,6 +347,78 @@ def daemon_start(runs: int = 3) -> dict[str, float]:
     }
 
 
+JOURNAL_SIZES_MB = (0.25, 1.0, 2.0, 3.9)  # 0.25: where the move to history/ begins; 4: the cap
+GAME_ROLLS = 100  # a long evening of dice
+
+
+def _journal_of(path: Path, size: int, rolls: int = GAME_ROLLS) -> int:
+    """A journal of dice games of ``rolls`` rolls each, the last one in play, of about
+    ``size`` bytes (as a box whose history/ could not be written would keep it); its lines."""
+    lines: list[str] = []
+    total = seq = 0
+    while total < size:
+        seq += 1
+        if (seq - 1) % (rolls + 1) == 0:
+            line = (
+                f'{{"v":1,"seq":{seq},"kind":"game","game":"dice","options":{{"die":"d6"}},'
+                f'"rolls":[],"at":{seq / 10},"id":"{seq:016x}"}}\n'
+            )
+        else:
+            line = (
+                f'{{"v":1,"seq":{seq},"kind":"action","action":{{"name":"roll",'
+                f'"rolls":[{seq % 6 + 1}],"at":{seq / 10}}}}}\n'
+            )
+        lines.append(line)
+        total += len(line)
+    path.write_text("".join(lines), encoding="utf-8")
+    return len(lines)
+
+
+def start_by_journal_size(
+    sizes_mb: tuple[float, ...] = JOURNAL_SIZES_MB, rolls: int = GAME_ROLLS
+) -> dict[str, Any]:
+    """`trap-companion run` (mock pins, no display, no reader) from process start to READY=1
+    with a journal of each size (``_journal_of``): the start reads and checks every line, folds
+    them, and replays the game in play through the rules."""
+    out: dict[str, Any] = {}
+    for size in sizes_mb:
+        with tempfile.TemporaryDirectory() as tmp:
+            state = Path(tmp) / "state"
+            state.mkdir()
+            lines = _journal_of(state / "journal.jsonl", int(size * 1024 * 1024), rolls)
+            cfg = Path(tmp) / "config.toml"
+            cfg.write_text(
+                '[hardware]\npin_factory = "mock"\n[display]\ndriver = "none"\n'
+                f'[reader]\ntype = "none"\n[state]\ndir = "{state}"\n'
+            )
+            sock_path = f"{tmp}/notify.sock"
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+            sock.bind(sock_path)
+            sock.settimeout(120)
+            t0 = time.perf_counter()
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "companion", "run", "--config", str(cfg)],
+                env=dict(os.environ, NOTIFY_SOCKET=sock_path),
+                stderr=subprocess.DEVNULL,
+            )
+            try:
+                while b"READY=1" not in sock.recv(4096):
+                    pass
+                ready = time.perf_counter() - t0
+                rss = _peak_rss_mb(proc.pid)
+                proc.send_signal(signal.SIGTERM)
+                proc.wait(timeout=30)
+            finally:
+                if proc.returncode is None:
+                    proc.kill()
+                    proc.wait()
+                sock.close()
+        out[f"ready_seconds_journal_{size:g}mb"] = round(ready, 3)
+        out[f"peak_rss_mb_journal_{size:g}mb"] = round(rss, 1)
+        out[f"journal_lines_{size:g}mb"] = lines
+    return out
+
+
 def _peak_rss_mb(pid: int) -> float:
     """The process's own high-water mark (VmHWM). Not ru_maxrss: a forked child inherits
     its parent's peak across exec, which would report the bench's memory, not the box's."""
@@ -404,17 +536,61 @@ def web_latency(presses: int = 300) -> dict[str, float | None]:
     }
 
 
+FAST_CARD_GAP = 0.1  # seconds between two cards laid at a table's quickest
+
+
+def fast_cards(cards: int = 40, reader: str = "rdm6300") -> dict[str, float]:
+    """Cards laid on the real driver 0.1 s apart, each replacing the last, on the real clock
+    (an RDM6300 sends each card's two frames, a PN532 card lies until the next): how many
+    never became a tap. No waiting for a read here: that is what is measured."""
+    device = FakeRdm6300() if reader == "rdm6300" else FakePn532()
+    reads: list[tuple[str, float]] = []
+    clock = RealClock()
+    runner = ReaderRunner(
+        lambda: make_driver(reader, device.path),
+        lambda uid: reads.append((uid, clock.now())),
+        lambda text: None,
+    )
+    runner.start()
+    uids = [
+        f"{0x0600000000 + n:010X}" if reader == "rdm6300" else f"{0x04A10000 + n:08X}"
+        for n in range(cards)
+    ]
+    try:
+        if not runner.wait_ready(5.0):
+            raise RuntimeError(f"the {reader} reader did not open: {runner.status}")
+        start = time.monotonic()
+        for n, uid in enumerate(uids):
+            if isinstance(device, FakeRdm6300):
+                device.write_frames(uid, 2)
+            else:
+                device.present(uid)
+            time.sleep(max(0.0, start + FAST_CARD_GAP * (n + 1) - time.monotonic()))
+        runner.wait_seen_of(uids[-1], 1, 1.0)
+    finally:
+        runner.stop()
+        device.close()
+    presence = Presence()
+    taps = {who for uid, t in list(reads) for what, who in presence.seen(uid, t) if what == "tap"}
+    prefix = "" if reader == "rdm6300" else "pn532_"
+    return {f"{prefix}fast_cards_lost": float(len(set(uids) - taps))}
+
+
 def run_all(quick: bool = False) -> dict[str, Any]:
     results: dict[str, Any] = {}
     results.update(button_latency(200 if quick else 1000))
     results.update(card_latency(60 if quick else 300))
     results.update(pn532_card_latency(20 if quick else 100))
+    results.update(pn532_false_uids(10_000 if quick else 100_000))
+    results.update(fast_cards())
+    results.update(fast_cards(reader="pn532"))
     results.update(idle_cpu(2.0 if quick else 10.0))
     results.update(idle_cpu(2.0 if quick else 10.0, reader="pn532"))
     results.update(timer_precision(2 if quick else 5))
     results.update(daemon_start(1 if quick else 3))
     results.update(web_latency(60 if quick else 300))
     results.update(idle_cpu(2.0 if quick else 10.0, web=True))
+    results.update(start_by_journal_size((0.25,) if quick else JOURNAL_SIZES_MB))
     results["bench_peak_rss_mb"] = round(
         resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1
     )

@@ -44,3 +44,11 @@ def test_a_press_over_http_is_timed_to_its_frame_on_the_event_stream():
     assert "web_press_p99_ms" in bench.TARGETS
     idle = bench.idle_cpu(0.5, web=True)  # with the page's event stream open
     assert idle["web_idle_seconds"] == 0.5 and idle["web_idle_wakeups_per_s"] > 0
+
+
+def test_fast_cards_counts_the_cards_that_never_became_a_tap():
+    for reader, key in (("rdm6300", "fast_cards_lost"), ("pn532", "pn532_fast_cards_lost")):
+        result = bench.fast_cards(cards=5, reader=reader)
+        assert set(result) == {key}
+        assert 0 <= result[key] <= 5
+        assert key in bench.TARGETS

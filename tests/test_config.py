@@ -23,20 +23,20 @@ def test_the_commented_example_is_exactly_the_defaults():
     ("toml", "named"),
     [
         ("[buttons]\nred = 99\n", "buttons.red = 99"),
-        ("[buttons]\nred = 5\n", "buttons.red = 5: GPIO 5 is already used by buttons.up"),
+        ("[buttons]\nred = 5\n", ":2: buttons.red = 5: GPIO 5 is already used by buttons.up"),
         ('[buttons]\nok = "13"\n', 'buttons.ok = "13": must be a whole number'),
         ("[buttons]\ndebounce_ms = true\n", "buttons.debounce_ms = true: must be a number"),
         ("[led]\nbrightness = [1]\n", "led.brightness = [1]: must be a number"),
         ("[state]\ndir = 5\n", "state.dir = 5: must be text in quotes"),
-        ('[reader]\ntype = "mfrc522"\n', "reader.type = 'mfrc522'"),
+        ('[reader]\ntype = "mfrc522"\n', ':2: reader.type = "mfrc522"'),
         ("[display]\nrotate = 5\n", "display.rotate = 5"),
-        ("[buzzer]\nvolume = 2\n", "buzzer.volume = 2.0"),
+        ("[buzzer]\nvolume = 2\n", ":2: buzzer.volume = 2: must be 0..1"),
         ("[bogus]\nx = 1\n", "unknown section [bogus]"),
         ("[led]\nbrightnes = 1\n", "unknown key led.brightnes"),
         ("[buttons]\nup = 2\n", "buttons.up = 2: GPIO 2 and 3 are the display's I2C bus"),
         ("[hardware\n", "not valid TOML"),
-        ("[led]\nred = " + "9" * 5000 + "\n", "not valid TOML (Exceeds the limit (4300 digits)"),
-        ("x = " + "[" * 200_000 + "\n", "not valid TOML (nested too deep)"),
+        ("[led]\nred = " + "9" * 5000 + "\n", "a number of more than 4300 digits (line 2)"),
+        ("x = " + "[" * 200_000 + "\n", "not valid TOML: it is nested too deep"),
     ],
 )
 def test_bad_values_name_key_and_value(tmp_path, toml, named):
@@ -67,7 +67,7 @@ def test_true_or_false_is_never_a_number_and_the_message_says_what_was_typed(
         configuration.load(path)
     need = "a whole number" if kind == "int" else "a number"
     word = "true" if typed else "false"
-    assert str(err.value) == f"{path}: {section}.{key} = {word}: must be {need}"
+    assert str(err.value) == f"{path}:2: {section}.{key} = {word}: must be {need}"
 
 
 def test_missing_file_is_a_config_error(tmp_path):
@@ -98,7 +98,7 @@ def test_config_check_command_exits_78_with_the_key(tmp_path):
         text=True,
     )
     assert proc.returncode == 78
-    assert "reader.removal_seconds = 0.0" in proc.stderr
+    assert f"{path}:2: reader.removal_seconds = 0: must be 0.1..5 seconds" in proc.stderr
     path.write_text('[reader]\ntype = "pn532"\nport = "/dev/ttyAMA0"\n')
     ok = subprocess.run(
         [sys.executable, "-m", "companion", "config", "check", str(path)],

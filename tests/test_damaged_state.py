@@ -30,8 +30,11 @@ BAD_REGISTRIES = [
         '[cards."0102"]\ngame = "dice"\ncard = "x"\nname = "y"\nvalue = [1]\n',
         "value = [1]: must be a number or text",
     ),
-    ("x = " + "9" * 5000 + "\n", "card registry unreadable (Exceeds the limit (4300 digits)"),
-    ("x = " + "[" * 200_000 + "\n", "card registry unreadable (nested too deep)"),
+    (
+        "x = " + "9" * 5000 + "\n",
+        "card registry unreadable: holds a number of more than 4300 digits (line 1)",
+    ),
+    ("x = " + "[" * 200_000 + "\n", "card registry unreadable: is nested too deep"),
 ]
 
 
@@ -82,6 +85,7 @@ def run_until_ready(tmp_path: Path, config: Path) -> tuple[str, str]:
             proc.kill()
             proc.wait()
         sock.close()
+        (tmp_path / "notify.sock").unlink()  # free for the next start
     return ready, proc.stderr.read()
 
 

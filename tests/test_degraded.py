@@ -383,7 +383,7 @@ def test_the_daemon_runs_without_display_and_reader_and_journald_gets_one_line_e
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ('[display]\ndriver = "oled9000"\n', "display.driver = 'oled9000'"),
+        ('[display]\ndriver = "oled9000"\n', ':2: display.driver = "oled9000"'),
         ("[buttons]\nup = 5\ndown = 5\n", "GPIO 5 is already used by buttons.up"),
         ("[reader\n", "not valid TOML"),
     ],

@@ -69,7 +69,16 @@ MOVES: dict[str, list[str]] = {  # a game's own lines, beyond the buttons and it
         "do trap turns=1",
         "wait 25",
     ],
-    "cover-your-asps": ["do plank", "do enter", "do built", "do entered", "do vault", "do next"],
+    "cover-your-asps": [
+        "do plank",
+        "do enter",
+        "do move",
+        "do built",
+        "do entered",
+        "do vault",
+        "do escaped",
+        "do next",
+    ],
 }
 
 
@@ -91,7 +100,8 @@ def entries(state: Path) -> list[dict[str, Any]]:
         reading = read_journal(source.read_bytes(), str(source))
         assert not reading.damage, reading.damage
         found += reading.entries
-    return found
+    # A game's id is random (unique to it): the box and the model each draw their own.
+    return [{k: v for k, v in e.items() if k != "id"} for e in found]
 
 
 def as_cut_leaves_it(replay: Replay) -> tuple[str | None, Any]:

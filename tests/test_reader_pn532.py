@@ -426,3 +426,135 @@ def test_fake_chip_answers_unknown_commands_with_an_error_frame(chip: FakePn532)
 def test_fake_chip_rejects_a_uid_of_the_wrong_length(chip: FakePn532) -> None:
     with pytest.raises(ValueError, match="'A1B2C3'"):
         chip.present("A1B2C3")
+
+
+# --- no false card: every field agrees, and a new UID is read twice -----------------------------
+
+ONE_CARD = bytes.fromhex("01 01 00 04 08 04 04A1B2C3")
+
+
+@pytest.mark.parametrize(
+    ("answer", "why"),
+    [
+        # the issue's case: target number 01 -> 00 and a UID byte 20 -> 21 keep the checksum
+        (bytes.fromhex("01 00 00 04 08 04 04A1B221"), "number 0"),
+        (bytes.fromhex("02 01 00 04 08 04 04A1B2C3"), "2 targets"),
+        (bytes.fromhex("01 02 00 04 08 04 04A1B2C3"), "number 2"),
+        (bytes.fromhex("01 01 00 44 08 04 04A1B2C3"), "does not give a UID of 4 bytes"),
+        (bytes.fromhex("01 01 00 04 00 07 04A1B2C3D4E5F6"), "does not give a UID of 7 bytes"),
+        (bytes.fromhex("01 01 00 C4 00 0A 04A1B2C3D4E5F60718A9"), "UID of 10 bytes"),
+        (bytes.fromhex("01 01 89 04 08 04 04A1B2C3"), "bits that must be 0"),
+        (bytes.fromhex("01 01 00 24 08 04 04A1B2C3"), "bits that must be 0"),
+        (bytes.fromhex("01 01 00 06 08 04 04A1B2C3"), "exactly one anticollision bit"),
+        (bytes.fromhex("01 01 00 00 08 04 04A1B2C3"), "exactly one anticollision bit"),
+        (bytes.fromhex("01 01 00 04 0C 04 04A1B2C3"), "not complete"),
+        (bytes.fromhex("01 01 00 04 08 04 88A1B2C3"), "cascade tag"),
+        (bytes.fromhex("01 01 00 04 08 04 04A1B2C3 00"), "11 bytes where the fields make 10"),
+        (bytes.fromhex("01 01 00 04 08 04 04A1B2"), "cut short"),
+        (bytes.fromhex("01 01 00 04 28 04 04A1B2C3"), "without its ATS"),
+        (bytes.fromhex("01 01 03 44 20 07 04A1B2C3D4E5F6 06 757781"), "where the fields make"),
+    ],
+)
+def test_an_answer_whose_fields_disagree_is_no_card(answer: bytes, why: str) -> None:
+    problem = pn532.target_problem(answer)
+    assert problem is not None and why in problem
+    assert parse_target_uid(answer) == []
+
+
+def test_a_14443_4_target_with_its_ats_is_read() -> None:
+    desfire = bytes.fromhex("01 01 03 44 20 07 04A1B2C3D4E5F6 06 7577810280")
+    assert parse_target_uid(desfire) == ["04A1B2C3D4E5F6"]
+
+
+def _one_bit_pairs(answer: bytes) -> Iterator[bytes]:
+    """Every answer with two bits flipped whose byte sums cancel: what the checksums pass."""
+    for i in range(len(answer)):
+        for j in range(i + 1, len(answer)):
+            for bit in range(8):
+                a, b = bytearray(answer), bytearray(answer)
+                if answer[i] >> bit & 1 == 0 and answer[j] >> bit & 1 == 1:
+                    a[i] |= 1 << bit
+                    a[j] &= ~(1 << bit) & 0xFF
+                    yield bytes(a)
+                if answer[i] >> bit & 1 == 1 and answer[j] >> bit & 1 == 0:
+                    b[i] &= ~(1 << bit) & 0xFF
+                    b[j] |= 1 << bit
+                    yield bytes(b)
+
+
+def test_cancelling_flips_in_the_counts_and_lengths_never_make_a_card() -> None:
+    """Two flips that cancel in the checksum, one of them in the number of targets, the target
+    number or the NFCID length: always refused. Both inside the UID (the UID itself changed),
+    no field can tell: that is what the confirming read is for (below)."""
+    refused = 0
+    for damaged in _one_bit_pairs(ONE_CARD):
+        changed = {i for i, (a, b) in enumerate(zip(damaged, ONE_CARD, strict=True)) if a != b}
+        out = parse_target_uid(damaged)
+        if changed & {0, 1, 5}:
+            assert out == [], damaged.hex()
+            refused += 1
+        if not changed & set(range(6, 10)):
+            assert out in ([], ["04A1B2C3"]), damaged.hex()  # the UID itself was not touched
+    assert refused > 50
+
+
+def test_a_new_uid_needs_the_same_answer_twice() -> None:
+    confirm = pn532.Confirmation()
+    assert confirm.seen(["04A1B2C3"], b"answer-1") == []
+    assert confirm.seen(["04A1B2C3"], b"answer-2") == []  # same UID, other fields: not yet
+    assert confirm.seen(["04A1B2C3"], b"answer-2") == ["04A1B2C3"]
+    assert confirm.seen(["04A1B2C3"], b"answer-3") == ["04A1B2C3"]  # held: its UID will do
+
+
+@given(st.lists(st.sampled_from([[], ["04A1B2C3"], ["04A1B2C2"], ["04D5E6F7"]]), max_size=30))
+def test_a_uid_is_reported_only_after_two_reads_agree(reads: list[list[str]]) -> None:
+    confirm = pn532.Confirmation()
+    out = [confirm.seen(read) for read in reads]
+    held: list[str] = []  # the card reported last, until a read finds none
+    for i, reported in enumerate(out):
+        if not reads[i]:
+            held = []
+        if reported:
+            assert reported == reads[i]
+            assert (i > 0 and reads[i - 1] == reads[i]) or reported == held
+            held = reported
+        if i > 0 and reads[i] and reads[i] == reads[i - 1]:
+            assert reported == reads[i]  # two agreeing reads always report
+
+
+def test_a_new_card_is_read_twice_before_it_is_reported(
+    chip: FakePn532, driver: Pn532Driver
+) -> None:
+    chip.present(CARD)
+    assert driver.read_uids() == [CARD]
+    assert chip.commands.count(pn532.IN_LIST_PASSIVE_TARGET) == 2  # the wait, then the confirm
+
+
+def test_a_misread_that_passes_the_checksums_is_never_reported(
+    chip: FakePn532, driver: Pn532Driver
+) -> None:
+    chip.misread("04A1B2C2")  # the card's first answer names a UID one bit off
+    chip.present(CARD)
+    seen = read_until(driver, 2)
+    assert "04A1B2C2" not in seen and seen[-1] == CARD
+
+
+def test_a_misread_while_a_card_lies_there_is_never_reported(
+    chip: FakePn532, driver: Pn532Driver
+) -> None:
+    chip.present(CARD)
+    assert driver.read_uids() == [CARD]
+    chip.misread("04A1B2C2")
+    seen = read_for(driver, 0.3)
+    assert "04A1B2C2" not in seen and CARD in seen
+
+
+def test_the_bench_counts_false_cards_under_noise() -> None:
+    from companion import bench
+
+    result = bench.pn532_false_uids(3000, rates=(1e-2,))
+    assert result["pn532_noise_streams"] == 3000
+    assert result["pn532_false_uids_fuzz_one_read"] > 0  # one read is fooled: the noise bites
+    assert result["pn532_false_uids_fuzz_confirmed"] == 0
+    assert result["pn532_false_uids_ber_0.01_confirmed"] == 0
+    assert result["pn532_unconfirmed_ber_0.01"] > 0

@@ -164,3 +164,27 @@ def test_the_record_pages_fit_whole(tmp_path: Path) -> None:
     assert book.screens[1].lines[0] == "100 rolls  2026-11-20"
     for screen in book.screens:
         uncut(screen)
+
+
+def test_games_started_at_the_same_moment_keep_a_result_each(tmp_path: Path) -> None:
+    """Every game of a replay starts at the same clock time, as games may after a reboot that
+    set the clock back: each finished game still keeps its own result, run after run."""
+    state = tmp_path / "state"
+    run_script(SOLO_WIN * 6, state_dir=state)
+    run_script(SOLO_WIN * 5, state_dir=state)
+    saved = json.loads((state / "records.json").read_text())["results"]
+    assert len(saved) == 11
+    assert len({r["key"] for r in saved}) == 11
+
+
+def test_a_journal_from_before_game_ids_keeps_its_result_under_its_start(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    run_script(SOLO_WIN, state_dir=state)
+    journal = state / "journal.jsonl"
+    lines = [json.loads(line) for line in journal.read_text().splitlines()]
+    del lines[0]["id"]
+    journal.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    (state / "records.json").unlink()
+    run_script("wait 0\n", state_dir=state)  # the resumed, finished game is kept again
+    (result,) = json.loads((state / "records.json").read_text())["results"]
+    assert result["key"] == "cover-your-asps@0.000000"

@@ -57,7 +57,7 @@ def test_a_bad_state_dir_in_the_config_is_named_with_exit_78(
     status, err, _ = _run(argv, capsys)
     assert status == 78
     assert len(err) == 1, err
-    assert err[0].startswith(f"trap-companion: {config}: state.dir = '{path}': ")
+    assert err[0].startswith(f"trap-companion: {config}:4: state.dir = '{path}': ")
     assert problem in err[0]
 
 

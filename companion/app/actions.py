@@ -45,10 +45,10 @@ class Actions:
         if isinstance(reply, Action):
             self.submit(reply, from_input=True)
         elif isinstance(reply, Ask):
-            self.menu = menus.FormMenu(reply)
+            self.menu = self.play_form = menus.FormMenu(reply)
             self._menu_command(self.menu.start())
         elif isinstance(reply, Pages):
-            self.menu = menus.PageMenu(reply)
+            self.menu = self.play_form = menus.PageMenu(reply)
 
     def submit(self, action: Action, from_input: bool = False, auto: bool = False) -> bool:
         """Roll what the action needs, apply the rules, journal, then effects. True if accepted.
@@ -83,10 +83,12 @@ class Actions:
                 raise
             log.error("control map produced a bad action %r: %s", action, err)
             return False
-        nav = getattr(rules, "navigation", lambda action: False)(action)
-        self.journal.action(action, auto=auto, nav=nav)  # fsync before anything shows
+        if not getattr(rules, "navigation", lambda action: False)(action):
+            self.journal.action(action.to_json(), auto=auto)  # fsync before anything shows
+            session.add(Step(action, auto), outcome.effects)
+        # else a move in a menu the game keeps in its state: shown, never journaled and never
+        # a step (a fold, an undo or a power cut comes back with the menu closed, by restore)
         session.state = outcome.state
-        session.add(Step(action, auto, nav), outcome.effects)
         self.effects(outcome.effects)
         self.keep_result(announce=True)
         return True
@@ -171,7 +173,9 @@ class Actions:
         session = self._build(name, raw_options, None)
         self._cancel_game_timers()
         session.started_at = self.game_time()
-        self.journal.new_game(name, dict(raw_options), session.setup_rolls, session.started_at)
+        session.game_id = self.journal.new_game(
+            name, dict(raw_options), session.setup_rolls, session.started_at
+        )
         self.session = session
         self.menu = None
         self.note(f"new game: {session.rules.title}")

@@ -20,7 +20,7 @@ from companion.app.inputs import Inputs
 from companion.app.menu_control import MenuControl
 from companion.app.parts import Parts
 from companion.app.refresh import Refresh
-from companion.app.session import Session
+from companion.app.session import Session, from_journal
 from companion.app.toasts import Toasts
 from companion.core.clock import Clock
 from companion.core.config import Config
@@ -31,7 +31,7 @@ from companion.core.records import RECORDS_FILE, Records
 from companion.core.registry import Card, Registry, demo_uid
 from companion.faces.hub import Hub
 from companion.games import registry as games
-from companion.games.base import BadAction, Rejected
+from companion.games.base import Action, BadAction, Rejected
 from companion.hal.buttons import ButtonPins, PressLogic
 from companion.hal.lights import Led
 from companion.hal.sound import Sound as Buzzer
@@ -94,6 +94,8 @@ class App(Inputs, Actions, MenuControl, Enrolment, Toasts, Refresh):
         self.table_dice = config.dice.source == "table"
         self.session: Session | None = None
         self.menu: menus.Menu | None = None
+        self.play_form: menus.Menu | None = None  # a game's form or pages a tap opened
+        self.held_taps: list[Card] = []  # this game's cards tapped while that form was open
         self.toast: tuple[Screen, Lights] | None = None  # a notice over the screen for a moment
         self.toast_pages: tuple[Screen, ...] = ()  # the notice's pages still to come
         self.time_offset = 0.0
@@ -163,7 +165,7 @@ class App(Inputs, Actions, MenuControl, Enrolment, Toasts, Refresh):
         session = None
         try:
             session = self._build(record.game, record.options, record.setup_rolls)
-            session.rebuild(record.steps)
+            session.rebuild(from_journal(record.steps))
         except (BadAction, Rejected, KeyError, TypeError, ValueError) as err:
             why = f"cannot replay the saved {record.game} game: {err}"
             self.journal.close()
@@ -175,12 +177,12 @@ class App(Inputs, Actions, MenuControl, Enrolment, Toasts, Refresh):
             self.journal.open()
             self.open_game_menu()
             return
-        session.started_at = record.started_at
+        session.started_at, session.game_id = record.started_at, record.game_id
         self.session = session
         self._restore()
         self.keep_result(announce=False)  # a cut between the journal and the records
         actions = record.actions
-        last_at = actions[-1].at if actions else record.started_at
+        last_at = Action.from_json(actions[-1]).at if actions else record.started_at
         self.time_offset = max(0.0, last_at - self.clock.now())
         log.info("resumed %s after %d actions", record.game, len(actions))
 

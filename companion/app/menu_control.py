@@ -31,9 +31,11 @@ class MenuControl:
 
     def open_session_menu(self) -> None:
         self._game_hook("pause_action")
-        dice = "Dice: table" if self.table_dice else "Dice: box"
-        items = ["Resume", "Undo last", "New game", "Other game", dice]
-        keys = ["resume", "undo", "new_game", "switch_game", "dice"]
+        items = ["Resume", "Undo last", "New game", "Other game"]
+        keys = ["resume", "undo", "new_game", "switch_game"]
+        if getattr(self.session.rules, "uses_dice", True):  # a game without dice: no choice
+            items.append("Dice: table" if self.table_dice else "Dice: box")
+            keys.append("dice")
         if hasattr(self.session.rules, "result"):
             items.append("Records")
             keys.append("records")
@@ -55,11 +57,19 @@ class MenuControl:
 
     def _menu_press(self, button: str, long: bool) -> None:
         self._menu_command(self.menu.press(button, long))
+        self._take_waiting_copies()
 
     def _menu_command(self, command: menus.Command) -> None:
         kind, data = command.kind, command.data
         if kind == "stay":
             return
+        from_play = self.menu is not None and self.menu is self.play_form
+        self._menu_step(kind, data)
+        if from_play and self.menu is not self.play_form:
+            self.play_form = None
+            self._take_held_taps(answered=kind != "close")
+
+    def _menu_step(self, kind: str, data: dict) -> None:
         left_session_menu = getattr(self.menu, "on_pick", None) == "session"
         # An enrolment run is opened from the session menu: leaving it goes back to play.
         left_run = isinstance(self.menu, menus.EnrolRun) or (

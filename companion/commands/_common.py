@@ -71,5 +71,5 @@ def with_state_dir(
         path, origin = config.sim_state_dir(), statedir.FROM_DEFAULT
     else:
         path, origin = config.state_dir(), statedir.FROM_DEFAULT
-    statedir.check(path, origin, config.source, write=write)
+    statedir.check(path, origin, config.at("state.dir"), write=write)
     return dataclasses.replace(config, state=dataclasses.replace(config.state, dir=str(path)))

@@ -26,7 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def check_main(args: argparse.Namespace) -> int:
     config = configuration.load(args.file)
     origin = statedir.FROM_CONFIG if config.state.dir else statedir.FROM_DEFAULT
-    statedir.check(config.state_dir(), origin, config.source, create=False)
+    statedir.check(config.state_dir(), origin, config.at("state.dir"), create=False)
     print(f"{args.file}: ok")
     print(f"  state directory: {config.state_dir()}")
     print(

@@ -4,11 +4,13 @@ so an owner editing /etc/trap-companion/config.toml over SSH knows exactly what 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from companion.core.tomltext import parse_toml, toml_value
+from companion.core import statefile
+from companion.core.tomltext import toml_value
 from companion.errors import ConfigError
 
 BUTTONS = ("up", "down", "ok", "back", "green", "red")
@@ -90,6 +92,11 @@ class Config:
     dice: DiceConfig = field(default_factory=DiceConfig)
     state: StateConfig = field(default_factory=StateConfig)
     source: str = "defaults"
+    lines: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
+
+    def at(self, key: str) -> str:
+        """Where ``key`` was written: ``file:line``, else the file (or "defaults")."""
+        return f"{self.source}:{self.lines[key]}" if key in self.lines else self.source
 
     def state_dir(self, installed: Path = INSTALLED_STATE_DIR) -> Path:
         """The configured dir; else systemd's; else an installed box's (so `cards` and `check`
@@ -135,7 +142,59 @@ SECTIONS: dict[str, type] = {
 }
 
 
-def _typed(where: str, value: Any, want: type) -> Any:
+class _Source:
+    """Where each key of a config file was written, so every message names the file, the line
+    and the key the owner wrote (not one filled in from the defaults)."""
+
+    def __init__(self, src: str, data: dict[str, Any], text: str | None) -> None:
+        self.src = src
+        self.lines = key_lines(text) if text is not None else {}
+        self.written = {
+            f"{name}.{key}": value
+            for name, table in data.items()
+            if isinstance(table, dict)
+            for key, value in table.items()
+        }
+
+    def at(self, key: str) -> str:
+        """``file:line`` of ``key`` (or of its section), else the file alone."""
+        while key:
+            if key in self.lines:
+                return f"{self.src}:{self.lines[key]}"
+            key = key.rpartition(".")[0]
+        return self.src
+
+    def error(self, key: str, value: Any, why: str) -> ConfigError:
+        return ConfigError(f"{self.at(key)}: {key} = {toml_value(value)}: {why}")
+
+
+_HEADER = re.compile(r"^\s*\[\s*([^\[\]]+?)\s*\]\s*(#.*)?$")
+_KEY = re.compile(r"^\s*([A-Za-z0-9_\-.\"' ]+?)\s*=")
+
+
+def _dotted(raw: str) -> str:
+    return ".".join(part.strip().strip("\"'") for part in raw.split("."))
+
+
+def key_lines(text: str) -> dict[str, int]:
+    """The line of every ``[section]`` header and ``key =`` in TOML text, by dotted name (the
+    first line wins; a key inside an inline table is found by its table's line)."""
+    found: dict[str, int] = {}
+    section = ""
+    for number, line in enumerate(text.splitlines(), start=1):
+        header = _HEADER.match(line)
+        if header:
+            section = _dotted(header.group(1))
+            found.setdefault(section, number)
+            continue
+        key = _KEY.match(line)
+        if key:
+            name = _dotted(key.group(1))
+            found.setdefault(f"{section}.{name}" if section else name, number)
+    return found
+
+
+def _typed(source: _Source, key: str, value: Any, want: type) -> Any:
     if want is float and isinstance(value, int | float) and not isinstance(value, bool):
         return float(value)
     if want is int and isinstance(value, int) and not isinstance(value, bool):
@@ -143,12 +202,12 @@ def _typed(where: str, value: Any, want: type) -> Any:
     if want is str and isinstance(value, str):
         return value
     kind = {int: "a whole number", float: "a number", str: "text in quotes"}[want]
-    raise ConfigError(f"{where} = {toml_value(value)}: must be {kind}")
+    raise source.error(key, value, f"must be {kind}")
 
 
-def _check(config: Config, src: str) -> None:
+def _check(config: Config, source: _Source) -> None:
     def bad(key: str, value: Any, why: str) -> ConfigError:
-        return ConfigError(f"{src}: {key} = {value!r}: {why}")
+        return source.error(key, source.written.get(key, value), why)
 
     hw, b, led, bz, d, r = (
         config.hardware,
@@ -167,8 +226,13 @@ def _check(config: Config, src: str) -> None:
     for key, pin in named:
         if not 0 <= pin <= 27:
             raise bad(key, pin, "a BCM GPIO number is 0..27")
-        if pin in pins:
-            raise bad(key, pin, f"GPIO {pin} is already used by {pins[pin]}")
+    for key, pin in named:
+        if pin in pins:  # a clash names a key the owner wrote, not one from the defaults
+            first = pins[pin]
+            mine = key in source.written or first not in source.written
+            blamed, other = (key, first) if mine else (first, key)
+            default = "" if other in source.written else " (its default: move that one too)"
+            raise bad(blamed, pin, f"GPIO {pin} is already used by {other}{default}")
         pins[pin] = key
     if d.driver in ("ssd1306", "sh1106"):
         for key in ("buttons", "led", "buzzer"):
@@ -201,42 +265,62 @@ def _check(config: Config, src: str) -> None:
         raise bad("reader.removal_seconds", r.removal_seconds, "must be 0.1..5 seconds")
 
 
-def from_dict(data: dict[str, Any], src: str = "config") -> Config:
+def _home_of(key: str) -> str:
+    """The sections that have ``key``, for a key written above every section header."""
+    homes = [name for name, cls in SECTIONS.items() if key in {f.name for f in fields(cls)}]
+    return f" ({key} is a key of {' and '.join(f'[{h}]' for h in homes)})" if homes else ""
+
+
+def from_dict(data: dict[str, Any], src: str = "config", text: str | None = None) -> Config:
+    """A checked Config from parsed TOML; ``text`` (the file's) lets messages name the line."""
+    source = _Source(src, data, text)
     sections: dict[str, Any] = {}
     for name, value in data.items():
-        if name not in SECTIONS:
-            raise ConfigError(f"{src}: unknown section [{name}] (known: {', '.join(SECTIONS)})")
         if not isinstance(value, dict):
-            raise ConfigError(f"{src}: {name} must be a [{name}] table")
+            if name in SECTIONS:
+                raise source.error(name, value, f"must be a [{name}] table")
+            raise source.error(
+                name, value, f"a key belongs under a [section] header{_home_of(name)}"
+            )
+        if name not in SECTIONS:
+            raise ConfigError(
+                f"{source.at(name)}: unknown section [{name}] (known: {', '.join(SECTIONS)})"
+            )
         cls = SECTIONS[name]
         known = {f.name: f for f in fields(cls)}
         kwargs = {}
         for key, raw in value.items():
             if key not in known:
-                raise ConfigError(f"{src}: unknown key {name}.{key} (known: {', '.join(known)})")
+                raise ConfigError(
+                    f"{source.at(f'{name}.{key}')}: unknown key {name}.{key} "
+                    f"(known: {', '.join(known)})"
+                )
             want = {"int": int, "float": float, "str": str}[str(known[key].type)]
-            kwargs[key] = _typed(f"{src}: {name}.{key}", raw, want)
+            kwargs[key] = _typed(source, f"{name}.{key}", raw, want)
         sections[name] = cls(**kwargs)
-    config = Config(**sections, source=src)
-    _check(config, src)
+    config = Config(**sections, source=src, lines=source.lines)
+    _check(config, source)
     return config
 
 
 def load(path: Path | str | None) -> Config:
-    """Read and validate a config file; None gives the defaults (or /etc's file if present)."""
-    if path is None:
-        if not DEFAULT_PATH.exists():
+    """Read and validate a config file; None gives the defaults (or /etc's file if present).
+    The file is read as the box reads its state files (a regular file, no link, no FIFO, a
+    size cap): anything else is a ConfigError naming it."""
+    given = path is not None
+    path = Path(path) if path is not None else DEFAULT_PATH
+    try:
+        text = statefile.read_text(path, statefile.CONFIG_CAP)
+    except statefile.Unreadable as err:
+        raise ConfigError(f"{path}: cannot read the config: it {err.why}") from None
+    if text is None:
+        if not given:
             return Config()
-        path = DEFAULT_PATH
-    path = Path(path)
+        raise ConfigError(f"{path}: no such config file")
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: no such config file") from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise ConfigError(f"{path}: cannot read ({err})") from None
-    try:
-        data = parse_toml(text)
+        data = statefile.parse_toml(path, text)
+    except statefile.Unreadable as err:
+        raise ConfigError(f"{path}: not valid TOML: it {err.why}") from None
     except ValueError as err:
         raise ConfigError(f"{path}: not valid TOML ({err})") from None
-    return from_dict(data, str(path))
+    return from_dict(data, str(path), text)

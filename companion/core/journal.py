@@ -10,22 +10,26 @@ boot) and the journal goes on with what still folds. The journal is only ever re
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import math
 import os
+import re
+import secrets
+import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
-from companion.core import durable
-from companion.games.base import Action
+from companion.core import durable, statefile
 
 log = logging.getLogger(__name__)
 
 VERSION = 1
 KINDS = ("game", "action", "undo", "restore")
+GAME_ID = re.compile(r"[0-9a-f]{0,32}")
 ROTATE_BYTES = 256 * 1024  # past this, a new game starts a fresh file; the old one is kept
 
 
@@ -33,24 +37,29 @@ class JournalUnreadable(Exception):
     """Raised by ``read_entries`` with the line number and what is wrong there."""
 
 
-@dataclass(frozen=True)
-class Step:
-    """One standing entry of a game: an action (``auto`` when a timer applied it, not a
-    person; ``nav`` when it only moved a menu), or, with no action, the app's restore after a
-    power cut or an undo."""
+Entry = dict[str, Any]  # an action as the app wrote it: a JSON object, never read into here
+A = TypeVar("A")
 
-    action: Action | None
+
+@dataclass(frozen=True)
+class Step(Generic[A]):
+    """One standing entry of a game: an action (``auto`` when a timer applied it, not a
+    person), or, with no action, the app's restore after a power cut or an undo.
+
+    The journal knows nothing of games: its steps hold each action as the JSON object the app
+    wrote (``Step[Entry]``); the app turns them back into its actions, and keeps steps of its
+    own actions with the same undo rule (``undo_steps``)."""
+
+    action: A | None
     auto: bool = False
-    nav: bool = False
 
     @property
     def by_person(self) -> bool:
-        """An undo target: a game action a person made (menu moves are never taken back on
-        their own; they go with the game action before them)."""
-        return self.action is not None and not self.auto and not self.nav
+        """An undo target: an action a person made."""
+        return self.action is not None and not self.auto
 
 
-def undo_steps(steps: list[Step]) -> Action | None:
+def undo_steps(steps: list[Step[A]]) -> A | None:
     """Take back the last action a person made, with every step after it (timer ticks,
     restores). The same rule folds the journal and runs the box, so both always agree."""
     for i in range(len(steps) - 1, -1, -1):
@@ -69,10 +78,11 @@ class GameRecord:
     options: dict[str, Any]
     setup_rolls: tuple[int, ...]
     started_at: float
-    steps: list[Step] = field(default_factory=list)
+    steps: list[Step[Entry]] = field(default_factory=list)
+    game_id: str = ""  # unique to this game (journals before it had none)
 
     @property
-    def actions(self) -> list[Action]:
+    def actions(self) -> list[Entry]:
         return [s.action for s in self.steps if s.action is not None]
 
 
@@ -108,6 +118,8 @@ def _problem(entry: Any) -> str | None:
             return "a game entry whose rolls are not whole numbers"
         if not _finite(entry.get("at", 0.0)):
             return "a game entry whose time is not a number"
+        if not isinstance(entry.get("id", ""), str) or not GAME_ID.fullmatch(entry.get("id", "")):
+            return "a game entry whose id is not up to 32 hex digits"
     elif kind == "action":
         action = entry.get("action")
         if not isinstance(action, dict) or not isinstance(action.get("name"), str):
@@ -183,7 +195,13 @@ def read_journal(data: bytes, where: str) -> Reading:
 def read_entries(path: Path) -> tuple[list[dict[str, Any]], int]:
     """Entries of a journal file and the byte length of its sound part (without a torn tail);
     JournalUnreadable names the first damaged line."""
-    reading = read_journal(path.read_bytes(), str(path))
+    try:
+        data = statefile.read_bytes(path, statefile.JOURNAL_CAP)
+    except statefile.Unreadable as err:
+        raise JournalUnreadable(str(err)) from None
+    if data is None:
+        raise JournalUnreadable(f"{path}: no such file")
+    reading = read_journal(data, str(path))
     if reading.damage:
         raise JournalUnreadable(reading.damage[0])
     return reading.entries, reading.sound
@@ -200,12 +218,16 @@ def fold(entries: list[dict[str, Any]]) -> GameRecord | None:
                 options=dict(entry.get("options", {})),
                 setup_rolls=tuple(entry.get("rolls", ())),
                 started_at=float(entry.get("at", 0.0)),
+                game_id=entry.get("id", ""),
             )
         elif record is None:
             continue  # actions of a game whose start was archived
+        elif kind == "action" and entry.get("nav"):
+            # A menu move written by an older version (Trap Attack's menus were journaled):
+            # skipped, as it only moved a menu that the next action or the restore closes.
+            continue
         elif kind == "action":
-            action = Action.from_json(entry["action"])
-            record.steps.append(Step(action, bool(entry.get("auto")), bool(entry.get("nav"))))
+            record.steps.append(Step(dict(entry["action"]), bool(entry.get("auto"))))
         elif kind == "restore":
             record.steps.append(Step(None))
         elif kind == "undo":
@@ -214,20 +236,28 @@ def fold(entries: list[dict[str, Any]]) -> GameRecord | None:
 
 
 def _game_entry(
-    game: str, options: dict[str, Any], rolls: tuple[int, ...], at: float
+    game: str, options: dict[str, Any], rolls: tuple[int, ...], at: float, game_id: str = ""
 ) -> dict[str, Any]:
-    return {"kind": "game", "game": game, "options": options, "rolls": list(rolls), "at": at}
+    entry = {"kind": "game", "game": game, "options": options, "rolls": list(rolls), "at": at}
+    if game_id:
+        entry["id"] = game_id
+    return entry
 
 
-def _step_entry(step: Step) -> dict[str, Any]:
+def new_game_id() -> str:
+    """Unique to one game, whatever the clocks say: its records are kept under it (two games
+    started at the same moment, as every game of a replay is, or after a reboot that set the
+    clock back, never share one)."""
+    return secrets.token_hex(8)
+
+
+def _step_entry(step: Step[Entry]) -> dict[str, Any]:
     """The entry a standing step folds back from."""
     if step.action is None:
         return {"kind": "restore"}
-    entry: dict[str, Any] = {"kind": "action", "action": step.action.to_json()}
+    entry: dict[str, Any] = {"kind": "action", "action": dict(step.action)}
     if step.auto:
         entry["auto"] = True
-    if step.nav:
-        entry["nav"] = True
     return entry
 
 
@@ -263,12 +293,12 @@ class Journal:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._finish_swap()
         entries: list[dict[str, Any]] = []
-        if self.path.exists():
-            try:
-                data = self.path.read_bytes()
-            except OSError as err:
-                self._set_aside(str(err), b"", 0)
-            else:
+        try:
+            data = statefile.read_bytes(self.path, statefile.JOURNAL_CAP)
+        except statefile.Unreadable as err:
+            self._set_aside(str(err), b"", 0)
+        else:
+            if data is not None:
                 reading = read_journal(data, str(self.path))
                 entries = reading.entries
                 if reading.damage:
@@ -285,13 +315,20 @@ class Journal:
     def _finish_swap(self) -> None:
         """After a power cut during a swap: with the journal still in place the swap never
         happened (its next file may be partial); without it, the next file is complete."""
-        if not self._next.exists():
+        if not statefile.exists(self._next):
             return
-        if not self._next.is_file():
+        if not statefile.is_regular(self._next):
+            mode = os.lstat(self._next).st_mode
             target = durable.set_aside(self._next)
-            log.warning("journal %s: %s was no file; moved to %s", self.path, self._next, target)
+            log.error(
+                "journal %s: %s was %s; moved to %s",
+                self.path,
+                self._next,
+                durable.kind(mode),
+                target,
+            )
             return
-        if self.path.exists():
+        if statefile.exists(self.path):
             self._next.unlink()
         else:
             os.replace(self._next, self.path)
@@ -330,7 +367,9 @@ class Journal:
         start = max(i for i, kind in enumerate(kinds) if kind == "game")
         self._seq = start
         kept = [line + b"\n" for line in lines[:start]]
-        game = _game_entry(record.game, record.options, record.setup_rolls, record.started_at)
+        game = _game_entry(
+            record.game, record.options, record.setup_rolls, record.started_at, record.game_id
+        )
         kept.append(self._line(game))
         kept += [self._line(_step_entry(step)) for step in record.steps[:steps]]
         return self._set_aside(why, b"".join(kept), len(lines))
@@ -352,13 +391,15 @@ class Journal:
 
     def new_game(
         self, game: str, options: dict[str, Any], rolls: tuple[int, ...], at: float
-    ) -> None:
-        entry = _game_entry(game, options, rolls, at)
+    ) -> str:
+        """Journal a new game; returns its id (``GameRecord.game_id`` when folded back)."""
+        game_id = new_game_id()
+        entry = _game_entry(game, options, rolls, at, game_id)
         if self._fd is not None and os.fstat(self._fd).st_size > ROTATE_BYTES:
             seq = self._seq
             try:
                 self.rotate(self._line(entry))
-                return
+                return game_id
             except OSError as err:
                 # A history/ that cannot be one only costs a longer journal: never the game.
                 log.warning(
@@ -368,9 +409,11 @@ class Journal:
                 if self._fd is None:
                     self._fd = durable.open_append(self.path)
         self.append(entry)
+        return game_id
 
-    def action(self, action: Action, auto: bool = False, nav: bool = False) -> None:
-        self.append(_step_entry(Step(action, auto, nav)))
+    def action(self, action: Entry, auto: bool = False) -> None:
+        """An accepted action, as the JSON object the app made of it (``Action.to_json``)."""
+        self.append(_step_entry(Step(action, auto)))
 
     def restore(self) -> None:
         """The app paused what a power cut or an undo interrupted: the fold must do it too."""
@@ -384,6 +427,8 @@ class Journal:
         same step as the new game's first line takes their place: a power cut keeps one game."""
         history = self.path.parent / "history"
         history.mkdir(exist_ok=True)
+        if not stat.S_ISDIR(os.lstat(history).st_mode):  # a link: the finished games stay here
+            raise NotADirectoryError(errno.ENOTDIR, "not a folder of its own", str(history))
         target = history / f"journal-{time.strftime('%Y%m%dT%H%M%S')}-{self._seq}.jsonl"
         self._swap(first, target)
         self._fd = durable.open_append(self.path)

@@ -19,7 +19,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from companion.core.durable import replace_whole, set_aside
+from companion.core import statefile
+from companion.core.durable import replace_whole
 from companion.errors import DataError
 
 log = logging.getLogger(__name__)
@@ -89,16 +90,16 @@ def _parse(data: Any, where: str) -> list[Result]:
 
 
 class Records:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, read: bool = True) -> None:
         self.path = path
         self.results: list[Result] = []
-        if path.exists():
+        if read:
             try:
-                text = path.read_text(encoding="utf-8")
-                data = json.loads(text)
-            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-                raise DataError(f"{path}: records unreadable ({err})") from None
-            self.results = _parse(data, str(path))
+                text = statefile.read_text(path, statefile.RECORDS_CAP)
+                if text is not None:
+                    self.results = _parse(statefile.parse_json(path, text), str(path))
+            except statefile.Unreadable as err:
+                raise DataError(f"{path}: records unreadable: {err.why}") from None
 
     @classmethod
     def open_or_set_aside(cls, path: Path) -> tuple[Records, str]:
@@ -106,10 +107,8 @@ class Records:
         try:
             return cls(path), ""
         except DataError as err:
-            target = set_aside(path)
-            message = f"{err}; moved to {target}, starting with no records"
-            log.error("%s", message)
-            return cls(path), message
+            message = statefile.set_aside(path, str(err), "starting with no records")
+            return cls(path, read=False), message
 
     def sync(
         self, key: str, game: str, report: Mapping[str, Any] | None, date: str

@@ -3,7 +3,9 @@ written atomically, so a power cut during enrolment leaves the old registry or t
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import re
 import zlib
 from collections.abc import Iterable
@@ -11,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from companion.core import durable
-from companion.core.tomltext import parse_toml, toml_value
+from companion.core import durable, statefile
+from companion.core.tomltext import toml_value
 from companion.errors import DataError
 
 log = logging.getLogger(__name__)
@@ -39,19 +41,28 @@ def demo_uid(game: str, card: str) -> str:
 
 
 class Registry:
-    def __init__(self, path: Path, demo: Iterable[Card] = ()) -> None:
+    def __init__(self, path: Path, demo: Iterable[Card] = (), read: bool = True) -> None:
+        """``read=False``: start with no enrolled cards (the file was just set aside); an
+        edit made later is still picked up."""
         self.path = path
         self.cards: dict[str, Card] = {}
         self.demo: dict[str, Card] = {c.uid: c for c in demo}
         self._mtime: float | None = None
-        self._reload()
+        if read:
+            self._reload()
+        else:
+            with contextlib.suppress(OSError):
+                self._mtime = os.lstat(path).st_mtime_ns  # a file that could not be moved
 
     def _reload(self) -> None:
-        """Pick up edits made by `trap-companion cards` while the daemon runs."""
+        """Pick up edits made by `trap-companion cards` while the daemon runs (the link
+        itself, if it is one: the read names it)."""
         try:
-            mtime = self.path.stat().st_mtime_ns
+            mtime = os.lstat(self.path).st_mtime_ns
         except FileNotFoundError:
             return
+        except OSError as err:
+            raise DataError(f"{self.path}: card registry unreadable ({err.strerror})") from None
         if mtime != self._mtime:
             self.cards = self._load()
             self._mtime = mtime
@@ -61,8 +72,15 @@ class Registry:
         never later at a tap."""
         cards: dict[str, Card] = {}
         try:
-            data = parse_toml(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as err:  # ValueError: not UTF-8, not TOML
+            text = statefile.read_text(self.path, statefile.CARDS_CAP)
+            if text is None:
+                return cards
+            if not text.strip():
+                raise statefile.Unreadable(self.path, "is empty (the box never writes it so)")
+            data = statefile.parse_toml(self.path, text)
+        except statefile.Unreadable as err:
+            raise DataError(f"{self.path}: card registry unreadable: {err.why}") from None
+        except ValueError as err:  # not TOML
             raise DataError(f"{self.path}: card registry unreadable ({err})") from None
         table = data.get("cards", {})
         if not isinstance(table, dict):
@@ -95,10 +113,8 @@ class Registry:
         try:
             return cls(path, demo), ""
         except DataError as err:
-            target = durable.set_aside(path)
-            message = f"{err}; moved to {target}, starting with no enrolled cards"
-            log.error("%s", message)
-            return cls(path, demo), message
+            message = statefile.set_aside(path, str(err), "starting with no enrolled cards")
+            return cls(path, demo, read=False), message
 
     def lookup(self, uid: str) -> Card | None:
         try:

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import logging
 import re
-import shutil
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from companion.core import durable, statefile
 from companion.errors import DataError
 from companion.games.datafile import DATA_DIR, need
 
@@ -79,9 +79,10 @@ class Pack:
 
 
 def parse(text: str, where: str) -> Pack:
-    """A pack from TOML text; DataError names ``where`` and the line of the bad entry."""
+    """A pack from TOML text; DataError names ``where`` and the line of the bad entry
+    (statefile.Unreadable for a number too long or nesting too deep: no editor writes those)."""
     try:
-        data = tomllib.loads(text)
+        data = statefile.parse_toml(Path(where), text)
     except tomllib.TOMLDecodeError as err:
         raise DataError(f"{where}: not valid TOML: {err}") from None
     lines = _header_lines(text)
@@ -108,43 +109,63 @@ def parse(text: str, where: str) -> Pack:
     return Pack(sets, specials, where)
 
 
-def load(path: Path) -> Pack:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as err:
-        raise DataError(f"{path}: cannot read it ({err.strerror or err})") from None
-    except UnicodeDecodeError:
-        raise DataError(f"{path}: not UTF-8 text") from None
-    return parse(text, str(path))
+def load(path: Path) -> Pack | None:
+    """The pack in a state file, None if there is none; statefile.Unreadable for a file the
+    box cannot read (a link, a FIFO, too big, not UTF-8...), DataError for a bad pack."""
+    text = statefile.read_text(path, statefile.PACK_CAP)
+    return None if text is None else parse(text, str(path))
 
 
 def shipped() -> Pack:
-    return load(SHIPPED)
+    return parse(SHIPPED.read_text(encoding="utf-8"), str(SHIPPED))
 
 
 def for_state_dir(state_dir: Path) -> tuple[Pack, str | None]:
     """The pack to use with this state directory, and the problem to tell the owner, if any.
 
     The owner's file wins when it parses (and becomes the last good copy); when it does not,
-    the last good copy, else the shipped file, is used and the problem is returned."""
+    the last good copy, else the shipped file, is used and the problem is returned. A file the
+    box cannot read at all (either of them) is set aside; a pack that does not parse stays
+    where it is, for the owner to mend."""
     owner = state_dir / OWNER_NAME
     last_good = state_dir / LAST_GOOD_NAME
-    if not owner.exists():
-        return shipped(), None
     try:
         pack = load(owner)
+    except statefile.Unreadable as err:
+        problem = statefile.set_aside(owner, str(err), "keeping the previous pack")
     except DataError as err:
+        problem = str(err)
         log.error("%s; keeping the previous pack", err)
-        try:
-            return load(last_good), str(err)
-        except DataError:
-            return shipped(), str(err)
+    else:
+        if pack is None:
+            return shipped(), None  # the last good copy is not even looked at
+        _keep_copy(owner, last_good)
+        return pack, None
+    return _last_good(last_good) or shipped(), problem
+
+
+def _last_good(path: Path) -> Pack | None:
+    """The box's own copy of the owner's last pack that parsed; set aside if it is not one."""
     try:
-        if not last_good.exists() or last_good.read_bytes() != owner.read_bytes():
-            shutil.copyfile(owner, last_good)
-    except OSError as err:
+        return load(path)
+    except (statefile.Unreadable, DataError) as err:
+        statefile.set_aside(path, str(err), "using the shipped pack")
+        return None
+
+
+def _keep_copy(owner: Path, last_good: Path) -> None:
+    """Make the last good copy the owner's file (read once more: both are small and capped)."""
+    try:
+        data = statefile.read_bytes(owner, statefile.PACK_CAP)
+        try:
+            same = statefile.read_bytes(last_good, statefile.PACK_CAP) == data
+        except statefile.Unreadable as err:
+            statefile.set_aside(last_good, str(err), "writing it afresh")
+            same = False
+        if data is not None and not same:
+            durable.replace_whole(last_good, data)
+    except (OSError, statefile.Unreadable) as err:
         log.warning("cannot keep a last good copy of %s: %s", owner, err)
-    return pack, None
 
 
 # --- checking the entries -------------------------------------------------------------------

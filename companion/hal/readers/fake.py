@@ -10,7 +10,9 @@ from __future__ import annotations
 import contextlib
 import errno
 import logging
+import math
 import os
+import random
 import select
 import threading
 import tty
@@ -142,16 +144,29 @@ class PtyPort:
 
 
 class FakeRdm6300:
-    """An RDM6300 module: it only ever transmits frames."""
+    """An RDM6300 module: it only ever transmits frames.
+
+    ``hold`` and ``release`` may be called from different threads (the simulator's keys and its
+    loop): one lock makes each a whole step, so a release can never forget a hold that another
+    thread has just started (that transmitter would go on sending its tag for ever: the box
+    stuck on one card).
+    """
 
     def __init__(self, port: PtyPort | None = None) -> None:
         self.port = port or PtyPort()
+        self._hold_lock = threading.Lock()
         self._holding: threading.Event | None = None
         self._hold_thread: threading.Thread | None = None
+        self._held: str | None = None
 
     @property
     def path(self) -> str:
         return self.port.path
+
+    @property
+    def held(self) -> str | None:
+        """The tag the module is sending over and over now, if any."""
+        return self._held
 
     @staticmethod
     def frame(uid10: str) -> bytes:
@@ -165,28 +180,35 @@ class FakeRdm6300:
 
     def hold(self, uid: str, interval: float = HOLD_INTERVAL) -> None:
         """Keeps sending ``uid`` every ``interval`` seconds, as a module does while a tag rests."""
-        self.release()
         frame = encode_frame(uid)
-        stop = threading.Event()
+        with self._hold_lock:
+            self._stop_holding()
+            stop = threading.Event()
 
-        def transmit() -> None:
-            while not stop.is_set():
-                try:
-                    self.port.write(frame)
-                except OSError:
-                    return
-                stop.wait(interval)
+            def transmit() -> None:
+                while not stop.is_set():
+                    try:
+                        self.port.write(frame)
+                    except OSError:
+                        return
+                    stop.wait(interval)
 
-        self._holding = stop
-        self._hold_thread = threading.Thread(target=transmit, name="fake-rdm6300", daemon=True)
-        self._hold_thread.start()
+            self._holding, self._held = stop, uid
+            self._hold_thread = threading.Thread(target=transmit, name="fake-rdm6300", daemon=True)
+            self._hold_thread.start()
 
     def release(self) -> None:
+        with self._hold_lock:
+            self._stop_holding()
+
+    def _stop_holding(self) -> None:
+        """Called with the hold lock held."""
         if self._holding is not None and self._hold_thread is not None:
             self._holding.set()
             self._hold_thread.join(timeout=2.0)
         self._holding = None
         self._hold_thread = None
+        self._held = None
 
     def close(self) -> None:
         self.release()
@@ -219,6 +241,7 @@ class FakePn532:
         self._passive_retries = 0xFF
         self._poll_pending = False
         self._crossing: bytes | None = None
+        self._misreads: list[bytes] = []
         self._hung = False
         self._last_answer = b""
         self._lock = threading.Lock()
@@ -244,6 +267,18 @@ class FakePn532:
     def remove(self) -> None:
         with self._lock:
             self._uid = None
+
+    def misread(self, uid_hex: str, times: int = 1) -> None:
+        """The next ``times`` answers that report a card report ``uid_hex`` instead, with
+        valid checksums: bit flips on the line that cancel in the 8-bit sums."""
+        with self._lock:
+            self._misreads = [_nfc_uid(uid_hex)] * times
+
+    @property
+    def held(self) -> str | None:
+        """The UID of the card on the antenna now, if any (upper-case hex)."""
+        with self._lock:
+            return None if self._uid is None else self._uid.hex().upper()
 
     @property
     def waiting(self) -> bool:
@@ -336,18 +371,28 @@ class FakePn532:
         self._poll_pending = pending
         self._changed.notify_all()
 
-    @staticmethod
-    def _target_answer(uid: bytes | None) -> bytes:
-        if uid is None:
-            return pn532.response_frame(pn532.IN_LIST_PASSIVE_TARGET, b"\x00")
-        sens_res = b"\x00\x44" if len(uid) > 4 else b"\x00\x04"
-        sel_res = b"\x00" if len(uid) > 4 else b"\x08"
-        data = b"\x01\x01" + sens_res + sel_res + bytes([len(uid)]) + uid
-        return pn532.response_frame(pn532.IN_LIST_PASSIVE_TARGET, data)
+    def _target_answer(self, uid: bytes | None) -> bytes:
+        if uid is not None and self._misreads:
+            uid = self._misreads.pop()
+        return target_answer(uid)
 
     def _send(self, frame: bytes) -> None:
         self._last_answer = frame
         self.port.write(frame)
+
+
+# SENS_RES and SEL_RES as common tags give them: MIFARE Classic 1K (4-byte UID), NTAG/Ultralight
+# (7 bytes); a triple-size UID (10 bytes) with the same anticollision bit.
+_SENS_SEL = {4: (b"\x00\x04", 0x08), 7: (b"\x00\x44", 0x00), 10: (b"\x00\x84", 0x00)}
+
+
+def target_answer(uid: bytes | None) -> bytes:
+    """The chip's whole answer frame to InListPassiveTarget: the card ``uid``, or none."""
+    if uid is None:
+        return pn532.response_frame(pn532.IN_LIST_PASSIVE_TARGET, b"\x00")
+    sens_res, sel_res = _SENS_SEL[len(uid)]
+    data = b"\x01\x01" + sens_res + bytes([sel_res, len(uid)]) + uid
+    return pn532.response_frame(pn532.IN_LIST_PASSIVE_TARGET, data)
 
 
 def _nfc_uid(uid_hex: str) -> bytes:
@@ -355,3 +400,59 @@ def _nfc_uid(uid_hex: str) -> bytes:
     if len(uid) not in pn532.UID_LENGTHS:
         raise ValueError(f"NFC UID {uid_hex!r} must be 4, 7 or 10 bytes")
     return uid
+
+
+# --- a noisy line: what the PN532's answers may look like after the UART ----------------------
+
+
+def flip_bits(data: bytes, rate: float, rng: random.Random) -> bytes:
+    """``data`` with each bit flipped with probability ``rate`` (independent bit errors)."""
+    if rate <= 0:
+        return data
+    out = bytearray(data)
+    bits = len(out) * 8
+    # The gap to the next flipped bit is geometric: as many draws as flips, not as bits.
+    scale = 1 / math.log1p(-rate) if rate < 1 else 0.0
+    position = -1
+    while True:
+        position += 1 + (int(math.log(1.0 - rng.random()) * scale) if scale else 0)
+        if position >= bits:
+            return bytes(out)
+        out[position // 8] ^= 0x80 >> (position % 8)
+
+
+def fuzz(data: bytes, rng: random.Random) -> bytes:
+    """``data`` damaged one to four times over: bits flipped, bytes changed, dropped, doubled
+    or added, the stream cut or garbage around it (a loose wire, a noisy supply, a bad baud)."""
+    out = bytearray(data)
+    for _ in range(rng.randint(1, 4)):
+        kind = rng.randrange(8)
+        at = rng.randrange(len(out) + 1)
+        if kind == 0:
+            for _ in range(rng.randint(1, 8)):
+                if out:
+                    out[rng.randrange(len(out))] ^= 1 << rng.randrange(8)
+        elif kind == 1 and out:
+            out[at % len(out)] = rng.randrange(256)
+        elif kind == 2:
+            out[at:at] = rng.randbytes(rng.randint(1, 4))
+        elif kind == 3:
+            del out[at : at + rng.randint(1, 4)]
+        elif kind == 4:
+            out[at:at] = out[max(0, at - rng.randint(1, 8)) : at]
+        elif kind == 5:
+            del out[at:]
+        elif kind == 6:
+            out[0:0] = rng.randbytes(rng.randint(1, 20))
+        elif len(out) > 1:
+            i, j = rng.randrange(len(out)), rng.randrange(len(out))
+            out[i], out[j] = out[j], out[i]
+    return bytes(out)
+
+
+def random_uid(rng: random.Random) -> bytes:
+    """A UID as tags have them: 4, 7 or 10 bytes, never starting with the cascade tag."""
+    uid = bytearray(rng.randbytes(rng.choice(pn532.UID_LENGTHS)))
+    if uid[0] == pn532.CASCADE_TAG:
+        uid[0] = 0x04
+    return bytes(uid)

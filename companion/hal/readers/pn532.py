@@ -50,7 +50,7 @@ ONE_TYPE_A_TARGET = b"\x01\x00"
 SLICE = 0.02
 COMMAND_TIMEOUT = 0.5
 POLL_TIMEOUT = 0.15
-POLL_INTERVAL = 0.1
+POLL_INTERVAL = 0.05  # while a card lies: a card laid 0.1 s after it is always polled
 WAIT_WINDOW = 1.0  # how long one read_uids listens for the chip's answer with no card near
 RESYNC_QUIET = 0.1  # a frame's rest not come after this long: its length was garbage
 REARM_SECONDS = 30.0  # a wait this old is aborted and re-sent: a chip that reset answers nothing
@@ -144,22 +144,88 @@ class Pn532FrameParser:
             del self._buffer[:end]
 
 
-def parse_target_uid(data: bytes) -> list[str]:
-    """The UID in an InListPassiveTarget answer (the bytes after ``D5 4B``), if a card is there.
+# SENS_RES (ATQA) bits 8-7 give the UID size: single, double or triple (ISO/IEC 14443-3).
+UID_SIZE_CODES = {0: 4, 1: 7, 2: 10}
+CASCADE_TAG = 0x88  # never the first byte of a complete UID
+SAK_CASCADE = 0x04  # set while the UID is not complete
+SAK_ISO14443_4 = 0x20  # the target speaks ISO/IEC 14443-4: the chip adds its ATS
 
-    Layout: number of targets, target number, SENS_RES (2), SEL_RES, UID length, UID.
-    """
-    if not data or data[0] == 0:
-        return []
+
+def target_problem(data: bytes) -> str | None:
+    """What does not agree in an InListPassiveTarget answer (the bytes after ``D5 4B``) that
+    reports a card, or None when every field does: one target, target number 1, SENS_RES with
+    one anticollision bit and the UID size of the NFCID length (4, 7 or 10), a SEL_RES of a
+    complete UID, no cascade tag in front, and the frame exactly as long as all that (plus the
+    ATS a 14443-4 target adds). The frame checksums are 8-bit sums: two bit flips that cancel
+    pass them, and these checks are what stands between such a frame and a false card."""
     if len(data) < 6:
-        logger.warning("PN532 target answer too short: %s", data.hex())
+        return "too short"
+    targets, number, sens_hi, sens_lo, sel_res, length = data[:6]
+    if targets != 1 or number != 1:
+        return f"{targets} targets, number {number} (asked for one)"
+    if sens_hi & 0xF0 or sens_lo & 0x20:
+        return f"SENS_RES {sens_hi:02X}{sens_lo:02X} with bits that must be 0 set"
+    anticollision = sens_lo & 0x1F
+    if anticollision & (anticollision - 1) or not anticollision:
+        return f"SENS_RES {sens_hi:02X}{sens_lo:02X} without exactly one anticollision bit"
+    if UID_SIZE_CODES.get(sens_lo >> 6) != length:
+        return f"SENS_RES {sens_hi:02X}{sens_lo:02X} does not give a UID of {length} bytes"
+    if sel_res & SAK_CASCADE:
+        return f"SEL_RES {sel_res:02X} says the UID is not complete"
+    end = 6 + length
+    if len(data) < end or data[6] == CASCADE_TAG:
+        return "the NFCID is cut short or starts with the cascade tag"
+    if sel_res & SAK_ISO14443_4:
+        if len(data) <= end or data[end] < 1:
+            return "a 14443-4 target without its ATS"
+        end += data[end]
+    if len(data) != end:
+        return f"{len(data)} bytes where the fields make {end}"
+    return None
+
+
+def parse_target_uid(data: bytes) -> list[str]:
+    """The UID in an InListPassiveTarget answer (the bytes after ``D5 4B``), if a card is there
+    and every field of the answer agrees (``target_problem``); else none.
+
+    Layout: number of targets, target number, SENS_RES (2), SEL_RES, UID length, UID[, ATS].
+    """
+    if data == b"\x00":
         return []
-    uid_length = data[5]
-    uid = data[6 : 6 + uid_length]
-    if uid_length not in UID_LENGTHS or len(uid) != uid_length:
-        logger.warning("PN532 target answer with a bad UID: %s", data.hex())
+    problem = target_problem(data)
+    if problem is not None:
+        logger.debug("PN532 target answer dropped (%s): %s", problem, data.hex())
         return []
-    return [uid.hex().upper()]
+    return [data[6 : 6 + data[5]].hex().upper()]
+
+
+class Confirmation:
+    """A new UID counts only once two reads in a row give it in the very same answer (the
+    card's SENS_RES, SEL_RES and ATS too: a card answers alike every time); the card already
+    reported stays reported while every read gives its UID. Two reads must then be damaged in
+    the same way to make a false card (docs/performance.md, "PN532 false cards"). Pure: the
+    driver feeds it each read and the bench feeds it noise."""
+
+    def __init__(self) -> None:
+        self.reported: str | None = None
+        self.candidate: tuple[str, bytes] | None = None
+
+    def seen(self, uids: list[str], answer: bytes = b"") -> list[str]:
+        """What to report for one read: its UIDs (none, or one) and the answer they came in."""
+        if not uids:
+            self.reported = self.candidate = None
+            return []
+        uid = uids[0]
+        if uid == self.reported or (uid, answer) == self.candidate:
+            self.reported, self.candidate = uid, None
+            return [uid]
+        self.candidate = (uid, answer)
+        return []
+
+    @property
+    def pending(self) -> bool:
+        """A UID waits for its confirming read."""
+        return self.candidate is not None
 
 
 class Pn532Driver:
@@ -189,6 +255,7 @@ class Pn532Driver:
         self._waiting_since: float | None = None  # an InListPassiveTarget waits in the chip
         self._card_on = False  # a card lay on the antenna at the last look: poll for it
         self._damaged = 0  # frames dropped for bad checksums, so far
+        self._confirm = Confirmation()  # a new UID is reported on its second read
 
     def open(self) -> None:
         """Wakes the chip, selects normal SAM mode, reads the firmware, lets the chip wait."""
@@ -196,6 +263,7 @@ class Pn532Driver:
         self._closing.clear()
         self._waiting_since = None
         self._card_on = False
+        self._confirm = Confirmation()
         self._serial = serial.Serial(self.port, self.baudrate, timeout=SLICE)
         try:
             self._serial.reset_input_buffer()
@@ -265,13 +333,17 @@ class Pn532Driver:
             return []
         self._waiting_since = None
         uids = parse_target_uid(answer)
-        if uids:
-            self._card_on = True
-            self._require(RF_CONFIGURATION, RF_MAX_RETRIES, "RFConfiguration")
-        return uids
+        self._confirm.seen(uids, answer)
+        if not uids:
+            return []
+        self._card_on = True
+        self._require(RF_CONFIGURATION, RF_MAX_RETRIES, "RFConfiguration")
+        return self._poll(pace=False)  # the confirming read, at once
 
-    def _poll(self) -> list[str]:
-        """A card lies on the antenna: poll once, answered at once, card or not."""
+    def _poll(self, pace: bool = True) -> list[str]:
+        """A card lies on the antenna: poll once, answered at once, card or not. A UID not
+        yet confirmed is not reported, and the next poll (its confirming read) follows at once;
+        ``pace``: a reported card's polls are spaced ``poll_interval`` apart."""
         started = time.monotonic()
         answer = self._exchange(IN_LIST_PASSIVE_TARGET, ONE_TYPE_A_TARGET, self.poll_timeout)
         if self._closing.is_set():
@@ -279,14 +351,15 @@ class Pn532Driver:
         if answer is None:  # a chip that waits anyway (or a lost frame): the card is taken as gone
             self._abort()
         uids = parse_target_uid(answer) if answer is not None else []
+        reported = self._confirm.seen(uids, answer or b"")
         if not uids:
             self._card_on = False
             self._require(RF_CONFIGURATION, RF_WAIT_FOR_CARD, "RFConfiguration")
             return []
         remaining = self.poll_interval - (time.monotonic() - started)
-        if remaining > 0:
+        if pace and reported and remaining > 0:
             self._closing.wait(remaining)
-        return uids
+        return reported
 
     def _require(self, command: int, params: bytes, name: str) -> bytes:
         answer = self._exchange(command, params, COMMAND_TIMEOUT)

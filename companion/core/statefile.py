@@ -1,0 +1,190 @@
+"""The one way every file the box keeps (journal, cards, records, the Deathtrap pack and its
+last good copy) and the config are read: a regular file only, opened without following a link
+and without blocking, checked with fstat, read up to a size cap, decoded and parsed with limits.
+Anything else (a FIFO, a device, a directory, a socket, a symbolic link, a dangling or looping
+link, a file too big, bytes that are not UTF-8, a number too long, nesting too deep) is
+``Unreadable`` with a reason fit for a log line; a state file that is so is set aside under a
+name never reused (``set_aside``), with one ERROR line, and the box starts without it."""
+
+from __future__ import annotations
+
+import errno
+import json
+import logging
+import os
+import re
+import stat
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from companion.core import durable
+from companion.errors import DataError
+
+log = logging.getLogger(__name__)
+
+MIB = 1024 * 1024
+# Caps: far above what the box ever writes, far below what would stall a start (see
+# docs/performance.md, "Start time and the journal").
+JOURNAL_CAP = 4 * MIB  # the move to history/ keeps it near 256 KiB in normal play
+CARDS_CAP = 4 * MIB  # about 30,000 cards
+RECORDS_CAP = 4 * MIB  # 500 results per board are about 150 KiB
+PACK_CAP = 1 * MIB  # the shipped pack is 2 KiB
+CONFIG_CAP = 1 * MIB  # the commented example is 2 KiB
+
+_DIGITS = sys.get_int_max_str_digits() or 4300
+
+
+class Unreadable(DataError):
+    """A file that is not a regular file the box can read whole; ``why`` says what it is
+    (exit 65 from a shell command)."""
+
+    def __init__(self, path: Path | str, why: str) -> None:
+        super().__init__(f"{path}: {why}")
+        self.path = path
+        self.why = why
+
+
+def _link(path: Path) -> str:
+    """What a symbolic link is, in words: where it points and whether that can be reached."""
+    try:
+        target = os.readlink(path)
+    except OSError:
+        target = "?"
+    try:
+        os.stat(path)
+    except OSError as err:
+        if err.errno == errno.ELOOP:
+            return f"a symbolic link that loops ({target}), not a regular file"
+        if err.errno == errno.ENOENT:
+            return f"a dangling symbolic link (to {target}, which is not there)"
+        return f"a symbolic link (to {target}, {err.strerror})"
+    return f"a symbolic link (to {target}), not a regular file"
+
+
+def exists(path: Path) -> bool:
+    """Anything at ``path`` (a dangling link too), without following a link."""
+    try:
+        os.lstat(path)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True  # something is there that cannot even be looked at
+    return True
+
+
+def is_regular(path: Path) -> bool:
+    """A regular file itself, not a link to one."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _check(path: Path, st: os.stat_result, cap: int) -> None:
+    if stat.S_ISLNK(st.st_mode):
+        raise Unreadable(path, f"is {_link(path)}")
+    if not stat.S_ISREG(st.st_mode):
+        raise Unreadable(path, f"is {durable.kind(st.st_mode)}, not a regular file")
+    if st.st_size > cap:
+        raise Unreadable(path, f"is too big ({st.st_size} bytes; at most {cap})")
+
+
+def read_bytes(path: Path, cap: int) -> bytes | None:
+    """The whole file, or None when nothing is there; Unreadable for anything else."""
+    try:
+        _check(path, os.lstat(path), cap)
+    except FileNotFoundError:
+        return None
+    except OSError as err:
+        raise Unreadable(path, f"cannot be looked at ({err.strerror or err})") from None
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        return None  # gone since the look: as if never there
+    except OSError as err:
+        if err.errno == errno.ELOOP:  # became a link since the look
+            raise Unreadable(path, f"is {_link(path)}") from None
+        raise Unreadable(path, f"cannot be opened ({err.strerror or err})") from None
+    try:
+        _check(path, os.fstat(fd), cap)  # what was opened, whatever the look saw
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            chunk = os.read(fd, min(MIB, cap + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > cap:
+                raise Unreadable(path, f"is too big (more than {cap} bytes)")
+        return b"".join(chunks)
+    except OSError as err:
+        raise Unreadable(path, f"cannot be read ({err.strerror or err})") from None
+    finally:
+        os.close(fd)
+
+
+def decode(path: Path, data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        raise Unreadable(path, f"is not UTF-8 text (line {line}, byte {err.start})") from None
+
+
+def read_text(path: Path, cap: int) -> str | None:
+    data = read_bytes(path, cap)
+    return None if data is None else decode(path, data)
+
+
+def long_number(path: Path | str, text: str) -> Unreadable:
+    """A number of more digits than Python converts, named with its line."""
+    match = re.search(rf"\d{{{_DIGITS + 1},}}", text)
+    line = f" (line {text.count(chr(10), 0, match.start()) + 1})" if match else ""
+    return Unreadable(path, f"holds a number of more than {_DIGITS} digits{line}")
+
+
+def parse_toml(path: Path | str, text: str) -> dict[str, Any]:
+    """TOML, with Unreadable for what no editor writes (a number too long, nesting too deep);
+    a TOML syntax error stays tomllib's TOMLDecodeError, with its line."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        raise
+    except RecursionError:
+        raise Unreadable(path, "is nested too deep") from None
+    except MemoryError:
+        raise Unreadable(path, "needs too much memory to parse") from None
+    except ValueError:  # int() of a number past the digit limit
+        raise long_number(path, text) from None
+
+
+def parse_json(path: Path, text: str) -> Any:
+    """JSON, with Unreadable for anything that is not (with why)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise Unreadable(path, f"is not JSON (line {err.lineno}: {err.msg})") from None
+    except RecursionError:
+        raise Unreadable(path, "is nested too deep") from None
+    except MemoryError:
+        raise Unreadable(path, "needs too much memory to parse") from None
+    except ValueError:
+        raise long_number(path, text) from None
+
+
+def set_aside(path: Path, message: str, then: str) -> str:
+    """Move ``path`` (whatever it is: a link, a FIFO, a directory) out of the way under a name
+    never reused, and say so in one ERROR line: ``message`` (the file and why), where it went
+    and ``then`` (what the box does without it). Returns that line."""
+    try:
+        target = durable.set_aside(path)
+    except OSError as err:
+        line = f"{message}; cannot move it aside ({err.strerror or err}), {then}"
+    else:
+        line = f"{message}; moved to {target}, {then}"
+    log.error("%s", line)
+    return line
