@@ -521,7 +521,7 @@ def _web_face(box: SimulatedBox) -> Any:
         stream.close()
 
 
-def web_latency(presses: int = 300) -> dict[str, float]:
+def web_latency(presses: int = 300) -> dict[str, float | None]:
     """A press posted over HTTP (POST /api/press/green, straight to the App as a remote does,
     no simulated finger) -> the new frame's event arriving on an open event stream (GET
     /api/events): the request, the loop, the rules, the journal's fsync, the renderer, the
@@ -539,6 +539,7 @@ def web_latency(presses: int = 300) -> dict[str, float]:
     arrived = threading.Event()
     seen = {"seq": 0, "at": 0.0}
     times: list[float] = []
+    shares: list[float] = []  # the display handed the frame -> its event arrived
     stream: http.client.HTTPConnection | None = None
     with tempfile.TemporaryDirectory() as tmp:
         box, consumer = _running_box(Path(tmp), watch, "none")
@@ -568,6 +569,7 @@ def web_latency(presses: int = 300) -> dict[str, float]:
             for i in range(presses):
                 before = seen["seq"]
                 arrived.clear()
+                watch.event.clear()
                 t0 = time.perf_counter()
                 post.request("POST", "/api/press/green", headers=headers)
                 answer = post.getresponse()
@@ -579,6 +581,8 @@ def web_latency(presses: int = 300) -> dict[str, float]:
                         raise RuntimeError(f"no event after press {i}")
                     arrived.clear()
                 times.append((seen["at"] - t0) * 1000)
+                if watch.event.is_set():  # the roll changed the screen: the web's own share
+                    shares.append((seen["at"] - watch.at) * 1000)
             post.close()
         finally:
             server.stop()  # ends the stream, so the reading thread lets go of it
@@ -589,6 +593,8 @@ def web_latency(presses: int = 300) -> dict[str, float]:
         "web_press_p50_ms": round(statistics.median(times), 3),
         "web_press_p99_ms": round(_pct(times, 0.99), 3),
         "web_press_samples": presses,
+        "web_frame_to_event_p50_ms": round(statistics.median(shares), 3) if shares else None,
+        "web_frame_to_event_p99_ms": round(_pct(shares, 0.99), 3) if shares else None,
     }
 
 
