@@ -260,7 +260,7 @@ def test_walking_a_game_menu_changes_nothing_until_the_action(tally, tmp_path):
     assert [o["state"]["counts"]["2"] for o in out] == [0, 0, 0, 0, 0, 0, 1]
     assert out[2]["screen"][0] == "Which seat?"
     record = Journal(tmp_path / "journal.jsonl").open()
-    assert [s.action.name for s in record.steps] == ["add"]  # one entry: no menu steps
+    assert [s.action["name"] for s in record.steps] == ["add"]  # one entry: no menu steps
 
 
 def test_undo_after_a_menu_takes_back_the_action_not_the_walk(tally):

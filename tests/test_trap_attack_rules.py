@@ -278,17 +278,17 @@ def test_players_heal_never_exceeds_six():
 def test_players_important_note_knocked_out_after_the_shortcut_goes_back_the_way_it_came():
     table = Table({"ai_route": "shortcut"})
     table.do("set_ai", position=20)
-    table.do("damage", player="ai", amount=6, by="1")
+    table.do("damage", player="ai", amount=6, by="none")
     assert ai(table)["position"] == 26  # 20 -> 25 (the shortcut) -> 26, not the mine path
     table = Table()
     table.do("set_ai", position=20)
-    table.do("damage", player="ai", amount=6, by="1")
+    table.do("damage", player="ai", amount=6, by="none")
     assert ai(table)["position"] == 22
 
 
 def test_knocked_out_never_walks_past_the_start_or_back_over_the_crystal():
     table = Table()
-    table.do("damage", player="ai", amount=6, by="1")
+    table.do("damage", player="ai", amount=6, by="none")
     assert ai(table)["position"] == 30
     table.do("set_ai", position=1, crystal="yes")
     table.do("attack", 6, kind="push", amount=3)
@@ -395,6 +395,51 @@ def test_action_cards_attacks_only_in_ones_own_turn_items_any_time():
         table.do("play", card="damage-1", by="2")
     table.do("play", card="shield", by="2")
     assert table.pub["played"] == [{"by": "2", "group": "item", "target": None}]
+
+
+def test_ruling_11_a_damage_entry_by_a_player_is_their_attack_one_a_turn_on_each_pawn():
+    table = Table({"players": "2"})
+    table.do("damage", player="2", amount=1, by="1")
+    for _ in range(2):  # the second and third entry of the same turn
+        with pytest.raises(Rejected, match="Player 1 has already cast an attack this turn"):
+            table.do("damage", player="2", amount=1, by="1")
+    assert player(table, "2")["life"] == 5
+    assert table.pub["played"] == [{"by": "1", "group": "attack", "target": "2"}]
+    table.do("damage", player="2", amount=1, by="none")  # a correction is nobody's attack
+    table.do("turn")
+    table.do("turn")  # player 1's next turn: a new attack is allowed
+    table.do("damage", player="2", amount=1, by="1")
+    assert player(table, "2")["life"] == 3
+
+
+def test_ruling_11_a_played_card_and_a_damage_entry_share_one_limit_per_opponent():
+    table = Table({"players": "3"})
+    table.do("play", card="damage-1", by="1", target="2")
+    table.do("take")
+    with pytest.raises(Rejected, match="already attacked Player 2"):
+        table.do("damage", player="2", amount=1, by="1")
+    table.do("damage", player="3", amount=1, by="1")  # another opponent: its own attack
+    with pytest.raises(Rejected, match="already attacked Player 3"):
+        table.do("play", card="damage-2", by="1", target="3")
+    with pytest.raises(BadAction, match="cannot attack themselves"):
+        table.do("damage", player="1", amount=1, by="1")
+
+
+def test_ruling_11_a_players_hit_on_the_ai_goes_through_attack_and_its_block_roll():
+    table = Table()
+    table.do("attack", 5, kind="damage", amount=1)
+    with pytest.raises(Rejected, match="already cast an attack"):
+        table.do("attack", 5, kind="damage", amount=1)
+    with pytest.raises(Rejected, match="'Attack the AI': the AI rolls to block it"):
+        table.do("damage", player="ai", amount=1, by="1")
+    assert ai(table)["life"] == 5
+    # The menu's Damage form, aimed at the AI, offers only a hit by nobody (a correction).
+    table.do("ask", form="damage", player="ai")
+    table.do("next")  # the amount: 1
+    assert table.screen()[1:3] == ["Hit by?", "< Nobody >"]
+    table.press("ok")
+    assert ai(table)["life"] == 4
+    assert table.pub["players"]["1"]["loot"] == 0
 
 
 # --- Victory condition / Scoring --------------------------------------------------------------
@@ -544,6 +589,37 @@ def test_one_race_winner_only():
     table.do("winner", player="1")
     with pytest.raises(Rejected, match="already has a winner"):
         table.do("winner", player="ai")
+
+
+def test_ruling_8_relic_entries_never_exceed_the_deck_in_whatever_order_they_come():
+    table = Table({"players": "2"})
+    for n in range(20):
+        table.do("relic", player="1" if n < 18 else "2", value=1, combo=1 + n // 2)
+    for who in ("1", "2"):
+        with pytest.raises(Rejected, match="the game has 20 relic cards: Player"):
+            table.do("relic", player=who, value=1, combo=1)
+    table.do("scoring")
+    # the count can still be answered, and only within what is left of the deck
+    with pytest.raises(Rejected, match="Player 2 can have 2 at most"):
+        table.do("held", player="2", relics=3, loot=0)
+    table.do("ask", form="held", player="2")
+    assert table.screen()[1:3] == ["Relic cards held", "< 2 >"]
+    table.press("down")  # numbers go down with down: 2 -> 1 -> 0 -> back to the top, 2
+    table.press("down")
+    table.press("down")
+    assert table.screen()[2] == "< 2 >"
+
+
+def test_ruling_8_a_count_said_first_bounds_everyone_elses_entries():
+    table = Table()  # solo: the AI's bought relics are cards of the deck too
+    table.do("ai_turn", 1, 3)  # Buy relic
+    with pytest.raises(Rejected, match="the game has 20 relic cards: Player 1 can have 19"):
+        table.do("held", player="1", relics=20, loot=0)
+    table.do("held", player="1", relics=19, loot=16)
+    for _ in range(19):
+        table.do("relic", player="1", value=1, combo=1)
+    with pytest.raises(Rejected, match="Player 1 holds 19 relics, all entered"):
+        table.do("relic", player="1", value=1, combo=1)
 
 
 # --- malformed input --------------------------------------------------------------------------

@@ -1,7 +1,9 @@
 """Undo in Trap Attack takes back game actions only: the players' menu lives in the game's
-state and every cursor move is journaled, but no menu move is ever the thing undo offers."""
+state, but no menu move is ever journaled nor the thing undo offers."""
 
 from __future__ import annotations
+
+import json
 
 from companion.core.journal import Journal
 from companion.replay import run_script
@@ -43,4 +45,17 @@ def test_undo_after_menu_moves_folds_to_what_the_box_shows(tmp_path):
     assert out[-1]["state"]["ai"]["position"] == 26
     record = Journal(tmp_path / "journal.jsonl").open()
     assert record is not None
-    assert [a.name for a in record.actions] == ["ai_turn"]
+    assert [a["name"] for a in record.actions] == ["ai_turn"]
+
+
+def test_menu_moves_are_shown_but_never_journaled(tmp_path):
+    out = run_script(
+        "game trap-attack\npress red\npress down\npress up\npress red\n"
+        "do ask form=damage player=ai\npress ok\npress ok\n",
+        state_dir=tmp_path,
+    )
+    shown = [o["state"]["menu"] for o in out[1:]]
+    assert shown == ["menu", "menu", "menu", None, "form", "form", None]
+    entries = [json.loads(line) for line in (tmp_path / "journal.jsonl").read_text().splitlines()]
+    assert [e["action"]["name"] for e in entries if e["kind"] == "action"] == ["damage"]
+    assert all("nav" not in e for e in entries)

@@ -55,11 +55,7 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
 
 # Imports known to run against the layers, each with why it is still there. Empty this list; do
 # not grow it.
-KNOWN: dict[tuple[str, str], str] = {
-    ("companion.core.journal", "companion.games.base"): (
-        "issue 19: the journal stores Actions; it is to store entries the app makes of them"
-    ),
-}
+KNOWN: dict[tuple[str, str], str] = {}
 
 # A game's rules module may import only these besides its own game's modules (and the standard
 # library, minus what would bring in I/O, time or chance).

@@ -45,10 +45,10 @@ class Actions:
         if isinstance(reply, Action):
             self.submit(reply, from_input=True)
         elif isinstance(reply, Ask):
-            self.menu = menus.FormMenu(reply)
+            self.menu = self.play_form = menus.FormMenu(reply)
             self._menu_command(self.menu.start())
         elif isinstance(reply, Pages):
-            self.menu = menus.PageMenu(reply)
+            self.menu = self.play_form = menus.PageMenu(reply)
 
     def submit(
         self, action: Action, from_input: bool = False, auto: bool = False, journal: bool = True
@@ -86,14 +86,13 @@ class Actions:
                 raise
             log.error("control map produced a bad action %r: %s", action, err)
             return False
-        if not journal:
-            session.state = outcome.state
-            self.effects(outcome.effects)
-            return True
-        nav = getattr(rules, "navigation", lambda action: False)(action)
-        self.journal.action(action, auto=auto, nav=nav)  # fsync before anything shows
+        if journal and not getattr(rules, "navigation", lambda action: False)(action):
+            self.journal.action(action.to_json(), auto=auto)  # fsync before anything shows
+            session.add(Step(action, auto), outcome.effects)
+        # else a timer's tick (the screen's, ``journal`` false) or a move in a menu the game
+        # keeps in its state: shown, never journaled and never a step (a fold, an undo or a
+        # power cut comes back with the menu closed, by restore)
         session.state = outcome.state
-        session.add(Step(action, auto, nav), outcome.effects)
         self.effects(outcome.effects)
         self.keep_result(announce=True)
         return True

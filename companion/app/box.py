@@ -19,8 +19,9 @@ from companion.app.enrolment import Enrolment
 from companion.app.inputs import Inputs
 from companion.app.menu_control import MenuControl
 from companion.app.parts import Parts
+from companion.app.phones import Phones
 from companion.app.refresh import Refresh
-from companion.app.session import Session, restored
+from companion.app.session import Session, from_journal, restored
 from companion.app.toasts import Toasts
 from companion.core.clock import Clock
 from companion.core.config import Config
@@ -31,7 +32,7 @@ from companion.core.records import RECORDS_FILE, Records
 from companion.core.registry import Card, Registry, demo_uid
 from companion.faces.hub import Hub
 from companion.games import registry as games
-from companion.games.base import BadAction, Rejected
+from companion.games.base import Action, BadAction, Rejected
 from companion.hal.buttons import ButtonPins, PressLogic
 from companion.hal.lights import Led
 from companion.hal.sound import Sound as Buzzer
@@ -42,7 +43,7 @@ from companion.ui.screen import Lights, Screen
 log = logging.getLogger("companion.app")
 
 
-class App(Inputs, Actions, MenuControl, Enrolment, Toasts, Refresh):
+class App(Inputs, Actions, MenuControl, Enrolment, Toasts, Refresh, Phones):
     def __init__(
         self,
         config: Config,
@@ -94,6 +95,8 @@ class App(Inputs, Actions, MenuControl, Enrolment, Toasts, Refresh):
         self.table_dice = config.dice.source == "table"
         self.session: Session | None = None
         self.menu: menus.Menu | None = None
+        self.play_form: menus.Menu | None = None  # a game's form or pages a tap opened
+        self.held_taps: list[Card] = []  # this game's cards tapped while that form was open
         self.toast: tuple[Screen, Lights] | None = None  # a notice over the screen for a moment
         self.toast_pages: tuple[Screen, ...] = ()  # the notice's pages still to come
         self.time_offset = 0.0
@@ -108,6 +111,7 @@ class App(Inputs, Actions, MenuControl, Enrolment, Toasts, Refresh):
         self.shown: tuple[Screen, Lights] | None = None
         self.on_refresh: list[Callable[[], None]] = []
         self.faces = Hub()  # the terminal, the web page, phones: each sees every refresh
+        self.phones: Any = None  # the phones at the table, when a phone face is on (phones.py)
 
     def _demo_cards(self) -> list[Card]:
         """Every catalog card gets a made-up UID, so the simulator and replay have a deck."""
@@ -163,7 +167,7 @@ class App(Inputs, Actions, MenuControl, Enrolment, Toasts, Refresh):
         session = None
         try:
             session = self._build(record.game, record.options, record.setup_rolls)
-            session.rebuild(record.steps)
+            session.rebuild(from_journal(record.steps))
         except (BadAction, Rejected, KeyError, TypeError, ValueError) as err:
             why = f"cannot replay the saved {record.game} game: {err}"
             self.journal.close()
@@ -181,7 +185,7 @@ class App(Inputs, Actions, MenuControl, Enrolment, Toasts, Refresh):
         self.keep_result(announce=False)  # a cut between the journal and the records
         actions = record.actions
         # Game time goes on from the last moment the journal holds (a clean stop's restore).
-        moments = [s.action.at if s.action else s.at for s in record.steps]
+        moments = [Action.from_json(s.action).at if s.action else s.at for s in record.steps]
         last_at = max([record.started_at, *(at for at in moments if at is not None)])
         self.time_offset = max(0.0, last_at - self.clock.now())
         log.info("resumed %s after %d actions", record.game, len(actions))

@@ -7,8 +7,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from companion.core.journal import Step
-from companion.games.base import Effect, Log
+from companion.core.journal import Entry, Step
+from companion.games.base import Action, Effect, Log
+
+
+def from_journal(steps: list[Step[Entry]]) -> list[Step[Action]]:
+    """The journal's steps (each action the JSON object the app wrote) as the app's own."""
+    return [
+        Step(None if s.action is None else Action.from_json(s.action), s.auto, s.at) for s in steps
+    ]
 
 
 def restored(rules: Any, state: Any, at: float | None) -> Any:
@@ -30,7 +37,7 @@ class Session:
     options: dict[str, Any]
     setup_rolls: tuple[int, ...]
     state: Any
-    steps: list[Step] = field(default_factory=list)
+    steps: list[Step[Action]] = field(default_factory=list)
     labels: list[str] = field(default_factory=list)  # per step: its first log line, for undo
     opening: tuple[Effect, ...] = ()  # effects of ``initial``, played once at a new game
     started_at: float = 0.0  # the game's start on the game clock
@@ -43,7 +50,7 @@ class Session:
             return f"{self.name}#{self.game_id}"
         return f"{self.name}@{self.started_at:.6f}"
 
-    def add(self, step: Step, effects: Iterable[Effect] = ()) -> None:
+    def add(self, step: Step[Action], effects: Iterable[Effect] = ()) -> None:
         self.steps.append(step)
         label = next((e.text for e in effects if isinstance(e, Log)), "")
         self.labels.append(label or (step.action.name if step.action else ""))
@@ -53,7 +60,7 @@ class Session:
             (i for i in range(len(self.steps) - 1, -1, -1) if self.steps[i].by_person), None
         )
 
-    def rebuild(self, steps: list[Step]) -> None:
+    def rebuild(self, steps: list[Step[Action]]) -> None:
         """State and labels from standing steps, exactly as the journal's fold gives them.
         Raises what the rules raise, for a journal the rules no longer accept."""
         self.state = self.rules.initial(self.options, self.setup_rolls).state

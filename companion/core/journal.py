@@ -21,10 +21,9 @@ import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from companion.core import durable, statefile
-from companion.games.base import Action
 
 log = logging.getLogger(__name__)
 
@@ -38,25 +37,30 @@ class JournalUnreadable(Exception):
     """Raised by ``read_entries`` with the line number and what is wrong there."""
 
 
-@dataclass(frozen=True)
-class Step:
-    """One standing entry of a game: an action (``auto`` when a timer applied it, not a
-    person; ``nav`` when it only moved a menu), or, with no action, the app's restore after a
-    power cut or an undo."""
+Entry = dict[str, Any]  # an action as the app wrote it: a JSON object, never read into here
+A = TypeVar("A")
 
-    action: Action | None
+
+@dataclass(frozen=True)
+class Step(Generic[A]):
+    """One standing entry of a game: an action (``auto`` when a timer applied it, not a
+    person), or, with no action, the app's restore after a power cut or an undo.
+
+    The journal knows nothing of games: its steps hold each action as the JSON object the app
+    wrote (``Step[Entry]``); the app turns them back into its actions, and keeps steps of its
+    own actions with the same undo rule (``undo_steps``)."""
+
+    action: A | None
     auto: bool = False
-    nav: bool = False
     at: float | None = None  # a restore's moment play stopped (None: the last action's)
 
     @property
     def by_person(self) -> bool:
-        """An undo target: a game action a person made (menu moves are never taken back on
-        their own; they go with the game action before them)."""
-        return self.action is not None and not self.auto and not self.nav
+        """An undo target: an action a person made."""
+        return self.action is not None and not self.auto
 
 
-def undo_steps(steps: list[Step]) -> Action | None:
+def undo_steps(steps: list[Step[A]]) -> A | None:
     """Take back the last action a person made, with every step after it (timer ticks,
     restores). The same rule folds the journal and runs the box, so both always agree."""
     for i in range(len(steps) - 1, -1, -1):
@@ -75,11 +79,11 @@ class GameRecord:
     options: dict[str, Any]
     setup_rolls: tuple[int, ...]
     started_at: float
-    steps: list[Step] = field(default_factory=list)
+    steps: list[Step[Entry]] = field(default_factory=list)
     game_id: str = ""  # unique to this game (journals before it had none)
 
     @property
-    def actions(self) -> list[Action]:
+    def actions(self) -> list[Entry]:
         return [s.action for s in self.steps if s.action is not None]
 
 
@@ -221,9 +225,12 @@ def fold(entries: list[dict[str, Any]]) -> GameRecord | None:
             )
         elif record is None:
             continue  # actions of a game whose start was archived
+        elif kind == "action" and entry.get("nav"):
+            # A menu move written by an older version (Trap Attack's menus were journaled):
+            # skipped, as it only moved a menu that the next action or the restore closes.
+            continue
         elif kind == "action":
-            action = Action.from_json(entry["action"])
-            record.steps.append(Step(action, bool(entry.get("auto")), bool(entry.get("nav"))))
+            record.steps.append(Step(dict(entry["action"]), bool(entry.get("auto"))))
         elif kind == "restore":
             at = entry.get("at")
             record.steps.append(Step(None, at=None if at is None else float(at)))
@@ -248,15 +255,13 @@ def new_game_id() -> str:
     return secrets.token_hex(8)
 
 
-def _step_entry(step: Step) -> dict[str, Any]:
+def _step_entry(step: Step[Entry]) -> dict[str, Any]:
     """The entry a standing step folds back from."""
     if step.action is None:
         return {"kind": "restore"} if step.at is None else {"kind": "restore", "at": step.at}
-    entry: dict[str, Any] = {"kind": "action", "action": step.action.to_json()}
+    entry: dict[str, Any] = {"kind": "action", "action": dict(step.action)}
     if step.auto:
         entry["auto"] = True
-    if step.nav:
-        entry["nav"] = True
     return entry
 
 
@@ -410,8 +415,9 @@ class Journal:
         self.append(entry)
         return game_id
 
-    def action(self, action: Action, auto: bool = False, nav: bool = False) -> None:
-        self.append(_step_entry(Step(action, auto, nav)))
+    def action(self, action: Entry, auto: bool = False) -> None:
+        """An accepted action, as the JSON object the app made of it (``Action.to_json``)."""
+        self.append(_step_entry(Step(action, auto)))
 
     def restore(self, at: float | None = None) -> None:
         """The app paused what a power cut or an undo interrupted (at ``at``, the moment play

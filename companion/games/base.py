@@ -252,7 +252,8 @@ class Game(Protocol):
     # any whole-number details; None while the game is not finished. The app dates and keeps it.
     #
     # Optional: ``navigation(action) -> bool``, true for an action that only moves a menu kept
-    # in the game's state: it is journaled, but undo never stops on it.
+    # in the game's state (Trap Attack's): it is applied and shown but never journaled and never
+    # an undo step, so ``restore`` must close such a menu.
     #
     # Optional: ``pause_action(state) -> Action | None``, submitted (as an automatic step, never
     # an undo step) when the box's own menu opens, and ``resume_action(state) -> Action | None``
@@ -262,6 +263,9 @@ class Game(Protocol):
     # Optional: ``secret_card(card) -> str | None``: what to call a tapped card of this game
     # instead of its name wherever the box would show the name (None: its name). Cards in a
     # hidden hand (Hostage Trap!'s hostages) must not be named to the table.
+    #
+    # Optional: ``uses_dice = False`` for a game that never rolls a die (its menu then offers
+    # no choice of where dice come from); absent means it does.
     #
     # Optional: ``attach(state_dir) -> tuple[str, ...]``: read the owner's own data files
     # kept in the state directory (a card pack); lines to show the owner if one was bad.

@@ -10,24 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from companion.games.base import Action, BadAction, Rejected
+from companion.games.base import Action, BadAction, Field, Rejected
 from companion.games.trap_attack import board, scoring, turns
 from companion.games.trap_attack.state import AI, Form, State, Ui, name
 from companion.games.trap_attack.tables import catalog
 
 Values = dict[str, str]
-
-
-@dataclass(frozen=True)
-class Field:
-    key: str
-    label: str
-    choices: tuple[str, ...]
-    names: tuple[str, ...] = ()
-    start: int = 0
-
-    def shown(self, index: int) -> str:
-        return (self.names or self.choices)[index]
 
 
 @dataclass(frozen=True)
@@ -149,8 +137,8 @@ def _held_fields(state: State, v: Values) -> list[Field]:
     who = v.get("player", state.turn)
     entry = state.entry(who)
     earned = state.pawn(who).loot
-    relics = state.rules.range("relics_held")
-    loot = state.rules.range("loot_held")
+    relics = (state.rules.range("relics_held")[0], scoring.deck_left(state, who, "relic"))
+    loot = (state.rules.range("loot_held")[0], scoring.deck_left(state, who, "loot"))
     return [
         player_field(state, ai_too=False),
         number_field("relics", "Relic cards held", *relics, start=len(entry.relics)),
@@ -166,7 +154,8 @@ def _card_fields(state: State, v: Values) -> list[Field]:
 def _damage_fields(state: State, v: Values) -> list[Field]:
     who = player_field(state)
     target = v.get("player", who.choices[who.start])
-    others = (*[s for s in state.seats if s != target], "none")
+    # a player's hit on the AI is "Attack the AI" (it rolls to block): here only a correction
+    others = ("none",) if target == AI else (*[s for s in state.seats if s != target], "none")
     by = Field("by", "Hit by?", others, tuple("Nobody" if o == "none" else name(o) for o in others))
     by = replace(by, start=_pick_start(others, _by_default(state, target)))
     return [who, number_field("amount", "Damage", *state.rules.range("amount")), by]

@@ -109,12 +109,46 @@ def _room_for(state: State, who: str, kind: str) -> None:
     raise Rejected(f"{name(who)} holds {cards}, all entered")
 
 
+def deck_size(state: State, kind: str) -> int:
+    """How many relic (or loot) cards the game has: the most one player can hold."""
+    return state.rules.range("relics_held" if kind == "relic" else "loot_held")[1]
+
+
+def taken(state: State, who: str, kind: str) -> int:
+    """The relic (or loot) cards ``who`` is known to have: entered, said held, or (the AI's,
+    and loot a pawn earned) counted by the box."""
+    entry = state.entry(who)
+    held = cards_held(state, who)
+    if kind == "relic":
+        return max(len(entry.relics), held[0] if held else 0)
+    return max(len(entry.loot), held[1] if held else 0, state.pawn(who).loot)
+
+
+def deck_left(state: State, who: str, kind: str) -> int:
+    """The most relic (or loot) cards ``who`` can have: the deck less everyone else's."""
+    others = sum(taken(state, seat, kind) for seat in (*state.humans, AI) if seat != who)
+    return max(0, deck_size(state, kind) - others)
+
+
+def _deck_room(state: State, who: str, kind: str, wanted: int) -> None:
+    """Refuse more cards for ``who`` than the deck still holds, in whatever order the table
+    enters them (an entry before the count, or the count after other players' entries)."""
+    left = deck_left(state, who, kind)
+    if wanted <= left:
+        return
+    cards = "relic cards" if kind == "relic" else "loot cards"
+    raise Rejected(
+        f"the game has {deck_size(state, kind)} {cards}: {name(who)} can have {left} at most"
+    )
+
+
 def relic(step: Step, action: Action) -> None:
     state = step.state
     who = pawn_arg(state, action, "player")
     value = action.int_arg("value", *state.rules.range("relic_value"))
     combo = action.int_arg("combo", *state.rules.range("combo"))
     _room_for(state, who, "relic")
+    _deck_room(state, who, "relic", len(state.entry(who).relics) + 1)
     entry = state.entry(who)
     step.state = state.with_entry(who, replace(entry, relics=(*entry.relics, (value, combo))))
     _hidden(step, "Relic", who)
@@ -125,6 +159,7 @@ def loot(step: Step, action: Action) -> None:
     who = pawn_arg(state, action, "player")
     value = action.int_arg("value", *state.rules.range("loot_value"))
     _room_for(state, who, "loot")
+    _deck_room(state, who, "loot", len(state.entry(who).loot) + 1)
     entry = state.entry(who)
     step.state = state.with_entry(who, replace(entry, loot=(*entry.loot, value)))
     _hidden(step, "Loot", who)
@@ -142,6 +177,8 @@ def held(step: Step, action: Action) -> None:
             f"{name(who)} has {len(entry.relics)} relic(s) and {len(entry.loot)} loot"
             " already entered"
         )
+    _deck_room(state, who, "relic", relics)
+    _deck_room(state, who, "loot", loots)
     step.state = state.with_entry(who, replace(entry, held=(relics, loots)))
     step.log(f"{name(who)} holds {relics} relic(s) and {loots} loot card(s)")
     step.say(f"{short(who)}: {relics} relic, {loots} loot")

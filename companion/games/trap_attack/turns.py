@@ -77,6 +77,11 @@ def check_attack(state: State, by: str, target: str) -> None:
     """One attack per opponent per turn, only in one's own turn (Game Play: Important rule)."""
     if state.turn != by:
         raise Rejected(f"{name(by)} can cast an attack only in their own turn")
+    check_attack_limit(state, by, target)
+
+
+def check_attack_limit(state: State, by: str, target: str) -> None:
+    """One attack per opponent per turn (a hit entered by hand as well as a card)."""
     if any(p.by == by and p.group == "attack" and p.target == target for p in state.played):
         if len(opponents(state, by)) == 1:
             raise Rejected(f"{name(by)} has already cast an attack this turn")

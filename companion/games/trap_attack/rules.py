@@ -1,16 +1,25 @@
-"""Which actions exist, when the rules refuse them, and the dice each one needs."""
+"""The rules of Trap Attack: a new game's state, which actions exist, when they are refused,
+the dice each needs, and what each does (the AI, the turns, the pawns and the scoring each have
+a module of their own; this one hands every action to the right one).
+
+Pure: the dice arrive in the action (``dice_for`` says which), time in ``Action.at``.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
+from typing import Any
 
-from companion.games.base import Action, BadAction, Rejected, check_arguments
+from companion.games.base import Action, BadAction, Outcome, Rejected, check_arguments
 from companion.games.trap_attack import ai, forms, pawns, scoring, turns
-from companion.games.trap_attack.args import optional_pawn, pawn_arg
+from companion.games.trap_attack.args import check_rolls, optional_pawn, pawn_arg
+from companion.games.trap_attack.board import Spot, load_board
+from companion.games.trap_attack.options import DEFAULT_BOARD, check_options
 from companion.games.trap_attack.scoring import scored
-from companion.games.trap_attack.state import AI, Played, State, Ui, name
+from companion.games.trap_attack.state import AI, HUMANS, Options, Pawn, Played, State, Ui, name
 from companion.games.trap_attack.step import Step
+from companion.games.trap_attack.tables import rules as rule_table
 
 Handler = Callable[[Step, Action, tuple[int, ...]], None]
 
@@ -116,6 +125,10 @@ def _attack(step: Step, action: Action, rolls: tuple[int, ...]) -> None:
 
 
 def _damage(step: Step, action: Action, rolls: tuple[int, ...]) -> None:
+    """Damage entered by hand. With ``by`` a player it is that player's attack on the pawn,
+    one a turn as for a card (entered late, it counts in the turn it is entered);
+    a player's attack on the AI is ``attack`` (the AI rolls to block). By the AI or by nobody
+    it only fixes the books."""
     state = step.state
     who = pawn_arg(state, action, "player")
     amount = action.int_arg("amount", *state.rules.range("amount"))
@@ -123,6 +136,13 @@ def _damage(step: Step, action: Action, rolls: tuple[int, ...]) -> None:
         by = optional_pawn(state, action, "by")
     else:
         by = AI if state.options.ai and who != AI else None
+    if by is not None and by != AI:  # a player's hit is that player's attack (rulings 11)
+        if by == who:
+            raise BadAction(f"by={by}: {name(by)} cannot attack themselves")
+        if who == AI:
+            raise Rejected("an attack on the AI is 'Attack the AI': the AI rolls to block it")
+        turns.check_attack_limit(state, by, who)
+        step.state = replace(state, played=(*state.played, Played(by, "attack", who)))
     pawns.hurt(step, who, amount, by)
 
 
@@ -218,3 +238,48 @@ HANDLERS: dict[str, Handler] = {
     "next": _next,
     "close": _close,
 }
+
+
+def initial(options: Mapping[str, Any]) -> Outcome:
+    """A new game: every pawn at full life, the AI on the board's start."""
+    parsed = check_options({k: str(v) for k, v in options.items()})
+    opts = Options(
+        players=parsed["players"],
+        ai_route=parsed["ai_route"],
+        ai_move=parsed["ai_move"],
+        ai=parsed["ai"] == "on",
+        board="" if parsed["board"] == DEFAULT_BOARD else parsed["board"],
+    )
+    board = load_board(opts.board)
+    table = rule_table()
+    pawns_ = (*(Pawn(h, table.life) for h in HUMANS[: opts.players]), Pawn(AI, table.life))
+    return Outcome(State(opts, board, table, pawns_, Spot(board.start)))
+
+
+def dice_for(state: State, action: Action) -> tuple[int, ...]:
+    """The dice, after any refusal: nobody is asked to roll for an action the rules refuse."""
+    return faces(state, action)
+
+
+def apply(state: State, action: Action) -> Outcome:
+    rolls = action.rolls
+    check_rolls(action.name, rolls, faces(state, action))
+    step = Step(state)
+    fresh = (Ui(), None, False)  # a game action closes menus and one-shot hints
+    if action.name not in UI_ACTIONS and (state.ui, state.card_to, state.alert) != fresh:
+        step.state = replace(state, ui=Ui(), card_to=None, alert=False)
+    HANDLERS[action.name](step, action, rolls)
+    if action.name not in UI_ACTIONS:
+        step.state = forms.open_next_question(step.state)
+    return step.outcome()
+
+
+def navigation(action: Action) -> bool:
+    """Menu moves are journaled like any action, but undo takes back game actions only."""
+    return action.name in UI_ACTIONS
+
+
+def restore(state: State) -> State:
+    """After a power cut or an undo a half-answered menu question is dropped; after the
+    race the box asks its next question afresh."""
+    return forms.open_next_question(replace(state, ui=Ui()))
