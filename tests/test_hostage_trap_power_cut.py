@@ -41,7 +41,9 @@ def test_a_timed_turn_comes_back_paused_and_the_game_goes_on(box_config: Path) -
     assert state["timer"]["running"] is False
     left = state["timer"]["remaining"]
     assert left == shown["timer"]["remaining"]  # as of the last journaled change: the tap
-    assert resumed["screen"][2] == "Timer paused"
+    assert resumed["screen"][0] == "Claim cut: tap again"  # the news; the footer says paused
+    assert resumed["screen"][2] == "Draw from seat 4"  # what the seat still has to do
+    assert resumed["screen"][3] == "G resume  R end turn"
 
     running = box.line("press green")  # green runs the paused timer again
     assert running["state"]["timer"]["running"] is True

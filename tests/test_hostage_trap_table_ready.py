@@ -35,7 +35,7 @@ def test_a_pause_the_player_made_survives_the_game_menu() -> None:
         "press green\nwait 1\n"
     )
     assert out[2]["state"]["timer"] == {"remaining": 28.0, "running": False}
-    assert out[4]["screen"][2] == "Timer paused"
+    assert out[4]["screen"][0] == "T1  timer paused"
     assert out[5]["state"]["timer"] == {"remaining": 28.0, "running": False}
     assert out[8]["state"]["timer"] == {"remaining": 28.0, "running": False}
     assert out[9]["state"]["timer"]["running"] is True  # green runs it
@@ -202,7 +202,8 @@ def test_the_claim_menu_closes_when_its_turn_runs_out() -> None:
     )
     assert out[6]["screen"][0] == "Who claims?"
     assert out[7]["state"]["turn"] == 2 and out[7]["sounds"] == ["time_up", "turn"]
-    assert out[7]["screen"][0].startswith("Hostage")  # back on the game, at seat 2's turn
+    assert out[7]["screen"][0] == "Seat 1: time is up"  # back on the game, at seat 2's turn
+    assert out[7]["screen"][2] == "Draw up to 5 cards"
     assert "the game moved on: its question is closed" in out[7]["log"]
     assert out[8]["screen"][0] != "Who claims?"  # down turns the pages, not the old menu
 
@@ -267,3 +268,52 @@ def test_the_options_form_refuses_more_hostages_than_players_and_stays_open() ->
     assert out[13]["screen"][2] == "> Spare hostages: shuffled"
     assert out[14]["game"] == "hostage-trap"
     assert out[14]["state"]["hostages"] == 6 and out[14]["state"]["spares"] == "shuffled"
+
+
+# --- 11: the draw-up reminder opens every turn; the win screen says what back does ----------
+
+TURN_STEPS = st.lists(
+    st.tuples(
+        st.sampled_from(["next", "draw", "trap", "trap-on", "attack", "failed", "peek", "pause"]),
+        st.floats(min_value=0.0, max_value=40.0, allow_nan=False),
+    ),
+    max_size=40,
+)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(steps=TURN_STEPS, players=st.integers(3, 7), hand=st.integers(5, 7))
+def test_every_turn_starts_with_the_draw_up_reminder_whatever_the_news(
+    steps: list, players: int, hand: int
+) -> None:
+    table = Table.new(players=players, hand=hand, turn_seconds=30)
+    for step, gap in steps:
+        table.wait(gap)
+        other = "2" if table.state.turn != 2 else "1"
+        if step == "draw":
+            table.do("draw", target=other)
+        elif step in ("trap", "trap-on"):
+            table.do("trap", turns=str(int(gap) % 3), ends="yes" if step == "trap" else "no")
+        elif step in ("attack", "failed"):
+            table.do("attack", target=other, result="hit" if step == "attack" else "failed")
+        elif step == "peek":
+            table.do("peek", target=other)
+        else:
+            table.do(step)
+        state = table.state
+        if state.fresh and state.attack is None:
+            screen = GAME.view(state)[0]
+            reminder = f"draw up to {hand}" if state.turn in state.take_back else f"up to {hand}"
+            assert reminder in screen.lines[0], (screen, state.notice)
+            if state.notice:
+                assert screen.title == state.notice[0]  # the news is on screen too
+
+
+def test_the_win_screen_says_back_opens_the_game_menu_and_it_does() -> None:
+    out = run_text(
+        "game hostage-trap players=3\ndo claim player=2 hostages=red,green,blue\npress back\n"
+    )
+    assert out[1]["state"]["winner"] == 2
+    assert out[1]["screen"][-1] == "back: game menu"
+    assert out[2]["screen"][0] == "Hostage Trap!"
+    assert "> Resume" in out[2]["screen"] and "  Undo last" in out[2]["screen"]

@@ -44,12 +44,15 @@ def test_seats_sitting_out_are_in_the_title_and_the_reminder_to_take_the_trap() 
     table.do("trap", turns=2)
     assert lines(table)[0] == "T2  skip 1x2"
     table.end_turns(2)
-    assert lines(table)[:3] == ["T5  skip 1x1", "2", "Seat 1 sat out: 1 more"]
+    # The news goes in the title; the line keeps the seat's own reminder.
+    assert lines(table)[:3] == ["Seat 1 sat out: 1 more", "2", "Draw up to 5 cards"]
+    table.do("ability", color="red")  # the seat acts: the news gives way to the turn numbers
+    assert lines(table)[0] == "T5  skip 1x1"
     table.end_turns(2)
-    assert lines(table)[2] == "Seat 1: take trap card"
-    table.end_turns(1)
-    table.end_turns(1)
-    assert lines(table)[1:3] == ["1", "Take your trap card"]
+    assert lines(table)[0] == "Seat 1: take trap card"
+    assert lines(table)[1:3] == ["2", "Draw up to 5 cards"]  # seat 2's turn, its reminder
+    table.end_turns(2)
+    assert lines(table)[1:3] == ["1", "Take trap, draw up to 5"]
 
 
 def test_pages_show_the_turn_the_news_who_sits_out_and_how_to_win() -> None:
@@ -77,7 +80,8 @@ def test_the_timer_counts_down_on_screen_and_led_and_blinks_before_the_end() -> 
     assert GAME.view(table.state)[1].pattern == "blink"
     table.do("pause")
     screen, led = GAME.view(table.state)
-    assert screen.lines == ("Timer paused",) and screen.footer == "G resume  R end turn"
+    assert screen.title == "T1  timer paused" and screen.footer == "G resume  R end turn"
+    assert screen.lines == ("Draw up to 5 cards",)  # the reminder stays
     assert led.pattern == "pulse"
 
 

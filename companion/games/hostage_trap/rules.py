@@ -448,5 +448,5 @@ def restore_at(state: HostageState, at: float) -> HostageState:
     if state.menu_paused:  # no menu is open after a restart: green runs the timer
         state = replace(state, menu_paused=False)
     if state.showing is not None:
-        state = replace(state, showing=None, notice=("Claim cut off:", "tap hostages again"))
+        state = replace(state, showing=None, notice=("Claim cut: tap again",))
     return state

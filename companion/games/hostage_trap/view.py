@@ -21,6 +21,13 @@ TITLE_WIDTH = 22  # characters the title band holds at its smaller size
 
 
 def title(state: HostageState) -> str:
+    """The top line: what the box last said (news for the table) or that the timer stands
+    paused, else the turn number and the seats sitting out. The line under the seat number is
+    kept for what the seat must do (``turn_line``)."""
+    if state.notice:
+        return state.notice[0]
+    if paused(state):
+        return f"T{state.turn_no}  timer paused"
     held = state.held()
     if not held:
         return f"{TITLE}  T{state.turn_no}"
@@ -43,18 +50,17 @@ def paused(state: HostageState) -> bool:
 
 
 def turn_line(state: HostageState) -> str:
-    """The one line under the seat number: what the seat must mind now."""
+    """The one line under the seat number: what the seat must do now. At the start of every
+    turn that is drawing up to the hand size (with taking back a trap card, if owed): news and
+    a paused timer go in the title, never here."""
     seat = state.turn
-    if paused(state):
-        return "Timer paused"
-    if state.notice:
-        return state.notice[0]
+    hand = state.settings.hand
     if seat in state.take_back and state.fresh:
-        return "Take your trap card"
+        return f"Take trap, draw up to {hand}"
     if state.attack is not None:
         return f"Draw from seat {state.attack}"
     if state.fresh:
-        return f"Draw up to {state.settings.hand} cards"
+        return f"Draw up to {hand} cards"
     allowed = state.allowed()
     return f"Can: {', '.join(allowed)}" if allowed else "Done: R ends turn"
 
@@ -107,7 +113,7 @@ def _over(state: HostageState) -> tuple[Screen, Lights]:
     screen = Screen(
         f"{TITLE}  T{state.turn_no}",
         (f"Seat {winner} wins!", f"with {n} hostages", *named),
-        footer="back: new game",
+        footer="back: game menu",  # short back opens the box's menu (new game, undo...)
     )
     return screen, lights(winner, "blink")
 
