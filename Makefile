@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: sim test lint format bench clean install uninstall
+.PHONY: sim test lint format bench clean install uninstall systest
 
 # First run: about half a minute, one line per step (pip's own chatter stays quiet).
 $(STAMP): pyproject.toml
@@ -44,6 +44,11 @@ install:
 
 uninstall:
 	bash systemd/uninstall.sh
+
+# The box installed and checked under a real systemd in a booted Debian 12 container (root,
+# systemd-nspawn, debootstrap; docs/raspberry-pi.md). Needs no venv: only python3.
+systest:
+	@$(PYTHON) tools/systest/systest.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache

@@ -22,6 +22,7 @@ COMMANDS = (
     "companion.commands.bench",
     "companion.commands.check",
     "companion.commands.firmware",
+    "companion.commands.phones",
 )
 
 
@@ -43,12 +44,25 @@ def build_parser() -> argparse.ArgumentParser:
                 raise
             continue  # a command still being written
         module.register(sub)
+    _own_errors(parser)
     return parser
+
+
+def _own_errors(parser: argparse.ArgumentParser) -> None:
+    """Each (sub)command notes its own parser, so that an argument it does not know is
+    reported with its usage (``sim --bogus`` shows sim's), not the top-level one."""
+    parser.set_defaults(_parser=parser)
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in set(action.choices.values()):
+                _own_errors(child)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        getattr(args, "_parser", parser).error(f"unrecognized arguments: {' '.join(extras)}")
     quiet = args.command not in ("run",)  # the daemon tells journald what it does
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.WARNING if quiet else logging.INFO,

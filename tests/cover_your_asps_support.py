@@ -83,6 +83,16 @@ class Table:
     def end_turn(self) -> None:
         self.must("next")
 
+    def around(self) -> None:
+        """End the turn and let every other seat pass: the same seat's next turn."""
+        for _ in range(self.options["players"]):
+            self.end_turn()
+
+    def built(self) -> None:
+        """The seat on turn lays a plank that finishes its build; its turn goes on."""
+        self.must("plank", 2, 5)
+        self.must("built")
+
     def build(self) -> None:
         """The seat on turn lays a plank and reports its platform built; ends the turn."""
         self.must("plank", 2, 5)

@@ -37,6 +37,21 @@ def test_daemon_start_reaches_ready_and_stops():
     assert result["peak_rss_mb"] > 10
 
 
+def test_the_phones_figures_run():
+    idle = bench.phones_idle(0.5)
+    assert set(idle) == {"phones_idle_cpu_percent", "phones_idle_wakeups_per_s"}
+    started = bench.daemon_start(runs=1, phones=True)
+    assert started["phones_peak_rss_mb"] > 10
+    assert "phones_peak_rss_mb" in bench.TARGETS
+
+
+def test_start_is_measured_by_journal_size():
+    result = bench.start_by_journal_size((0.05,))
+    assert result["ready_seconds_journal_0.05mb"] > 0
+    assert result["journal_lines_0.05mb"] > 500  # dice games of 100 rolls, the last in play
+    assert result["peak_rss_mb_journal_0.05mb"] > 10
+
+
 def test_a_press_over_http_is_timed_to_its_frame_on_the_event_stream():
     web = bench.web_latency(5)
     assert web["web_press_samples"] == 5
@@ -44,3 +59,11 @@ def test_a_press_over_http_is_timed_to_its_frame_on_the_event_stream():
     assert "web_press_p99_ms" in bench.TARGETS
     idle = bench.idle_cpu(0.5, web=True)  # with the page's event stream open
     assert idle["web_idle_seconds"] == 0.5 and idle["web_idle_wakeups_per_s"] > 0
+
+
+def test_fast_cards_counts_the_cards_that_never_became_a_tap():
+    for reader, key in (("rdm6300", "fast_cards_lost"), ("pn532", "pn532_fast_cards_lost")):
+        result = bench.fast_cards(cards=5, reader=reader)
+        assert set(result) == {key}
+        assert 0 <= result[key] <= 5
+        assert key in bench.TARGETS

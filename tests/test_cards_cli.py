@@ -89,3 +89,50 @@ def test_cards_take_the_simulators_state_dir_choice(tmp_path, monkeypatch, capsy
     assert main(["cards", "list"]) == 0  # the daemon's cards: none here, and where to look
     out = capsys.readouterr().out
     assert "no cards enrolled yet" in out and "cards list --sim" in out
+
+
+@pytest.mark.parametrize("value", ["0", "500", "-1"])
+def test_a_value_out_of_the_kinds_range_is_refused_and_nothing_is_written(tmp_path, value):
+    proc = _cards(
+        tmp_path, "enrol", "04A1B2C3", "deathtrap-dungeon", "goblin", f"--value=value={value}"
+    )
+    assert proc.returncode == 2
+    assert f"--value 'value={value}': Goblin's value is 1..99; nothing written" in proc.stderr
+    assert "no cards enrolled" in _cards(tmp_path, "list").stdout
+
+
+def test_the_catalog_shows_each_values_range(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "companion", "cards", "catalog", "deathtrap-dungeon"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert "Goblin (asks value 1..99)" in proc.stdout
+
+
+def test_an_enrolled_tag_changes_only_with_force_and_says_what_it_was(tmp_path):
+    first = _cards(tmp_path, "enrol", "04A1B2C3", "trap-attack", "damage-1")
+    assert first.returncode == 0, first.stderr
+    again = _cards(tmp_path, "enrol", "04A1B2C3", "trap-attack", "damage-1")
+    assert again.returncode == 0, "the same card again is no change"
+    other = _cards(tmp_path, "enrol", "04A1B2C3", "trap-attack", "damage-2")
+    assert other.returncode == 2
+    assert "04A1B2C3 is already enrolled as Damage 1 (trap-attack damage-1)" in other.stderr
+    assert "--force" in other.stderr
+    assert "damage-1" in _cards(tmp_path, "list").stdout
+    forced = _cards(tmp_path, "enrol", "04A1B2C3", "trap-attack", "damage-2", "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert "(was Damage 1 (trap-attack damage-1))" in forced.stdout
+    listed = _cards(tmp_path, "list").stdout
+    assert "damage-2" in listed and "damage-1" not in listed
+
+
+@pytest.mark.parametrize("verb", ["enrol", "forget"])
+def test_the_help_describes_game_and_uid(tmp_path, verb):
+    proc = _cards(tmp_path, verb, "--help")
+    assert proc.returncode == 0
+    lines = proc.stdout.splitlines()
+    for arg in ("uid", "game") if verb == "enrol" else ("uid",):
+        described = [line for line in lines if line.strip().startswith(arg + " ")]
+        assert described and len(described[0].split()) > 1, f"{arg} is not described"

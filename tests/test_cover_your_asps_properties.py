@@ -59,6 +59,7 @@ def _check(table: Table) -> None:
     if players == 1:
         assert state.keys() >= SOLO_KEYS
         assert state["placed"] <= state["rolls"]
+        assert state["doubles"] is None  # rulings 8: the solo rules have no doubles table
         return
     assert state.keys() >= TABLE_KEYS
     assert all(seat.keys() >= SEAT_KEYS for seat in state["seats"].values())
@@ -72,6 +73,33 @@ def _check(table: Table) -> None:
     assert state["vault"] == min(3, table.options["vault"] + state["round"] - 1)
     assert all(s["inside"] or s["phase"] != "escape" for s in seats)
     assert all(not s["inside"] or s["phase"] != "build" for s in seats)
+
+
+# Rulings 1: what a report needs earlier in the same turn.
+CAUSES = {
+    "entered": {"enter"},
+    "built": {"plank", "card"},
+    "vault": {"move", "card"},
+    "escaped": {"move", "card"},
+}
+
+
+def _check_report(table: Table, turn: int | None) -> None:
+    """An accepted report followed its action in the same turn; an escape's pillar goes to the
+    antechamber of the seat on the escaper's right (rulings 9)."""
+    name = table.journal[-1].name
+    if name not in CAUSES:
+        return
+    this_turn: list[str] = []
+    for action in reversed(table.journal[:-1]):
+        if action.name == "next":
+            break
+        this_turn.append(action.name)
+    assert CAUSES[name] & set(this_turn), (name, this_turn)
+    if name == "escaped":
+        players = table.options["players"]
+        right = players if turn == 1 else turn - 1
+        assert f"Seat {turn} puts a pillar in Seat {right}'s antechamber" in table.logs
 
 
 @settings(max_examples=150, deadline=None)
@@ -89,9 +117,11 @@ def test_random_play_keeps_the_game_consistent_and_folds_back(
     table = Table.new(**options)
     states = [table.state]
     for name, dice, seat, n in steps:
+        turn = getattr(table.state, "turn", None)
         _play(table, name, dice, seat, n)
         if table.state is not states[-1]:
             states.append(table.state)
+            _check_report(table, turn)
         _check(table)
     assert len(states) == len(table.journal) + 1
     for upto in (len(table.journal), len(table.journal) - 1):

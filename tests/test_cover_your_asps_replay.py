@@ -47,6 +47,13 @@ def test_a_two_player_game_from_setup_to_the_final_standings() -> None:
     lines = list(out.values())
     first, last = lines[0], lines[-1]
     assert first["state"]["treasure_left"] == 6
+    assert lines[1]["rejected"] == "building to the vault needs a plank (or a card) this turn"
+    after_built = lines[5]  # dice, plank roll, the menu, its first entry: built
+    assert after_built["state"]["seats"]["1"]["phase"] == "collect"
+    assert after_built["screen"][2:] == ["Built: enter next", "ok menu  R end turn"]
+    escapes = [o for o in lines if o["state"].get("checklist") == "escape"]
+    assert escapes[0]["screen"][3] == "Seat 2 gets a pillar"  # seat 1 escaped: its right
+    assert any("Seat 1 puts a pillar in Seat 2's antechamber" in o["log"] for o in lines)
     rounds = [o["state"]["round"] for o in lines]
     assert rounds == sorted(rounds) and rounds[-1] == 3
     assert [o["state"]["vault"] for o in lines if "Round 2" in " ".join(o["log"])] == [2]

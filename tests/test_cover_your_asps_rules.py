@@ -137,8 +137,9 @@ def test_built_moves_to_collect_and_entry_needs_both_dice():
     table = Table.new()
     assert "is building: report built first" in table.refused("enter", 1, 2)
     assert "building: roll for a plank" in table.refused("move", 3)
-    table.must("built")
+    table.built()
     assert table.seat(1)["phase"] == "collect"
+    table.around()
     assert GAME.dice_for(table.state, Action("enter")) == (6, 6)
     assert table.refused("move", 3) == "Seat 1 is outside: roll to enter"
     table.must("enter", 4, 6)
@@ -150,22 +151,22 @@ def test_entered_only_after_an_entry_roll_this_turn():
     """Replay contract: `entered` only after an `enter` roll this turn ("if no match, try again
     on your next turn")."""
     table = Table.new()
-    table.must("built")
+    table.built()
+    table.around()
     assert table.refused("entered") == "enter needs an entry roll this turn"
     table.must("enter", 1, 2)
-    table.end_turn()
-    table.end_turn()
+    table.around()
     assert table.refused("entered") == "enter needs an entry roll this turn"
 
 
 def test_inside_the_raider_moves_with_one_die():
     """Collect Phase: roll a single die to move."""
     table = Table.new()
-    table.must("built")
+    table.built()
+    table.around()
     table.must("enter", 1, 2)
     table.must("entered")
-    table.end_turn()
-    table.end_turn()
+    table.around()
     assert GAME.dice_for(table.state, Action("move")) == (6,)
     assert "raider is inside" in table.refused("enter", 1, 2)
     table.must("move", 5)
@@ -176,10 +177,13 @@ def test_reaching_the_vault_takes_a_treasure_and_starts_the_escape():
     """Escape Phase: step off the vault, collect one treasure card, the player on the right
     places a scorpion."""
     table = Table.new(players=3)
-    table.must("built")
+    table.built()
     assert table.refused("vault") == "Seat 1 is outside"
+    table.around()
     table.must("enter", 1, 2)
     table.must("entered")
+    table.around()
+    table.must("move", 4)
     table.must("vault")
     state = table.public
     assert state["treasure_left"] == 8
@@ -188,61 +192,134 @@ def test_reaching_the_vault_takes_a_treasure_and_starts_the_escape():
     assert any("Seat 3 places a scorpion" in line for line in table.logs)
 
 
-def test_escaping_draws_an_action_card_and_starts_a_new_build():
-    """Escape Phase, upon reaching the entrance: remove the scorpion, collect an action card,
-    uncover a pit, a pillar for the player on the right, a new build phase (rulings 2: the
-    raider is outside again)."""
-    table = Table.new(players=2)
-    assert table.refused("escaped") == "Seat 1 is in the build phase"
-    table.must("built")
+def _escaping(players: int) -> Table:
+    """Seat 1 has reached the vault; its next turn starts the escape."""
+    table = Table.new(players=players)
+    table.built()
+    table.around()
     table.must("enter", 1, 2)
     table.must("entered")
+    table.around()
+    table.must("move", 4)
     table.must("vault")
-    table.end_turn()
-    table.end_turn()
+    table.around()
+    return table
+
+
+@pytest.mark.parametrize(("players", "right"), [(2, 2), (3, 3), (4, 4)])
+def test_escaping_draws_an_action_card_and_starts_a_new_build(players, right):
+    """Escape Phase, upon reaching the entrance: remove the scorpion, collect an action card,
+    uncover a pit, add a pillar to the antechamber of the player on your right (rulings 9: the
+    escaping player puts it in the previous seat's antechamber), a new build phase (rulings 2:
+    the raider is outside again)."""
+    assert Table.new(players=players).refused("escaped") == "Seat 1 is in the build phase"
+    table = _escaping(players)
     table.must("move", 6)
     table.must("escaped")
     seat = table.seat(1)
     assert seat == {**seat, "phase": "build", "inside": False, "cards": 3, "escapes": 1}
     assert table.public["checklist"] == "escape"
-    assert any("Seat 2 adds a pillar to Seat 1's antechamber" in line for line in table.logs)
+    assert f"Seat 1 puts a pillar in Seat {right}'s antechamber" in table.logs
+    assert not any("pillar to Seat 1" in line for line in table.logs)
+
+
+def test_the_pillar_goes_to_the_previous_seat_whoever_escapes():
+    """Rulings 9, for a seat other than the first: seat 3 of 4 escapes, seat 2 gets it."""
+    table = Table.new(players=4)
+    table.end_turn()
+    table.end_turn()
+    table.built()
+    table.around()
+    table.must("enter", 1, 2)
+    table.must("entered")
+    table.around()
+    table.must("move", 4)
+    table.must("vault")
+    table.around()
+    table.must("move", 2)
+    table.must("escaped")
+    assert table.logs[-1] == "Seat 3 puts a pillar in Seat 2's antechamber"
 
 
 def test_no_escape_in_the_vaults_turn_and_no_build_in_the_escapes_turn():
     """Escape Phase: "on subsequent turns" the raider moves back; the escape uncovers a pit
     that the new build phase must cover first."""
     table = Table.new()
-    table.must("built")
+    table.built()
+    table.around()
     table.must("enter", 1, 2)
     table.must("entered")
-    table.end_turn()
-    table.end_turn()
+    table.around()
     table.must("move", 4)
     table.must("vault")
     assert table.refused("escaped") == "Seat 1 escapes on a later turn"
-    table.end_turn()
-    table.end_turn()
+    table.around()
     table.must("move", 3)
     table.must("escaped")
     assert table.refused("built") == "Seat 1 builds on a later turn"
-    table.end_turn()
-    table.end_turn()
-    table.must("built")
+    table.around()
+    table.built()
 
 
 def test_a_plank_roll_is_allowed_in_every_phase():
     """Escape Phase, Add a Plank; Collect: "cover it with a plank first"."""
     table = Table.new()
-    table.must("built")
+    table.built()
+    table.around()
     table.must("plank", 1, 2)
-    table.end_turn()
-    table.end_turn()
+    table.around()
     table.must("enter", 1, 2)
     table.must("entered")
+    table.around()
+    table.must("move", 4)
     table.must("vault")
-    table.end_turn()
-    table.end_turn()
+    table.around()
     table.must("plank", 3, 4)
+
+
+# --- Reports follow their action (rulings 1) --------------------------------------------------
+
+
+def test_built_needs_a_plank_or_a_card_this_turn():
+    """Rulings 1: planks (or a card) build."""
+    table = Table.new()
+    assert table.refused("built") == "building to the vault needs a plank (or a card) this turn"
+    table.must("plank", 1, 4)
+    table.around()
+    assert "needs a plank (or a card)" in table.refused("built")
+    table.must("card")
+    table.must("built")
+    assert table.seat(1)["phase"] == "collect"
+
+
+def test_built_after_a_drawn_plank():
+    """Alternate planking: the drawn plank is the turn's plank."""
+    table = Table.new(planking="draw")
+    table.must("plank")
+    table.must("built")
+
+
+def test_the_vault_and_the_escape_need_a_move_or_a_card_this_turn():
+    """Rulings 1: a move (or a card) reaches the vault or the entrance."""
+    table = Table.new()
+    table.built()
+    table.around()
+    table.must("enter", 1, 2)
+    table.must("entered")
+    assert table.refused("vault") == "reaching the vault needs a move (or a card) this turn"
+    table.around()
+    table.must("plank", 1, 2)
+    assert table.refused("vault") == "reaching the vault needs a move (or a card) this turn"
+    table.around()
+    table.must("card")
+    table.must("vault")
+    table.around()
+    assert table.refused("escaped") == "escaping needs a move (or a card) this turn"
+    table.must("plank", 3, 3)
+    assert table.refused("escaped") == "escaping needs a move (or a card) this turn"
+    table.around()
+    table.must("move", 1)
+    table.must("escaped")
 
 
 # --- Action cards (rulings 6) ------------------------------------------------------------------
@@ -298,7 +375,8 @@ def test_the_doubles_table_by_face_and_player_count(players, face, extra):
 def test_an_entry_double_enters_on_any_plank_and_a_move_has_no_double():
     """Collect Phase: "if you roll doubles, place your raider on any plank at the entrance"."""
     table = Table.new()
-    table.must("built")
+    table.built()
+    table.around()
     table.must("enter", 3, 3)
     assert table.public["doubles"] == ["any-entrance"]
     table.must("entered")
@@ -458,11 +536,17 @@ def test_solo_rolls_both_dice_and_counts_planks_laid():
     table.must("placed")
     assert "roll first" in table.refused("placed")
     table.must("plank", 2, 2)
-    assert table.public["doubles"] == ["any-plank"]
+    assert table.public["doubles"] is None  # rulings 8: no doubles table in solo
     table.must("plank", 1, 6)  # "if you cannot place a plank, roll again"
     assert table.public["doubles"] is None
     table.must("placed")
     assert table.public["rolls"] == 3 and table.public["placed"] == 2
+
+
+def test_solo_starts_with_a_random_plank_near_the_middle():
+    """Solo Mode: a random plank goes near the middle before the first roll (rulings 8)."""
+    table = Table.new(players=1)
+    assert "random plank near the middle" in table.logs[0]
 
 
 def test_solo_ends_won_or_lost_and_then_refuses_everything():

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import pytest
 from cover_your_asps_support import Table
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_screen_support import uncut
 
 from companion.games import seats
 from companion.games.base import Action, Ask, Pages, Press, Tap
 from companion.games.cover_your_asps import GAME
 from companion.games.cover_your_asps.view import doubles_pages, pages
+from companion.ui import menus
 from companion.ui.screen import Screen
 
 
@@ -39,7 +42,8 @@ def test_the_turn_screen_names_the_seat_large_in_its_colour_with_its_phase():
 def test_green_makes_the_roll_the_phase_needs():
     table = Table.new()
     assert press(table, "green") == Action("plank")
-    table.must("built")
+    table.built()
+    table.around()
     assert press(table, "green") == Action("enter")
     assert shown(table)[2:] == ["Collect: entry roll", "G enter  R end turn"]
     table.must("enter", 2, 6)
@@ -73,23 +77,67 @@ def test_a_double_lists_what_it_allows_for_this_many_players(players, face):
 
 def test_an_entry_double_enters_anywhere():
     table = Table.new()
-    table.must("built")
+    table.built()
+    table.around()
     table.must("enter", 5, 5)
     assert shown(table)[1:3] == ["5  5", "Double: enter on any plank"]
 
 
 def test_the_vault_and_escape_checklists_name_the_seat_on_the_right():
+    """The scorpion is placed by the seat on the right; the escaping seat puts the pillar in
+    the antechamber of the seat on its right (rulings 9)."""
     table = Table.new(players=4)
-    table.must("built")
+    table.built()
+    table.around()
     table.must("enter", 1, 2)
     table.must("entered")
+    table.around()
+    table.must("move", 4)
     table.must("vault")
-    assert shown(table)[1:4] == ["Step off the vault", "Take a treasure card", "Seat 4: a scorpion"]
-    for _ in range(4):
-        table.end_turn()
+    assert shown(table)[1:] == [
+        "Step off the vault",
+        "Take a treasure card",
+        "Seat 4: a scorpion",
+        "^v more  R end turn",
+    ]
+    assert press(table, "green") is None
+    table.around()
     table.must("move", 2)
     table.must("escaped")
-    assert shown(table)[1:4] == ["Scorpion off, +1 card", "Uncover one pit", "Seat 4: a pillar"]
+    assert shown(table)[1:4] == ["Scorpion off, +1 card", "Uncover one pit", "Seat 4 gets a pillar"]
+    page = pages(table.state).screens[1]
+    _fits(page)
+    assert (page.title, page.lines) == (
+        "After the escape",
+        ("Seat 1 puts a pillar", "in Seat 4's", "antechamber"),
+    )
+
+
+def test_after_a_report_the_screen_says_what_changed_and_green_offers_no_more():
+    """The stale footers of issue 16: after "entered" and after "built" nothing is left for
+    green this turn; the screen shows the report, not the roll it followed."""
+    table = Table.new()
+    table.must("plank", 2, 5)
+    assert shown(table)[-1] == "G report  R end turn"
+    table.must("built")
+    assert shown(table)[1:] == ["1", "Built: enter next", "ok menu  R end turn"]
+    assert press(table, "green") is None
+    table.around()
+    table.must("enter", 6, 5)
+    table.must("entered")
+    assert shown(table)[1:] == ["1", "Raider in: move next", "ok menu  R end turn"]
+    assert press(table, "green") is None
+    assert press(table, "red") == Action("next")
+
+
+def test_after_a_roll_that_cannot_lead_to_a_report_green_offers_nothing():
+    """A plank roll while collecting covers a pit; it reaches neither the vault nor the door."""
+    table = Table.new()
+    table.built()
+    table.around()
+    table.must("plank", 1, 3)
+    assert shown(table)[-1] == "ok menu  R end turn"
+    assert press(table, "green") is None
 
 
 def test_ok_opens_the_seats_menu_with_the_phase_report_first_and_reasons_for_the_rest():
@@ -97,6 +145,8 @@ def test_ok_opens_the_seats_menu_with_the_phase_report_first_and_reasons_for_the
     menu = press(table, "ok")
     assert isinstance(menu, Ask) and menu.title == "Seat 1"
     assert [f.action for f in menu.forms] == ["built", "plank", "card", "next"]
+    refused = {f.action: f.refused for f in menu.forms}
+    assert refused["built"] == "building to the vault needs a plank (or a card) this turn"
     table.must("plank", 1, 2)
     menu = press(table, "ok")
     refused = {f.action: f.refused for f in menu.forms}
@@ -172,8 +222,9 @@ def test_the_end_asks_for_the_next_entry_then_shows_the_standings():
         "Seat 1 wins!",
         "1. Seat 1  20 pts",
         "2. Seat 2  11 pts",
-        "^v standings",
+        "G edit  ^v standings",
     ]
+    assert press(table, "green").title == "The count"
     standings = pages(table.state).screens[0]
     assert standings.title == "Standings"
 
@@ -208,21 +259,33 @@ def test_solo_screens_and_buttons():
     table = Table.new(players=1)
     assert shown(table) == [
         "Asps  solo",
-        "Fill the chamber:",
-        "roll, lay a plank",
-        "G roll ok laid R end",
+        "Lay a random plank",
+        "near the middle, then",
+        "fill the chamber",
+        "G roll  R end game",
     ]
     assert press(table, "green") == Action("plank")
-    assert press(table, "ok") == Action("placed")
     table.must("plank", 4, 4)
-    assert shown(table)[1:3] == ["4  4", "Double: any plank"]
+    assert shown(table)[1:] == ["4  4", "Lay a 4-4 plank", "G roll ok laid R end"]
+    assert press(table, "ok") == Action("placed")
     table.must("placed")
-    assert shown(table)[2] == "1 roll, 1 plank"
+    assert shown(table)[2:] == ["1 roll, 1 plank", "G roll  R end game"]
     ending = press(table, "red")
     assert [f.action for f in ending.forms] == ["won", "lost"]
     table.must("won")
     assert shown(table) == ["Asps  solo won", "Chamber full!", "1 roll, 1 plank", "^v pages"]
     assert press(table, "green") is None
+
+
+def test_solo_pages_show_the_setup_and_no_doubles_table():
+    """Rulings 8: no doubles in solo; the random plank near the middle comes first."""
+    table = Table.new(players=1)
+    book = press(table, "down")
+    titles = [s.title for s in book.screens]
+    assert "Solo setup" in titles
+    assert not any("ouble" in s.title or "ouble" in " ".join(s.lines) for s in book.screens)
+    for screen in book.screens:
+        _fits(screen)
 
 
 def test_table_dice_are_named():
@@ -237,3 +300,42 @@ def test_the_catalog_offers_action_cards_and_treasure_cards_with_points_in_range
     assert set(kinds) == {"action", "treasure"}
     assert kinds["treasure"].fields == ("points",)
     assert kinds["treasure"].field_range(0) == (1, 10)
+
+
+# --- the options form ----------------------------------------------------------------------
+
+
+def _form() -> menus.OptionsMenu:
+    return menus.OptionsMenu(GAME.name, GAME.title, tuple(GAME.options))
+
+
+def test_the_solo_options_form_shows_only_what_applies():
+    """Rulings 8: one player has no vault, no tiebreak and the solo planking."""
+    form = _form()
+    assert [row.strip() for row in form.screen().lines][:1] == ["> Players: 2"]
+    assert [o.name for o in form.options] == ["players", "vault", "planking", "tiebreak"]
+    for _ in range(3):  # 2 -> 3 -> 4 -> 1
+        form.press("ok", False)
+    assert form.values["players"] == "1"
+    assert form.screen().lines == ("> Players: 1",)
+    form.press("down", False)
+    assert form.screen().lines == ("> Players: 1",)
+    start = form.press("green", False)
+    assert start.data == {"game": "cover-your-asps", "options": {"players": "1"}}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(["up", "down", "ok"]), max_size=30))
+def test_the_options_form_always_offers_what_applies_and_starts_a_valid_game(presses):
+    form = _form()
+    for button in presses:
+        form.press(button, False)
+        names = [o.name for o in form.options]
+        solo = form.values["players"] == "1"
+        assert names == (["players"] if solo else ["players", "vault", "planking", "tiebreak"])
+        assert 0 <= form.cursor < len(names)
+        assert len(form.screen().lines) == min(3, len(names))
+    start = form.press("green", False)
+    options = GAME.check_options(start.data["options"])
+    assert set(start.data["options"]) == {o.name for o in form.options}
+    assert options["players"] == int(form.values["players"])

@@ -96,8 +96,21 @@ def test_the_box_tells_the_owner_and_starts(tmp_path: Path) -> None:
 
     (tmp_path / packs.OWNER_NAME).write_text("[[set]]\nid = orc\n", encoding="utf-8")
     box = SimulatedBox(Config(), state_dir=tmp_path, seed=1)
-    try:
-        assert ("Pack file bad", "line 2", "kept the last good") in box.app.problems
+    try:  # no good copy ever existed: the box says it plays with its own pack
+        assert ("Pack file bad", "line 2", "shipped pack in use") in box.app.problems
+        assert not any("last good" in line for p in box.app.problems for line in p)
     finally:
         box.close()
+        GAME.attach(tmp_path / "empty")
+
+
+def test_a_bad_pack_after_a_good_one_says_the_last_good_is_kept(tmp_path: Path) -> None:
+    owner = tmp_path / packs.OWNER_NAME
+    owner.write_text(SHIPPED_TEXT.replace('name = "Orc"', 'name = "Ork"'), encoding="utf-8")
+    try:
+        assert GAME.attach(tmp_path) == ()
+        owner.write_text("[[set]]\nid = orc\n", encoding="utf-8")
+        assert GAME.attach(tmp_path) == ("Pack file bad", "line 2", "kept the last good")
+        assert GAME.pack.set("orc").name == "Ork"
+    finally:
         GAME.attach(tmp_path / "empty")

@@ -61,9 +61,10 @@ def test_four_players_tapped_and_button_plays_and_the_killing_machine() -> None:
         {"from": 1, "to": 2, "cards": 1, "highest": True},
         {"from": 2, "to": 1, "cards": 1, "highest": False},
     ]
-    assert out[52]["screen"][1:4] == [
+    assert out[52]["screen"][:4] == [
+        "Swap 1/2, in secret",
         "Seat 4 gives seat 3",
-        "their 2 highest cards;",
+        "2 highest, no specials;",
         "seat 3 gives back any 2",
     ]
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_deathtrap_support import new, run
 from test_screen_support import uncut
 
@@ -13,6 +15,7 @@ from companion.games import seats
 from companion.games.base import Action, Ask, Pages, Press, Tap
 from companion.games.deathtrap_dungeon import GAME, view
 from companion.games.deathtrap_dungeon.state import Table
+from companion.ui import menus
 from companion.ui.render import layout
 
 PACK = GAME.pack
@@ -97,14 +100,16 @@ def test_deal_screens_results_and_exchanges_render_whole_for_eight() -> None:
     for page in pages:
         uncut(page)
     swaps = [p for p in pages if p.title.startswith("Swap")]
+    # Between rounds: no special card is given, and the cards pass face down (in secret).
+    assert [p.title for p in swaps] == ["Swap 1/2, in secret", "Swap 2/2, in secret"]
     assert swaps[0].lines == (
         "Seat 8 gives seat 1",
-        "their 2 highest cards;",
+        "2 highest, no specials;",
         "seat 1 gives back any 2",
     )
     assert swaps[1].lines == (
         "Seat 7 gives seat 2",
-        "their highest card;",
+        "highest, no specials;",
         "seat 2 gives back any 1",
     )
     results = [line for p in pages if p.title.startswith("Round 1") for line in p.lines]
@@ -153,6 +158,58 @@ def test_without_taps_green_asks_for_the_play_with_the_buttons() -> None:
     assert GAME.control(state, Press("red")) == Action("pass")
     lead = GAME.control(started(), Press("green")).forms[0]
     assert [f.key for f in lead.fields] == ["n", "value", "wild", "out"]
+
+
+def _wild_choices(state, n: str | None = None) -> tuple[str, ...]:
+    """The wild counts the button form offers, after answering the count with ``n``."""
+    menu = menus.FormMenu(GAME.control(state, Press("green")))
+    menu.start()
+    if n is not None:
+        assert menu.screen().title == "How many cards?"
+        field = menu.form.fields[0]
+        while field.choices[menu.cursor] != n:
+            menu.press("down", False)
+        menu.press("ok", False)
+    menu.press("ok", False)  # the set
+    assert menu.screen().title == "Wilds among them?"
+    return menu._field().choices
+
+
+def test_the_button_form_offers_no_more_wilds_than_cards() -> None:
+    """Issue 16: a 1-card play cannot hold 2 wilds; the form offers 0..cards."""
+    assert _wild_choices(started(), "1") == ("0", "1")
+    assert _wild_choices(started(), "2") == ("0", "1", "2")
+    assert _wild_choices(started(), "5") == ("0", "1", "2")  # the pack holds 2 wilds
+    assert _wild_choices(run(started(), "play n=1 value=3")) == ("0", "1")
+    assert _wild_choices(run(started(), "play n=3 value=3")) == ("0", "1", "2")
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.integers(0, 4),
+    st.lists(st.sampled_from(["up", "down", "ok", "back"]), max_size=30),
+)
+def test_a_play_entered_with_the_buttons_never_holds_more_wilds_than_cards(table_n, presses):
+    """Whatever the table holds and however the form is answered (or stepped back through),
+    the play it builds has 0 <= wild <= n."""
+    state = started() if table_n == 0 else run(started(), f"play n={table_n} value=1")
+    menu = menus.FormMenu(GAME.control(state, Press("green")))
+    menu.start()
+    for button in presses:
+        shown = menu.screen()
+        if shown.title == "Wilds among them?":
+            bound = int(menu.values.get("n", table_n or 0))
+            assert [int(c) for c in menu._field().choices] == list(
+                range(min(bound, PACK.wilds) + 1)
+            )
+        command = menu.press(button, False)
+        if command.kind == "form_done":
+            args = command.data["args"]
+            assert command.data["name"] == "play"
+            assert 0 <= int(args["wild"]) <= int(args["n"])
+            break
+        if command.kind == "close":
+            break
 
 
 def test_ok_opens_the_seat_menu_pass_refused_on_an_empty_table() -> None:

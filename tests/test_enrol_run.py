@@ -62,3 +62,16 @@ def test_a_copy_tapped_twice_counts_once_and_back_ends_the_run(tmp_path):
     )
     assert out[-2]["screen"][:3] == ["Damage 1", "1 copy enrolled", "again 0004A1B2C3"]
     assert out[-1]["screen"][0].startswith("Trap Attack")
+
+
+def test_tags_tapped_while_a_question_is_open_wait_for_its_answer(tmp_path):
+    setup = "game trap-attack\npress back\npress up\npress ok\npress ok\n"  # a run of Damage 1
+    run_script(setup + "tap 04A1B2C3\n", state_dir=tmp_path)
+    other = setup.replace("press ok\npress ok\n", "press ok\npress down\npress ok\n")  # Damage 2
+    taps = "tap 04A1B2C3\ntap 04A1B2C4\ntap 04A1B2C5\n"
+    out = run_script(other + taps + "press red\n", state_dir=tmp_path)
+    assert [o["screen"][0] for o in out[-4:-1]] == ["Card 0004A1B2C3"] * 3  # still asking
+    assert out[-1]["screen"][:3] == ["Damage 2", "2 copies enrolled", "added 0004A1B2C5"]
+    cards = _cards(tmp_path)
+    assert cards["0004A1B2C3"]["card"] == "damage-1"  # the answer was no
+    assert cards["0004A1B2C4"]["card"] == cards["0004A1B2C5"]["card"] == "damage-2"

@@ -69,7 +69,16 @@ MOVES: dict[str, list[str]] = {  # a game's own lines, beyond the buttons and it
         "do trap turns=1",
         "wait 25",
     ],
-    "cover-your-asps": ["do plank", "do enter", "do built", "do entered", "do vault", "do next"],
+    "cover-your-asps": [
+        "do plank",
+        "do enter",
+        "do move",
+        "do built",
+        "do entered",
+        "do vault",
+        "do escaped",
+        "do next",
+    ],
 }
 
 

@@ -140,13 +140,22 @@ def test_user_directories_and_command_match_the_installer_paths() -> None:
     assert one("Service", "User") == paths.SERVICE_USER
     assert one("Service", "SupplementaryGroups").split() == list(paths.DEVICE_GROUPS)
     assert one("Service", "StateDirectory") == paths.STATE_DIR.name
-    assert one("Service", "ConfigurationDirectory") == paths.CONFIG_DIR.name
     assert one("Service", "WorkingDirectory") == str(paths.STATE_DIR)
     assert f"LG_WD={paths.STATE_DIR}" in values("Service", "Environment")
     assert one("Service", "ExecStart") == (
         f"{paths.VENV_DIR}/bin/trap-companion run --config {paths.CONFIG_FILE}"
     )
     assert one("Install", "WantedBy") == "multi-user.target"
+
+
+def test_the_state_directory_is_the_only_writable_one() -> None:
+    # ProtectSystem=strict exempts every *Directory= systemd manages: a ConfigurationDirectory=
+    # made /etc/trap-companion writable inside the daemon's namespace (found by `make systest`).
+    assert one("Service", "ProtectSystem") == "strict"
+    for key in ("ConfigurationDirectory", "RuntimeDirectory", "CacheDirectory", "LogsDirectory"):
+        assert not values("Service", key), f"{key}= would be writable under ProtectSystem=strict"
+    for key in ("ReadWritePaths", "BindPaths"):
+        assert not values("Service", key)
 
 
 def test_logs_go_to_the_journal_only() -> None:

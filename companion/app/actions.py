@@ -45,10 +45,10 @@ class Actions:
         if isinstance(reply, Action):
             self.submit(reply, from_input=True)
         elif isinstance(reply, Ask):
-            self.menu = menus.FormMenu(reply)
+            self.menu = self.play_form = menus.FormMenu(reply)
             self._menu_command(self.menu.start())
         elif isinstance(reply, Pages):
-            self.menu = menus.PageMenu(reply)
+            self.menu = self.play_form = menus.PageMenu(reply)
 
     def submit(self, action: Action, from_input: bool = False, auto: bool = False) -> bool:
         """Roll what the action needs, apply the rules, journal, then effects. True if accepted.

@@ -19,6 +19,7 @@ from companion.app.enrolment import Enrolment
 from companion.app.inputs import Inputs
 from companion.app.menu_control import MenuControl
 from companion.app.parts import Parts
+from companion.app.phones import Phones
 from companion.app.refresh import Refresh
 from companion.app.session import Session, from_journal
 from companion.app.toasts import Toasts
@@ -42,7 +43,7 @@ from companion.ui.screen import Lights, Screen
 log = logging.getLogger("companion.app")
 
 
-class App(Inputs, Actions, MenuControl, Enrolment, Toasts, Refresh):
+class App(Inputs, Actions, MenuControl, Enrolment, Toasts, Refresh, Phones):
     def __init__(
         self,
         config: Config,
@@ -94,6 +95,8 @@ class App(Inputs, Actions, MenuControl, Enrolment, Toasts, Refresh):
         self.table_dice = config.dice.source == "table"
         self.session: Session | None = None
         self.menu: menus.Menu | None = None
+        self.play_form: menus.Menu | None = None  # a game's form or pages a tap opened
+        self.held_taps: list[Card] = []  # this game's cards tapped while that form was open
         self.toast: tuple[Screen, Lights] | None = None  # a notice over the screen for a moment
         self.toast_pages: tuple[Screen, ...] = ()  # the notice's pages still to come
         self.time_offset = 0.0
@@ -108,6 +111,7 @@ class App(Inputs, Actions, MenuControl, Enrolment, Toasts, Refresh):
         self.shown: tuple[Screen, Lights] | None = None
         self.on_refresh: list[Callable[[], None]] = []
         self.faces = Hub()  # the terminal, the web page, phones: each sees every refresh
+        self.phones: Any = None  # the phones at the table, when a phone face is on (phones.py)
 
     def _demo_cards(self) -> list[Card]:
         """Every catalog card gets a made-up UID, so the simulator and replay have a deck."""

@@ -11,8 +11,14 @@ class Enrolment:
 
     def _copy_tapped(self, run: menus.EnrolRun, uid: str, card: Card | None) -> None:
         """A tap during an enrolment run: a new tag is enrolled and counted; a tag that is
-        already something else is named and waits for a yes."""
-        run.asking = None
+        already something else is named and waits for a yes. Tags tapped while that question
+        is open wait for its answer (a run goes fast: none is lost)."""
+        if run.asking is not None:
+            if uid != run.asking[0] and uid not in run.waiting:
+                run.waiting.append(uid)
+                self.note(f"card {uid}: taken once {run.asking[0]} is answered")
+                self.play("card_ok")
+            return
         if uid in run.seen:
             run.said = f"again {uid}"
             self.play("card_ok")
@@ -27,6 +33,16 @@ class Enrolment:
             self.note(f"card {uid}: {card.name}, asking before making it {run.kind.name}")
             run.asking = (uid, card.name)
             self.play("card_unknown")
+
+    def _take_waiting_copies(self) -> None:
+        """The run's question is answered: the tags tapped meanwhile are taken in turn (one
+        may ask again: the rest wait for that answer)."""
+        run = self.menu
+        if not isinstance(run, menus.EnrolRun):
+            return
+        while run.asking is None and run.waiting:
+            uid = run.waiting.pop(0)
+            self._copy_tapped(run, uid, self.registry.lookup(uid))
 
     def _enrol_copy(self, run: menus.EnrolRun, uid: str) -> None:
         card = Card(uid, run.game, run.kind.id, run.kind.name, dict(run.values))

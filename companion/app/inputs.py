@@ -86,7 +86,12 @@ class Inputs:
             secret = getattr(session.rules, "secret_card", lambda card: None)
             name = secret(card.as_tap()) or name
         self.note(f"card {uid}: {name}")
-        if session is None or self.menu is not None:
+        if session is not None and card.game == session.name and self._form_open():
+            # Cards laid fast (a claim's hostages, a play's cards) while the form the first
+            # one opened is still being answered: each is still a tap, taken once it is done.
+            self.held_taps.append(card)
+            self.note(f"card {uid}: taken once the form is done")
+        elif session is None or self.menu is not None:
             self._toast((name, "start a game first" if session is None else ""))
         elif card.game != session.name:
             title = games.get(card.game).title if card.game in games.available() else card.game
@@ -94,6 +99,32 @@ class Inputs:
         elif not self._play_card(card):
             self._toast((name, "not needed now"))
         self.refresh()
+
+    def _form_open(self) -> bool:
+        """A form or pages that play opened (not the box's own menus) is on screen."""
+        return self.menu is not None and self.menu is self.play_form
+
+    def _take_held_taps(self, answered: bool) -> None:
+        """The form the held taps waited for is gone: with an answer, each is played in turn
+        (one may open a form again: the rest wait for it); left with back, they are dropped
+        and the screen says so, as the table gave up what the first card began."""
+        if not self.held_taps:
+            return
+        if self.menu is not None and answered:  # the answer asks on (the table's dice): wait
+            self.play_form = self.menu
+            return
+        held, self.held_taps = self.held_taps, []
+        if not answered:
+            self.note(f"{len(held)} tapped cards dropped with the form")
+            many = "card" if len(held) == 1 else "cards"
+            self._toast((f"{len(held)} tapped {many}", "not taken:", "tap again"))
+            return
+        for n, card in enumerate(held):
+            if self.menu is not None:
+                self.held_taps = held[n:]
+                return
+            if not self._play_card(card):
+                self._toast((card.name, "not needed now"))
 
     def _play_card(self, card: Card) -> bool:
         """A tap of a card of the game being played, as its control map reads it."""

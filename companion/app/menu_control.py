@@ -18,6 +18,8 @@ class MenuControl:
     def open_game_menu(self) -> None:
         names = games.available()
         titles = [games.get(n).title for n in names]
+        phone_items, phone_keys = self.phone_items()  # phones may pair before any game
+        titles, names = [*titles, *phone_items], [*names, *phone_keys]
         self.menu = menus.ListMenu("Choose a game", titles, names, "pick_game")
 
     def _game_hook(self, hook: str) -> None:
@@ -31,15 +33,20 @@ class MenuControl:
 
     def open_session_menu(self) -> None:
         self._game_hook("pause_action")
-        dice = "Dice: table" if self.table_dice else "Dice: box"
-        items = ["Resume", "Undo last", "New game", "Other game", dice]
-        keys = ["resume", "undo", "new_game", "switch_game", "dice"]
+        items = ["Resume", "Undo last", "New game", "Other game"]
+        keys = ["resume", "undo", "new_game", "switch_game"]
+        if getattr(self.session.rules, "uses_dice", True):  # a game without dice: no choice
+            items.append("Dice: table" if self.table_dice else "Dice: box")
+            keys.append("dice")
         if hasattr(self.session.rules, "result"):
             items.append("Records")
             keys.append("records")
         if tuple(self.session.rules.catalog()):
             items.append("Enrol copies")
             keys.append("enrol_run")
+        phone_items, phone_keys = self.phone_items()
+        items += phone_items
+        keys += phone_keys
         self.menu = menus.ListMenu(self.session.rules.title, items, keys, "session")
 
     def ask_undo(self) -> None:
@@ -55,11 +62,19 @@ class MenuControl:
 
     def _menu_press(self, button: str, long: bool) -> None:
         self._menu_command(self.menu.press(button, long))
+        self._take_waiting_copies()
 
     def _menu_command(self, command: menus.Command) -> None:
         kind, data = command.kind, command.data
         if kind == "stay":
             return
+        from_play = self.menu is not None and self.menu is self.play_form
+        self._menu_step(kind, data)
+        if from_play and self.menu is not self.play_form:
+            self.play_form = None
+            self._take_held_taps(answered=kind != "close")
+
+    def _menu_step(self, kind: str, data: dict) -> None:
         left_session_menu = getattr(self.menu, "on_pick", None) == "session"
         # An enrolment run is opened from the session menu: leaving it goes back to play.
         left_run = isinstance(self.menu, menus.EnrolRun) or (
@@ -73,6 +88,8 @@ class MenuControl:
         if kind == "close":
             if self.session is None:
                 self.open_game_menu()
+        elif kind == "pick_game" and data["key"] in ("pair_phone", "forget_phones"):
+            self.phone_command(data["key"])
         elif kind == "pick_game":
             rules = games.get(data["key"])
             self.menu = menus.OptionsMenu(data["key"], rules.title, tuple(rules.options))
@@ -101,11 +118,15 @@ class MenuControl:
             elif key == "enrol_run":
                 kinds = tuple(self.session.rules.catalog())
                 self.menu = menus.Enrol("", self.session.name, kinds)
+            elif key in ("pair_phone", "forget_phones"):
+                self.phone_command(key)
             elif key == "dice":
                 self.table_dice = not self.table_dice
                 where = "the table's dice" if self.table_dice else "the box"
                 self.note(f"dice now come from {where}")
                 self._toast(("Dice now from", where))
+        elif kind == "phones":
+            self.phone_command(data["do"])
         elif kind == "form_done":
             self.submit(Action(data["name"], data["args"]), from_input=True)
         elif kind == "refused":

@@ -32,17 +32,32 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Register the tag UID as CARD of GAME (see `cards catalog GAME`).",
     )
     enrol.add_argument("uid", help="the tag's UID in hex, e.g. 04A1B2C3 or 14:00:8E:C7:93")
-    enrol.add_argument("game")
-    enrol.add_argument("card", help="a catalog id, e.g. damage-2")
+    enrol.add_argument("game", help=f"the game the card belongs to: {', '.join(games.available())}")
+    enrol.add_argument("card", help="a catalog id, e.g. damage-2 (see `cards catalog GAME`)")
     enrol.add_argument("--name", help="the name to show (default: the catalog's)")
     enrol.add_argument(
-        "--value", action="append", default=[], metavar="K=N", help="a card value, e.g. value=3"
+        "--value",
+        action="append",
+        default=[],
+        metavar="K=N",
+        help="a card value, e.g. value=3, within the range `cards catalog GAME` shows",
+    )
+    enrol.add_argument(
+        "--force",
+        action="store_true",
+        help="make a tag that is already enrolled as another card this one",
     )
     add_config_arg(enrol)
     add_state_dir_args(enrol, sim_choice=True)
     enrol.set_defaults(func=enrol_main)
-    forget = verbs.add_parser("forget", help="remove a tag from the registry")
-    forget.add_argument("uid")
+    forget = verbs.add_parser(
+        "forget",
+        help="remove a tag from the registry",
+        description="Remove the tag UID from the registry (`cards list` shows what is there).",
+    )
+    forget.add_argument(
+        "uid", help="the tag's UID in hex as `cards list` shows it, e.g. 0004A1B2C3"
+    )
     add_config_arg(forget)
     add_state_dir_args(forget, sim_choice=True)
     forget.set_defaults(func=forget_main)
@@ -87,7 +102,7 @@ def catalog_main(args: argparse.Namespace) -> int:
     for name in names:
         rules = _game(name)
         for kind in rules.catalog():
-            fields = f" (asks {', '.join(kind.fields)})" if kind.fields else ""
+            fields = f" (asks {_asks(kind)})" if kind.fields else ""
             print(f"{name:<12} {kind.id:<24} {kind.name}{fields}")
     return 0
 
@@ -107,14 +122,43 @@ def enrol_main(args: argparse.Namespace) -> int:
         if not sep or key not in kind.fields or not raw.lstrip("-").isdigit():
             asks = ", ".join(kind.fields) or "no values"
             raise UsageError(f"--value {item!r}: {kind.name} takes {asks}, as K=N")
+        low, high = kind.field_range(kind.fields.index(key))
+        if not low <= int(raw) <= high:  # the box's form offers only these
+            raise UsageError(
+                f"--value {item!r}: {kind.name}'s {key} is {low}..{high}; nothing written"
+            )
         values[key] = int(raw)
     missing = [f for f in kind.fields if f not in values]
     if missing:
         raise UsageError(f"{kind.name} needs --value {missing[0]}=N")
     card = Card(uid, args.game, kind.id, args.name or kind.name, values)
+    now = registry.cards.get(uid)
+    if now is not None and _differs(now, card) and not args.force:
+        raise UsageError(
+            f"{uid} is already enrolled as {_describe(now)}; "
+            "add --force to make it this card (nothing written)"
+        )
     registry.enrol(card)
-    print(f"{uid}: {card.name} ({args.game} {kind.id})")
+    was = f" (was {_describe(now)})" if now is not None and _differs(now, card) else ""
+    print(f"{uid}: {_describe(card)}{was}")
     return 0
+
+
+def _asks(kind) -> str:
+    """The values a kind asks, each with its range: what the box's form offers."""
+    return ", ".join(
+        f"{name} {low}..{high}"
+        for name, (low, high) in ((n, kind.field_range(i)) for i, n in enumerate(kind.fields))
+    )
+
+
+def _differs(a: Card, b: Card) -> bool:
+    return (a.game, a.card, a.name, a.fields) != (b.game, b.card, b.name, b.fields)
+
+
+def _describe(card: Card) -> str:
+    extra = "".join(f" {k}={v}" for k, v in sorted(card.fields.items()))
+    return f"{card.name} ({card.game} {card.card}{extra})"
 
 
 def forget_main(args: argparse.Namespace) -> int:

@@ -261,6 +261,9 @@ class Game(Protocol):
     # instead of its name wherever the box would show the name (None: its name). Cards in a
     # hidden hand (Hostage Trap!'s hostages) must not be named to the table.
     #
+    # Optional: ``uses_dice = False`` for a game that never rolls a die (its menu then offers
+    # no choice of where dice come from); absent means it does.
+    #
     # Optional: ``attach(state_dir) -> tuple[str, ...]``: read the owner's own data files
     # kept in the state directory (a card pack); lines to show the owner if one was bad.
 

@@ -105,29 +105,33 @@ class SimulatedBox:
             raise UsageError("no card reader is running")
         if not runner.wait_ready(SYNC_TIMEOUT):
             raise HardwareError(f"the card reader did not open ({runner.status})")
-        base = runner.seen_count
+        before = runner.seen_of(uid)
         if isinstance(self.device, FakeRdm6300):
             # Two identical frames confirm a tag; the parser already knows the last tag it
             # confirmed (until another one comes), and then the first frame counts at once.
             first = 2 if uid == self._last_uid else 1
             self._last_uid = uid
             self.device.write_frames(uid, 2)
-            self._sync(runner, base + first)
+            self._sync(runner, uid, before + first)
             repeats = int(seconds / RDM6300_REPEAT + 1e-9)
             for n in range(1, repeats + 1):
                 self.advance(RDM6300_REPEAT)
                 self.device.write_frames(uid, 1)
-                self._sync(runner, base + first + n)
+                self._sync(runner, uid, before + first + n)
             self.advance(max(0.0, seconds - repeats * RDM6300_REPEAT))
         else:
+            # Waiting for a read of this very card: a count of all reads would let a read of
+            # the card before (still on its way) pass for this one, and this card would be
+            # lifted before the driver ever saw it.
             self.device.present(uid)
-            self._sync(runner, base + 1)
+            self._sync(runner, uid, before + 1)
             self.advance(seconds)
             self.device.remove()
 
-    def _sync(self, runner: Any, target: int) -> None:
-        """Wait (real time, bounded) until the reader thread has delivered ``target`` reads."""
-        if not runner.wait_seen(target, SYNC_TIMEOUT):
+    def _sync(self, runner: Any, uid: str, target: int) -> None:
+        """Wait (real time, bounded) until the reader thread has delivered ``target`` reads of
+        ``uid``."""
+        if not runner.wait_seen_of(uid, target, SYNC_TIMEOUT):
             raise HardwareError(f"the card reader driver did not deliver a read ({runner.status})")
         self.loop.drain()
 

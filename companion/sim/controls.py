@@ -1,23 +1,23 @@
 """The simulated box's Controls (companion/faces/face.py): a press drives the button's mock pin
 down and up again on the loop thread, a tap lays a card on the fake reader for a moment, at the
 pace a finger keeps (companion/sim/keys.py). The terminal's keys and the web page's buttons both
-come through here, so both behave as the real buttons do.
+come through here, so both behave as the real buttons do. Cards go down through one hand
+(companion/sim/hand.py): one after the other, each until the driver has read it.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 
 from companion.core.events import Call
 from companion.errors import UsageError
 from companion.faces.face import BUTTONS
 from companion.sim.box import SimulatedBox
+from companion.sim.hand import CardHand, DeviceHand
 from companion.sim.keys import GAP, Pacer
 
 SHORT = 0.08  # seconds a short press holds its button
 LONG_EXTRA = 0.2  # a long press holds this much longer than the config's hold time
-TAP_SECONDS = 0.35  # a card lies on the reader this long
 
 
 class SimControls:
@@ -26,7 +26,9 @@ class SimControls:
         self.pacer = Pacer()
         self._lock = threading.Lock()  # the terminal and the web may press at once
         self.released_at = 0.0  # loop thread: when the button pressed last is up again
-        self.card_until = 0.0  # loop thread: when the card tapped last is off the reader
+        self.hand: CardHand | None = None
+        if box.device is not None:
+            self.hand = CardHand(DeviceHand(box.device), lambda: box.app.runner)
 
     @property
     def dropped(self) -> int:
@@ -60,35 +62,21 @@ class SimControls:
         return True
 
     def tap(self, uid: str) -> str:
-        """Lay the card on the simulated reader for TAP_SECONDS (after the card before it is
-        lifted: one reader, one card at a time); the UID as read."""
+        """Lay the card on the simulated reader after the cards before it; the UID as read."""
         box = self.box
         try:
             uid = box.uid(uid)
         except UsageError as err:
             raise ValueError(str(err)) from None
-        device = box.device
-        if device is None:
+        if self.hand is None:
             raise ValueError("no card reader configured")
-        start: Callable[[], None]
-        stop: Callable[[], None]
-        if hasattr(device, "hold"):
-            start, stop = (lambda: device.hold(uid)), device.release
-        else:
-            start, stop = (lambda: device.present(uid)), device.remove
-        loop = box.loop
-
-        def lay() -> None:  # on the loop thread
-            now = box.clock.now()
-            if now < self.card_until:
-                loop.call_at(self.card_until, lay)
-                return
-            start()
-            self.card_until = now + TAP_SECONDS + GAP
-            loop.call_later(TAP_SECONDS, stop)
-
-        loop.post(Call(lay))
+        self.hand.tap(uid)  # the terminal and the web may tap at once: the hand queues them
         return uid
+
+    def close(self) -> None:
+        """Lift the last card and stop the hand (before the box closes its reader)."""
+        if self.hand is not None:
+            self.hand.close()
 
     def deck(self) -> list[tuple[str, str, str]]:
         """Every card the simulator knows, enrolled or demo: (uid, name, game)."""

@@ -42,8 +42,9 @@ STOPPED = "Trap Companion simulator stopped. Your game is kept in the journal ({
 
 @dataclass
 class SimState:
-    deck: list[tuple[str, str]] = field(default_factory=list)  # (uid, label)
+    deck: list[tuple[str, str, str]] = field(default_factory=list)  # (uid, label, game)
     chosen: int = 0
+    deck_game: str | None = None  # the game the deck was last turned to
     typing: str | None = None
     sounds: list[str] = field(default_factory=list)
     message: str = ""
@@ -76,8 +77,11 @@ class TerminalSim:
         out: TextIO = sys.stdout,
         display: str = "auto",
         web_port: int | None = None,
+        phones: int | None = None,
     ):
         self.out = out
+        self.phones_port = phones  # serve the phone face on 127.0.0.1:PORT (sim --phones)
+        self.phones: Any = None
         self.display = display
         self.lock = threading.Lock()
         self.state = SimState()
@@ -102,8 +106,21 @@ class TerminalSim:
         self._resized = False
         self._clear = False
 
-    def _deck(self) -> list[tuple[str, str]]:
-        return [(uid, f"{name} ({game})") for uid, name, game in self.controls.deck()]
+    def _deck(self) -> list[tuple[str, str, str]]:
+        return [(uid, f"{name} ({game})", game) for uid, name, game in self.controls.deck()]
+
+    def _turn_deck(self) -> None:
+        """When the game in play changes, the deck opens at that game's first card (the table
+        plays that game's cards; another game's stay a few presses of `C` away)."""
+        st, session = self.state, self.app.session
+        game = session.name if session is not None else None
+        if game is None or game == st.deck_game:
+            return
+        st.deck_game = game
+        if st.deck and st.deck[st.chosen][2] != game:
+            first = next((i for i, card in enumerate(st.deck) if card[2] == game), None)
+            if first is not None:
+                st.chosen = first
 
     # --- drawing (loop thread) -----------------------------------------------------------
 
@@ -122,7 +139,8 @@ class TerminalSim:
 
     def panel(self) -> Panel:
         snap, st = self.snapshot, self.state
-        uid, label = st.deck[st.chosen] if st.deck else ("-", "no cards")
+        self._turn_deck()
+        uid, label, _ = st.deck[st.chosen] if st.deck else ("-", "no cards", "")
         message = f"UID> {st.typing}_" if st.typing is not None else st.message
         return Panel(
             led=_led_block(snap.led if snap else (0.0, 0.0, 0.0)),
@@ -235,6 +253,13 @@ class TerminalSim:
                 self.out.write(ENTER)
                 self.out.flush()
             self.app.start()
+            if self.phones_port is not None:
+                from companion.web.phones import PhoneService
+
+                self.phones = PhoneService(
+                    self.app, self.phones_port, host="127.0.0.1", controls=self.controls
+                )
+                self.phones.start()
             consumer.start()
             self.app.loop.post(Call(self.draw))
             self._read_keys(fd, consumer)
@@ -246,6 +271,9 @@ class TerminalSim:
                 self._quietly(lambda: consumer.join(timeout=2))
             if self.web is not None:
                 self._quietly(self.web.stop)
+            if self.phones is not None:
+                self._quietly(self.phones.stop)
+            self._quietly(self.controls.close)
             self._quietly(self.box.close)
             if saved is not None:
                 self._quietly(lambda: termios.tcsetattr(fd, termios.TCSADRAIN, saved))

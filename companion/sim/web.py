@@ -97,6 +97,7 @@ class WebOnlySim:
             for signum, handler in saved.items():
                 signal.signal(signum, handler)
             self.server.stop()
+            self.controls.close()
             self.box.close()
             for fd in (wake_r, wake_w, done_r, done_w):
                 os.close(fd)

@@ -9,7 +9,7 @@ app (which knows both) turns a finished form into a game's Action. Nothing here 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from companion.ui.screen import Screen
 
@@ -26,9 +26,16 @@ class Option:
     choices: tuple[str, ...] = ()  # empty: any value that ``check`` accepts
     presets: tuple[str, ...] = ()  # values the menu cycles through when choices is empty
     bounds: tuple[int, int] | None = None  # a whole number in this range (lowest, highest)
+    # Only when every named option has one of these values does this one matter (Cover Your
+    # Asps' vault means nothing to one player): the menu leaves it out otherwise.
+    only_if: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def menu_values(self) -> tuple[str, ...]:
         return self.choices or self.presets or (self.default,)
+
+    def applies(self, values: Mapping[str, str]) -> bool:
+        """Whether this option matters with these values of the others."""
+        return all(str(values.get(name, "")) in allowed for name, allowed in self.only_if)
 
 
 @dataclass(frozen=True)
@@ -78,9 +85,24 @@ class Field:
     names: tuple[str, ...] = ()
     start: int = 0
     many: bool = False
+    # The key of a number asked earlier in the form that this answer may not exceed (wilds
+    # among the cards of a play: no more than the cards); choices above it are not offered.
+    at_most: str = ""
 
     def shown(self, index: int) -> str:
         return (self.names or self.choices)[index]
+
+    def limited(self, answers: Mapping[str, object]) -> Field:
+        """This question as it is asked after ``answers``: without the choices above the
+        answer ``at_most`` names (the whole question if that was not asked)."""
+        bound = str(answers.get(self.at_most, "")) if self.at_most else ""
+        if not (bound.isascii() and bound.isdigit()):
+            return self
+        keep = [i for i, c in enumerate(self.choices) if not c.isdigit() or int(c) <= int(bound)]
+        names = tuple(self.names[i] for i in keep) if self.names else ()
+        start = max(0, min(self.start, len(keep) - 1))
+        choices = tuple(self.choices[i] for i in keep)
+        return replace(self, choices=choices, names=names, start=start, at_most="")
 
 
 @dataclass(frozen=True)

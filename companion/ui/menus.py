@@ -85,19 +85,25 @@ class OptionsMenu:
 
     A choice option cycles through its values. A number that may take any value (a turn
     length) cycles through its presets, and a long press on ok edits it: up/down step by one,
-    a long press by ten, ok again when done.
+    a long press by ten, ok again when done. Options that do not matter with the others'
+    values (``Option.only_if``) are left out, and not given to the game.
     """
 
     game: str
     title: str
-    options: tuple[Option, ...]
+    all_options: tuple[Option, ...]
     values: dict[str, str] = field(default_factory=dict)
     cursor: int = 0
     editing: bool = False
 
     def __post_init__(self) -> None:
-        for option in self.options:
+        for option in self.all_options:
             self.values.setdefault(option.name, option.default)
+
+    @property
+    def options(self) -> tuple[Option, ...]:
+        """The options shown now: those that matter with the values picked so far."""
+        return tuple(o for o in self.all_options if o.applies(self.values))
 
     def screen(self) -> Screen:
         if self.editing:
@@ -120,7 +126,8 @@ class OptionsMenu:
         if self.editing:
             return self._edit(button, long)
         if button == "green":
-            return Command("start", {"game": self.game, "options": dict(self.values)})
+            shown = {o.name: self.values[o.name] for o in self.options}
+            return Command("start", {"game": self.game, "options": shown})
         if button in ("back", "red"):
             return CLOSE
         if not self.options:
@@ -137,6 +144,7 @@ class OptionsMenu:
             current = self.values[option.name]
             i = values.index(current) if current in values else -1
             self.values[option.name] = values[(i + 1) % len(values)]
+            self.cursor = max(0, min(self.cursor, len(self.options) - 1))
         return STAY
 
     def _edit(self, button: str, long: bool) -> Command:
@@ -255,6 +263,7 @@ class EnrolRun:
     seen: set[str] = field(default_factory=set)  # their UIDs: a second tap counts once
     said: str = ""  # what the last tap did
     asking: tuple[str, str] | None = None  # (uid, what it is now) waiting for a yes
+    waiting: list[str] = field(default_factory=list)  # tapped during the question, in order
 
     def values_text(self) -> str:
         return ", ".join(f"{name} {value}" for name, value in self.values.items())
@@ -352,8 +361,9 @@ class FormMenu:
         return STAY
 
     def _field(self) -> Field:
+        """The question being asked, without the choices earlier answers rule out."""
         assert self.form is not None
-        return self.form.fields[self.index]
+        return self.form.fields[self.index].limited(self.values)
 
     def screen(self) -> Screen:
         if self.form is None:
@@ -406,7 +416,7 @@ class FormMenu:
             args = {**self.form.args, **self.values}
             return Command("form_done", {"name": self.form.action, "args": args})
         self.index = index
-        question = self.form.fields[index]
+        question = self._field()
         self.cursor = question.start if 0 <= question.start < len(question.choices) else 0
         self.marked = set()
         return STAY

@@ -99,7 +99,10 @@ class WebServer:
     # --- start and stop (the starter's thread) -------------------------------------------
 
     def start(self) -> None:
-        """Listen, or raise PortTaken; returns once the port is open."""
+        """Listen, or raise PortTaken; returns once the port is open. After a failure it may be
+        called again (a taken port tried later)."""
+        self._started.clear()
+        self._failure = None
         self._thread = threading.Thread(target=self._serve, name="web", daemon=True)
         self._thread.start()
         if not self._started.wait(START_SECONDS):

@@ -1,11 +1,13 @@
 """The control map: buttons and card taps to Cover Your Asps actions, menus and pages.
 
-On a seat's turn green makes the roll its phase needs (after an entry roll, it says the raider
-is in), red ends the turn, ok opens the seat's menu (reports and the other actions), up/down
-the information pages. At the end green asks for the next entry the count needs and ok offers
-all of them. Solo: green rolls, ok counts a plank laid, red asks how the game ended.
-Tapped action cards are played by the seat on turn; tapped treasure cards are counted at the
-end for the seat the table picks.
+On a seat's turn green does what buttons.green says, the word its footer shows: the roll the
+phase needs, then the report that roll may have made (after an entry roll "entered" directly,
+else the seat's menu), then nothing; red ends the turn, ok opens the seat's menu (reports and
+the other actions), up/down the information pages. At the end green asks for the next entry
+the count needs (once complete: the count's menu, to correct one) and ok offers all of them.
+Solo: green rolls, ok counts a plank laid, red asks how the game ended. Tapped action cards are
+played by the seat on turn; tapped treasure cards are counted at the end for the seat the
+table picks.
 """
 
 from __future__ import annotations
@@ -14,13 +16,20 @@ from collections.abc import Mapping
 from typing import Any
 
 from companion.games.base import Action, Ask, Field, Form, Input, Rejected, Reply, Tap
-from companion.games.cover_your_asps import rules, scoring
-from companion.games.cover_your_asps.state import BUILD, COLLECT, SoloState, State, TableState
+from companion.games.cover_your_asps import buttons, rules, scoring
+from companion.games.cover_your_asps.buttons import primary
+from companion.games.cover_your_asps.state import BUILD, SoloState, State, TableState
 from companion.games.cover_your_asps.tables import tables
-from companion.games.cover_your_asps.view import pages, primary
+from companion.games.cover_your_asps.view import pages
 from companion.games.seats import label
 
 PAGES = ("up", "down")
+REPORT_ENTRIES = {
+    "built": "Built to the vault",
+    "entered": "Raider entered",
+    "vault": "Reached the vault",
+    "escaped": "Escaped",
+}
 
 
 def control(state: State, event: Input) -> Reply:
@@ -39,12 +48,10 @@ def control(state: State, event: Input) -> Reply:
         return seat_menu(state)
     if button != "green":
         return None
-    if state.acted is None:
-        return Action(primary(state))
-    seat = state.seat(state.turn)
-    if state.acted == "enter" and not seat.inside:
-        return Action("entered")
-    return seat_menu(state)
+    does = buttons.green(state)
+    if does == "report":
+        return seat_menu(state)
+    return None if does is None else Action(does)
 
 
 def _solo(state: SoloState, button: str) -> Reply:
@@ -53,7 +60,7 @@ def _solo(state: SoloState, button: str) -> Reply:
     if button == "green":
         return Action("plank")
     if button == "ok":
-        return Action("placed")
+        return Action("placed")  # before a roll the rules say why not
     if button == "red":
         return Ask(
             "End the game",
@@ -82,15 +89,8 @@ def _form(state: TableState, text: str, name: str) -> Form:
 def seat_menu(state: TableState) -> Ask:
     """The seat's reports for its phase first, then the other things a turn may hold."""
     seat = state.seat(state.turn)
-    forms = []
-    if seat.phase == BUILD:
-        forms.append(_form(state, "Built to the vault", "built"))
-    elif seat.phase == COLLECT and not seat.inside:
-        forms.append(_form(state, "Raider entered", "entered"))
-    elif seat.phase == COLLECT:
-        forms.append(_form(state, "Reached the vault", "vault"))
-    else:
-        forms.append(_form(state, "Escaped", "escaped"))
+    report = buttons.report_for(state)
+    forms = [_form(state, REPORT_ENTRIES[report], report)]
     forms.append(_form(state, "Plank roll", "plank"))
     if seat.phase != BUILD:
         forms.append(_form(state, "Move roll" if seat.inside else "Entry roll", primary(state)))
@@ -104,7 +104,7 @@ def seat_menu(state: TableState) -> Ask:
 
 def _count(state: TableState, button: str) -> Reply:
     if button == "green":
-        need = scoring.missing(state)
+        need = scoring.missing(state)  # buttons.green: "count", or "edit" once complete
         return _count_form_ask(state, need) if need else _count_menu(state)
     if button == "ok":
         return _count_menu(state)

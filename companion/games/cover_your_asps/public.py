@@ -59,7 +59,7 @@ def _solo(state: SoloState) -> dict[str, Any]:
     return {
         "players": 1,
         "last_roll": list(state.last_roll),
-        "doubles": _doubles(state.doubles),
+        "doubles": None,  # rulings 8: the solo rules have no doubles table
         "over": state.over,
         "rolls": state.rolls,
         "placed": state.placed,

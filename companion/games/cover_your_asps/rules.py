@@ -75,7 +75,8 @@ def initial(options: Mapping[str, Any]) -> Outcome:
         tiebreak=str(options["tiebreak"]),
     )
     if settings.players == 1:
-        return Outcome(SoloState(settings), (Log("Solo: fill the antechamber with planks"),))
+        setup = Log("Solo: lay a random plank near the middle, then fill the antechamber")
+        return Outcome(SoloState(settings), (setup,))
     t = tables()
     state = TableState(
         settings=settings,
@@ -256,15 +257,37 @@ def _reported(state: TableState, action: Action) -> tuple[TableState, Effects]:
     if name == "built":
         if seat.phase != BUILD:
             raise Rejected(f"{who} is in the {seat.phase} phase")
+        _check_cause(state, name)
         new_seat = replace(seat, phase=COLLECT)
         return _with(state, new_seat), (Log(f"{who} has built to the vault: collect phase"),)
     if name == "vault":
         if seat.phase != COLLECT or not seat.inside:
             raise Rejected(_not_inside(who, seat))
+        _check_cause(state, name)
         return _vault(state, seat)
     if seat.phase != ESCAPE:
         raise Rejected(f"{who} is in the {seat.phase} phase")
+    _check_cause(state, name)
     return _escaped(state, seat)
+
+
+# Rulings 1: a report follows the turn's action that made it happen on the board.
+CAUSES = {
+    "built": (("plank", "card"), "a plank (or a card)"),
+    "vault": (("move", "card"), "a move (or a card)"),
+    "escaped": (("move", "card"), "a move (or a card)"),
+}
+REPORT_WORDS = {
+    "built": "building to the vault",
+    "vault": "reaching the vault",
+    "escaped": "escaping",
+}
+
+
+def _check_cause(state: TableState, name: str) -> None:
+    causes, words = CAUSES[name]
+    if state.acted not in causes:
+        raise Rejected(f"{REPORT_WORDS[name]} needs {words} this turn")
 
 
 def _not_inside(who: str, seat: Seat) -> str:
@@ -305,7 +328,7 @@ def _escaped(state: TableState, seat: Seat) -> tuple[TableState, Effects]:
     new = replace(state, seats=state.with_seat(state.turn, out), checklist="escape")
     logs: list[Effect] = [
         Log(f"{who} escaped: remove the scorpion, draw an action card, uncover a pit"),
-        Log(f"{right} adds a pillar to {who}'s antechamber"),
+        Log(f"{who} puts a pillar in {right}'s antechamber"),
     ]
     while all(s.escapes >= new.round for s in new.seats):
         vault = min(new.vault + 1, len(tables().vaults))
@@ -335,15 +358,8 @@ def _solo(state: SoloState, action: Action) -> tuple[SoloState, Effects]:
     name = action.name
     if name == "plank":
         rolls = _rolls(action, TWO_DICE)
-        double = rolls[0] == rolls[1]
-        doubles = (tables().general[0].id,) if double else None
-        new = replace(
-            state,
-            rolls=state.rolls + 1,
-            last_roll=rolls,
-            doubles=doubles,
-            unused_roll=True,
-        )
+        # Rulings 8: the solo rules have no doubles table; a double is a plank like any other.
+        new = replace(state, rolls=state.rolls + 1, last_roll=rolls, unused_roll=True)
         return new, (Sound("roll"), Log(f"Roll {new.rolls}: {rolls[0]} {rolls[1]}"))
     if name == "placed":
         new = replace(state, placed=state.placed + 1, unused_roll=False)

@@ -70,7 +70,6 @@ class SoloState:
     rolls: int = 0
     placed: int = 0
     last_roll: tuple[int, ...] = ()
-    doubles: tuple[str, ...] | None = None
     unused_roll: bool = False  # a roll not yet answered by a plank: one plank per roll
     result: str | None = None  # "won" or "lost"
 

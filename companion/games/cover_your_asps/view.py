@@ -8,6 +8,7 @@ from __future__ import annotations
 from companion.games import standings
 from companion.games.base import Pages
 from companion.games.cover_your_asps import scoring
+from companion.games.cover_your_asps.buttons import END_TURN, primary, solo_ok, table_footer
 from companion.games.cover_your_asps.scoring import counted
 from companion.games.cover_your_asps.state import (
     BUILD,
@@ -23,32 +24,29 @@ from companion.ui.screen import WHITE, Lights, Screen
 
 SOLO_TITLE = "Asps  solo"
 COUNTING = Lights(WHITE, "pulse")  # the whole table counts: no seat's colour
-AFTER_ACTION = "G report  R end turn"
-AFTER_ENTRY = "G entered R end turn"
 TURN_LINES = {
     (BUILD, False): "Build: plank roll",
     (COLLECT, False): "Collect: entry roll",
     (COLLECT, True): "Collect: move roll",
     (ESCAPE, True): "Escape: move roll",
 }
-GREEN_DOES = {"plank": "G plank", "enter": "G enter", "move": "G move"}
+# The screen after a report: what it changed, so the roll it followed no longer shows.
+REPORTED = {
+    "entered": "Raider in: move next",
+    "built": "Built: enter next",
+}
+COUNT_FOOTER = "G enter  ok menu"  # green: the next entry the count needs
+FINAL_FOOTER = "G edit  ^v standings"  # green: the count's menu, to correct an entry
 PHASE_NAMES = {BUILD: "Building", COLLECT: "Collecting", ESCAPE: "Escaping"}
+SOLO_SETUP = ("Lay a random plank", "near the middle, then", "fill the chamber")
+SOLO_RULE = ("Match one number to a", "laid plank; no plank", "fits: roll again")
+CHECKLIST_FOOTER = f"^v more  {END_TURN}"
 
 
 def title(state: TableState) -> str:
     if state.over:
         return "Asps  final" if scoring.winner(state) else "Asps  game over"
     return f"Asps  R{state.round} V{state.vault}"
-
-
-def primary(state: TableState) -> str:
-    """What green does for the seat on turn before its action: the roll its phase needs."""
-    seat = state.seat(state.turn)
-    if seat.phase == BUILD:
-        return "plank"
-    if seat.phase == COLLECT and not seat.inside:
-        return "enter"
-    return "move"
 
 
 def faces(rolls: tuple[int, ...]) -> str:
@@ -61,33 +59,34 @@ def view(state: State) -> tuple[Screen, Lights]:
     if state.over:
         return _over(state)
     if state.checklist is not None:
-        return Screen(title(state), checklist(state), footer=AFTER_ACTION), lights(state.turn)
+        screen = Screen(title(state), checklist(state), footer=CHECKLIST_FOOTER)
+        return screen, lights(state.turn)
     if state.acted is None:
         return _turn(state)
+    if state.reports:
+        line = REPORTED.get(state.reports[-1], f"{label(state.turn)} reported")
+        return turn_screen(title(state), state.turn, line, table_footer(state))
     return _acted(state)
 
 
 def _turn(state: TableState) -> tuple[Screen, Lights]:
     seat = state.seat(state.turn)
-    green = primary(state)
     line = TURN_LINES.get((seat.phase, seat.inside), "Escape: move roll")
-    if green == "plank" and state.settings.planking == "draw":
-        line, footer = "Build: draw a plank", "G draw  R end turn"
-    else:
-        footer = f"{GREEN_DOES[green]}  R end turn"
-    return turn_screen(title(state), state.turn, line, footer)
+    if primary(state) == "plank" and state.settings.planking == "draw":
+        line = "Build: draw a plank"
+    return turn_screen(title(state), state.turn, line, table_footer(state))
 
 
 def _acted(state: TableState) -> tuple[Screen, Lights]:
     who = label(state.turn)
     acted = state.acted
     rolls = state.last_roll
+    footer = table_footer(state)
     if acted == "card":
         line = state.card_name or f"{who} played a card"
-        return turn_screen(title(state), state.turn, line[:21], AFTER_ACTION)
+        return turn_screen(title(state), state.turn, line[:21], footer)
     if acted == "plank" and not rolls:
-        return turn_screen(title(state), state.turn, f"{who}: lay the plank", AFTER_ACTION)
-    footer = AFTER_ENTRY if acted == "enter" else AFTER_ACTION
+        return turn_screen(title(state), state.turn, f"{who}: lay the plank", footer)
     if state.doubles and acted == "plank":
         screen = Screen(title(state), double_lines(state), footer=footer)
         return screen, lights(state.turn, "blink")
@@ -124,7 +123,7 @@ def checklist(state: TableState) -> tuple[str, ...]:
     right = label(Ring(state.settings.players).right(state.turn))
     if state.checklist == "vault":
         return ("Step off the vault", "Take a treasure card", f"{right}: a scorpion")
-    return ("Scorpion off, +1 card", "Uncover one pit", f"{right}: a pillar")
+    return ("Scorpion off, +1 card", "Uncover one pit", f"{right} gets a pillar")
 
 
 def checklist_page(state: TableState) -> Screen:
@@ -135,7 +134,7 @@ def checklist_page(state: TableState) -> Screen:
             (f"{right} puts it on a", "plank, not in the two", "deepest rows"),
         )
     who = label(state.turn)
-    return Screen("After the escape", (f"{right} adds a pillar", f"to {who}'s", "antechamber"))
+    return Screen("After the escape", (f"{who} puts a pillar", f"in {right}'s", "antechamber"))
 
 
 def _over(state: TableState) -> tuple[Screen, Lights]:
@@ -143,13 +142,13 @@ def _over(state: TableState) -> tuple[Screen, Lights]:
     if won is None:
         need = scoring.missing(state)
         lines = ["Last treasure taken", ask_line(state, need)]
-        return Screen(title(state), tuple(lines), footer="G enter  ok menu"), COUNTING
+        return Screen(title(state), tuple(lines), footer=COUNT_FOOTER), COUNTING
     if len(won) == 1:
         head = f"{label(won[0])} wins!"
     else:
         head = "Shared: " + ", ".join(str(n) for n in won)
     rows = [_standing(place, n, pts) for place, n, pts in scoring.standings(state)[:2]]
-    return Screen(title(state), (head, *rows), footer="^v standings"), lights(won[0], "pulse")
+    return Screen(title(state), (head, *rows), footer=FINAL_FOOTER), lights(won[0], "pulse")
 
 
 def ask_line(state: TableState, need: tuple[str, int] | None) -> str:
@@ -245,22 +244,17 @@ def _solo(state: SoloState) -> tuple[Screen, Lights]:
         )
     if state.result == "lost":
         return Screen("Asps  solo lost", ("No plank fits", tally), footer="^v pages"), lights(1)
-    footer = "G roll ok laid R end"
+    footer = "G roll ok laid R end" if solo_ok(state) else "G roll  R end game"
     if not state.last_roll:
-        return Screen(SOLO_TITLE, ("Fill the chamber:", "roll, lay a plank"), footer=footer), (
-            lights(1)
-        )
-    if state.unused_roll and state.doubles:
-        line = f"Double: {tables().general[0].short}"
-    elif state.unused_roll:
-        line = f"Lay a {state.last_roll[0]}-{state.last_roll[1]} plank"
-    else:
-        line = tally
+        return Screen(SOLO_TITLE, SOLO_SETUP, footer=footer), lights(1)
+    low, high = state.last_roll
+    line = f"Lay a {low}-{high} plank" if state.unused_roll else tally
     return Screen(SOLO_TITLE, (line,), big=faces(state.last_roll), footer=footer), lights(1)
 
 
 def _solo_pages(state: SoloState) -> tuple[Screen, ...]:
     return (
         Screen(SOLO_TITLE, (f"Rolls: {state.rolls}", f"Planks laid: {state.placed}")),
-        Screen("Solo double", page_lines(tables().general[0].words)),
+        Screen("Solo setup", SOLO_SETUP),
+        Screen("Solo planks", SOLO_RULE),
     )

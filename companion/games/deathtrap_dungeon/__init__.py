@@ -23,6 +23,7 @@ SPECIAL_GROUP = "special"
 class DeathtrapGame(ModularGame):
     name = "deathtrap-dungeon"
     title = "Deathtrap Dungeon"
+    uses_dice = False  # no die in the box: the menu offers no dice source
     options = opts.OPTIONS
     rules = rules
     contract = contract
@@ -38,7 +39,10 @@ class DeathtrapGame(ModularGame):
         if "; moved to " in problem:
             return ("Pack file unreadable", "set aside, see log", "kept the last good")
         line = re.search(r"line \d+", problem)
-        return ("Pack file bad", line.group(0) if line else "see log", "kept the last good")
+        # Say "the last good" only when there was one: else the box plays with its own pack.
+        had_good = (state_dir / packs.LAST_GOOD_NAME).exists() and self.pack != packs.shipped()
+        kept = "kept the last good" if had_good else "shipped pack in use"
+        return ("Pack file bad", line.group(0) if line else "see log", kept)
 
     def view(self, state: DeathtrapState) -> tuple[Screen, Lights]:
         return view.view(state, self.pack)

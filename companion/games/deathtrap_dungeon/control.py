@@ -84,8 +84,11 @@ def play_form(state: DeathtrapState, pack: Pack) -> Form:
     names = ("Wilds only", *tuple(f"{s.name} {s.value}" for s in ordered))
     above = next((i for i, v in enumerate(values) if table is None or int(v) > table.value), 0)
     fields.append(Field("value", "Which set?", values, names, start=above if table else 1))
-    wilds = tuple(str(n) for n in range(0, pack.wilds + 1))
-    fields.append(Field("wild", "Wilds among them?", wilds))
+    # No more wilds than cards in the play (nor than the pack holds): with the count still to
+    # be asked, the form drops the larger ones once it is answered.
+    most = pack.wilds if table is None else min(pack.wilds, table.n)
+    wilds = tuple(str(n) for n in range(0, most + 1))
+    fields.append(Field("wild", "Wilds among them?", wilds, at_most="" if table else "n"))
     fields.append(Field("out", "Last cards?", YES_NO, ("No", "Yes: out")))
     return Form("Play cards", "play", tuple(fields), args)
 

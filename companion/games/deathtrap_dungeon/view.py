@@ -166,22 +166,22 @@ def results_pages(state: DeathtrapState) -> tuple[Screen, ...]:
 
 
 def exchange_pages(state: DeathtrapState) -> tuple[Screen, ...]:
-    """One page per pair: who gives whom their highest cards, and what comes back."""
+    """One page per pair: who gives whom their highest cards (never a special card), and what
+    comes back; the cards pass face down, so the title says the swap is secret."""
     gives = [e for e in state.exchanges if e.highest]
     return tuple(
-        Screen(f"Swap {i}/{len(gives)}", exchange_lines(e), footer="")
+        Screen(f"Swap {i}/{len(gives)}, in secret", exchange_lines(e), footer="")
         for i, e in enumerate(gives, start=1)
     )
 
 
 def exchange_lines(exchange: Exchange) -> tuple[str, str, str]:
     n = exchange.cards
-    best = f"{n} highest cards" if n > 1 else "highest card"
-    back = f"gives back any {n}" if n > 1 else "gives back any 1"
+    best = f"{n} highest" if n > 1 else "highest"
     return (
         f"Seat {exchange.giver} gives seat {exchange.to}",
-        f"their {best};",
-        f"seat {exchange.to} {back}",
+        f"{best}, no specials;",
+        f"seat {exchange.to} gives back any {n}",
     )
 
 

@@ -34,6 +34,7 @@ OPTIONS: tuple[Option, ...] = (
 class HostageTrapGame(ModularGame):
     name = "hostage-trap"
     title = "Hostage Trap!"
+    uses_dice = False  # no die in the box: the menu offers no dice source
     options = OPTIONS
     rules = rules
     contract = contract

@@ -144,16 +144,29 @@ class PtyPort:
 
 
 class FakeRdm6300:
-    """An RDM6300 module: it only ever transmits frames."""
+    """An RDM6300 module: it only ever transmits frames.
+
+    ``hold`` and ``release`` may be called from different threads (the simulator's keys and its
+    loop): one lock makes each a whole step, so a release can never forget a hold that another
+    thread has just started (that transmitter would go on sending its tag for ever: the box
+    stuck on one card).
+    """
 
     def __init__(self, port: PtyPort | None = None) -> None:
         self.port = port or PtyPort()
+        self._hold_lock = threading.Lock()
         self._holding: threading.Event | None = None
         self._hold_thread: threading.Thread | None = None
+        self._held: str | None = None
 
     @property
     def path(self) -> str:
         return self.port.path
+
+    @property
+    def held(self) -> str | None:
+        """The tag the module is sending over and over now, if any."""
+        return self._held
 
     @staticmethod
     def frame(uid10: str) -> bytes:
@@ -167,28 +180,35 @@ class FakeRdm6300:
 
     def hold(self, uid: str, interval: float = HOLD_INTERVAL) -> None:
         """Keeps sending ``uid`` every ``interval`` seconds, as a module does while a tag rests."""
-        self.release()
         frame = encode_frame(uid)
-        stop = threading.Event()
+        with self._hold_lock:
+            self._stop_holding()
+            stop = threading.Event()
 
-        def transmit() -> None:
-            while not stop.is_set():
-                try:
-                    self.port.write(frame)
-                except OSError:
-                    return
-                stop.wait(interval)
+            def transmit() -> None:
+                while not stop.is_set():
+                    try:
+                        self.port.write(frame)
+                    except OSError:
+                        return
+                    stop.wait(interval)
 
-        self._holding = stop
-        self._hold_thread = threading.Thread(target=transmit, name="fake-rdm6300", daemon=True)
-        self._hold_thread.start()
+            self._holding, self._held = stop, uid
+            self._hold_thread = threading.Thread(target=transmit, name="fake-rdm6300", daemon=True)
+            self._hold_thread.start()
 
     def release(self) -> None:
+        with self._hold_lock:
+            self._stop_holding()
+
+    def _stop_holding(self) -> None:
+        """Called with the hold lock held."""
         if self._holding is not None and self._hold_thread is not None:
             self._holding.set()
             self._hold_thread.join(timeout=2.0)
         self._holding = None
         self._hold_thread = None
+        self._held = None
 
     def close(self) -> None:
         self.release()
@@ -253,6 +273,12 @@ class FakePn532:
         valid checksums: bit flips on the line that cancel in the 8-bit sums."""
         with self._lock:
             self._misreads = [_nfc_uid(uid_hex)] * times
+
+    @property
+    def held(self) -> str | None:
+        """The UID of the card on the antenna now, if any (upper-case hex)."""
+        with self._lock:
+            return None if self._uid is None else self._uid.hex().upper()
 
     @property
     def waiting(self) -> bool:

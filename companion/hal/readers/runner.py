@@ -57,6 +57,7 @@ class ReaderRunner:
         self._ready = threading.Event()  # the port is open and the chip answered
         self._seen = threading.Condition()
         self._seen_count = 0
+        self._seen_by_uid: dict[str, int] = {}
         self._status = "reader starting"
 
     @property
@@ -98,6 +99,18 @@ class ReaderRunner:
         """Blocks until ``count`` UIDs in total have been handed to ``on_seen``."""
         with self._seen:
             return self._seen.wait_for(lambda: self._seen_count >= count, timeout)
+
+    def seen_of(self, uid: str) -> int:
+        """How many reads of this one card have been handed to ``on_seen`` so far."""
+        with self._seen:
+            return self._seen_by_uid.get(uid, 0)
+
+    def wait_seen_of(self, uid: str, count: int, timeout: float) -> bool:
+        """Blocks until ``count`` reads of this card have been handed on. A total count is not
+        enough for whoever presents cards one after the other: a read of the card before,
+        still on its way, would pass for the new card's."""
+        with self._seen:
+            return self._seen.wait_for(lambda: self._seen_by_uid.get(uid, 0) >= count, timeout)
 
     def _run(self) -> None:
         failures = 0
@@ -165,6 +178,7 @@ class ReaderRunner:
             logger.exception("card reader consumer failed on %s", uid)
         with self._seen:
             self._seen_count += 1
+            self._seen_by_uid[uid] = self._seen_by_uid.get(uid, 0) + 1
             self._seen.notify_all()
 
     def wait_ready(self, timeout: float) -> bool:

@@ -1,0 +1,1093 @@
+#!/usr/bin/env python3
+"""`make systest`: the box under a real systemd, installed as an owner installs it.
+
+Boots a Debian 12 container with systemd-nspawn, copies this checkout in, runs `sudo make
+install` as the owner would (SKIP_APT=1 SKIP_FIRMWARE=1, pin_factory = "mock": a container has
+no GPIO and Debian has no python3-lgpio), then checks eight steps, one PASS or FAIL line each:
+
+  1 install     make install succeeds; active (running) through Type=notify, with STATUS
+  2 journal     the daemon's lines (level, logger, message) are in journald; no traceback
+  3 watchdog    a SIGSTOPped daemon is killed and back within WatchdogSec plus a few seconds;
+                a SIGKILLed one is restarted
+  4 bad-config  exit 78, no restart loop, the message in `systemctl status`; fixed, it is back
+  5 power-cut   a game played into the state dir, the container's init SIGKILLed, booted again:
+                the service starts at boot and resumes that game exactly
+  6 hardening   the daemon writes only its state dir, has no network, and `systemd-analyze
+                security` gives the exposure docs/raspberry-pi.md states
+  7 upgrade     make install again keeps config, cards and journal; uninstall stops and
+                disables and keeps them; PURGE=1 removes them
+  8 time        the run (the cached root file system aside) within BUDGET_SECONDS
+
+The root file system is built once by debootstrap from recipe.toml and kept in the cache
+(SYSTEST_CACHE, else ~/.cache/trap-companion/systest); a change to the recipe's text builds a
+new one. Each run boots an overlay on it, so the cache stays clean. Everything the run makes
+(the container, the overlay, a tmpfs on /run/systemd/nspawn if that is no tmpfs) is undone at
+the end, also when a step fails or on Ctrl-C; nothing else is touched.
+
+Exit status: 0 every step passed, 1 a step failed, 2 bad command line, 77 this machine cannot
+run it (not root, or no systemd-nspawn): one line says why.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import tomllib
+import traceback
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+RECIPE = HERE / "recipe.toml"
+
+EXIT_PASS, EXIT_FAIL, EXIT_USAGE, EXIT_SKIP = 0, 1, 2, 77
+BUDGET_SECONDS = 300  # step 8: the whole run with the root file system cached
+GRACE_SECONDS = 5.0  # "within WatchdogSec plus a few seconds"
+
+NAME = "trap-companion"
+UNIT = f"{NAME}.service"
+STATE = f"/var/lib/{NAME}"
+ETC = f"/etc/{NAME}"
+CONFIG = f"{ETC}/config.toml"
+HOSTNAME = "trapbox"
+CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt"  # the host's: pip checks the index against it
+OWNER = "owner"  # the Pi's login user, who cloned the repository
+CLONE = f"/home/{OWNER}/{NAME}"
+INSTALL = "sudo make install SKIP_APT=1 SKIP_FIRMWARE=1"
+PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+NSPAWN_RUN = Path("/run/systemd/nspawn")
+# One run at a time on a machine: a run takes away the tmpfs it mounted, which another run's
+# nspawn may be using (whatever cache each one uses).
+HOST_LOCK = (
+    Path("/run/lock" if Path("/run/lock").is_dir() else "/run") / "trap-companion-systest.lock"
+)
+
+# The game of step 5: three rolls of 2d6, all journaled before the cut.
+PLAY = "game dice die=2d6\ndice 3 3\npress green\ndice 1 5\npress green\ndice 6 2\npress green\n"
+PLAY_ACTIONS = 3
+
+LOG_LINE = re.compile(r"^(DEBUG|INFO|WARNING|ERROR|CRITICAL) [A-Za-z_][\w.]*: \S")
+RESUMED = re.compile(r"resumed (\S+) after (\d+) actions")
+EXPOSURE = re.compile(r"Overall exposure level for \S+: (\d+\.\d+)")
+DOCS_EXPOSURE = re.compile(r"exposure level of \**(\d+\.\d+)")
+
+
+class StepFailed(Exception):
+    """A check did not hold; the message says which and what was seen."""
+
+
+class Skip(Exception):
+    """This machine cannot run the systest (exit status 77)."""
+
+
+# --- pure parts (tests/test_systest.py) -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Recipe:
+    suite: str
+    variant: str
+    include: tuple[str, ...]
+    mirror: str
+    digest: str  # of the file's text: the cache key
+
+    def debootstrap(self, target: Path, mirror: str | None = None) -> list[str]:
+        return [
+            "debootstrap",
+            f"--variant={self.variant}",
+            f"--include={','.join(self.include)}",
+            self.suite,
+            str(target),
+            mirror or self.mirror,
+        ]
+
+
+def recipe_digest(text: bytes) -> str:
+    return hashlib.sha256(text).hexdigest()[:16]
+
+
+def load_recipe(text: bytes, where: str = "recipe.toml") -> Recipe:
+    try:
+        data = tomllib.loads(text.decode())
+        missing = [key for key in ("suite", "variant", "include", "mirror") if key not in data]
+        if missing:
+            raise ValueError(f"missing {', '.join(missing)}")
+        include = data["include"]
+        if not isinstance(include, list) or not all(isinstance(p, str) for p in include):
+            raise ValueError("include must be a list of package names")
+        return Recipe(
+            suite=str(data["suite"]),
+            variant=str(data["variant"]),
+            include=tuple(include),
+            mirror=str(data["mirror"]),
+            digest=recipe_digest(text),
+        )
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, ValueError) as err:
+        raise ValueError(f"{where}: {err}") from err
+
+
+def host_problem(euid: int, which: Callable[[str], str | None]) -> str | None:
+    """Why this machine cannot run the systest, in one line; None when it can."""
+    if euid != 0:
+        return "needs root (systemd-nspawn, mounts): run `sudo make systest`"
+    missing = [tool for tool in ("systemd-nspawn", "nsenter", "mount") if which(tool) is None]
+    if missing:
+        return f"needs {', '.join(missing)} (Debian: apt-get install systemd-container util-linux)"
+    return None
+
+
+def parse_show(text: str) -> dict[str, str]:
+    """`systemctl show -p A -p B` output as a dict."""
+    return dict(line.split("=", 1) for line in text.splitlines() if "=" in line)
+
+
+_SPAN_UNITS = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0}
+
+
+def parse_timespan(text: str) -> float:
+    """systemd's "1min 30s", "10s", "500ms" in seconds; "infinity" and "" are 0 (none)."""
+    total = 0.0
+    for number, unit in re.findall(r"(\d+(?:\.\d+)?)\s*(us|ms|min|s|h)", text):
+        total += float(number) * _SPAN_UNITS[unit]
+    return total
+
+
+def pip_settings(listing: str) -> dict[str, str]:
+    """`pip config list` (files and PIP_* variables) as one [global] section: what the host's pip
+    uses. A variable wins over a file, as in pip."""
+    files: dict[str, str] = {}
+    env: dict[str, str] = {}
+    for line in listing.splitlines():
+        match = re.match(r"^(:env:|[\w-]+)\.([\w-]+)=(.*)$", line.strip())
+        if not match:
+            continue
+        scope, key, value = match.groups()
+        try:
+            value = shlex.split(value)[0] if value else ""
+        except (ValueError, IndexError):
+            value = value.strip("'\"")
+        if scope == ":env:":
+            env[key] = value
+        elif scope in ("global", "install"):
+            files.setdefault(key, value)
+    return files | env
+
+
+def pip_conf(settings: dict[str, str]) -> str:
+    lines = ["# The host's pip configuration, copied by `make systest` (tools/systest)", "[global]"]
+    lines += [f"{key} = {value}" for key, value in sorted(settings.items())]
+    return "\n".join(lines) + "\n"
+
+
+def pip_paths(settings: dict[str, str]) -> list[str]:
+    """The host paths pip's configuration names (files and file:// indexes)."""
+    paths = []
+    for value in settings.values():
+        for token in value.split():
+            path = token.removeprefix("file://").rstrip("/")
+            # A local index's pages link to files beside its simple/ folder: bring its root.
+            if token.startswith("file://") and path.endswith("/simple"):
+                path = path.removesuffix("/simple")
+            if path.startswith("/") and path not in paths:
+                paths.append(path)
+    return paths
+
+
+def docs_exposure(text: str) -> str | None:
+    match = DOCS_EXPOSURE.search(text)
+    return match.group(1) if match else None
+
+
+def analyze_exposure(text: str) -> str | None:
+    match = EXPOSURE.search(text)
+    return match.group(1) if match else None
+
+
+def bad_log_lines(lines: list[str]) -> list[str]:
+    """The daemon's journal lines that are not "LEVEL logger: message"."""
+    return [line for line in lines if not LOG_LINE.match(line)]
+
+
+def last_resumed(text: str) -> tuple[str, int] | None:
+    found = RESUMED.findall(text)
+    return (found[-1][0], int(found[-1][1])) if found else None
+
+
+def cache_dir(env: dict[str, str]) -> Path:
+    if env.get("SYSTEST_CACHE"):
+        return Path(env["SYSTEST_CACHE"])
+    base = Path(env["XDG_CACHE_HOME"]) if env.get("XDG_CACHE_HOME") else Path.home() / ".cache"
+    return base / NAME / "systest"
+
+
+# --- the host: commands, mounts, the cached root ----------------------------------------------
+
+
+class Log:
+    """Every command and its output goes to one file; the terminal gets the PASS/FAIL lines."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.file: IO[str] = path.open("w")
+
+    def write(self, text: str) -> None:
+        self.file.write(text if text.endswith("\n") else text + "\n")
+        self.file.flush()
+
+
+def say(text: str) -> None:
+    print(text, flush=True)
+
+
+def host_run(log: Log, cmd: list[str], timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    log.write(f"host$ {shlex.join(cmd)}")
+    proc = subprocess.run(
+        cmd, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL
+    )
+    log.write(proc.stdout + proc.stderr + f"[exit {proc.returncode}]")
+    return proc
+
+
+def fs_type(path: Path) -> str:
+    while not path.exists():
+        path = path.parent
+    out = subprocess.run(["stat", "-f", "-c", "%T", str(path)], capture_output=True, text=True)
+    return out.stdout.strip()
+
+
+def make_dirs(path: Path) -> list[Path]:
+    """mkdir -p, returning the folders it made (deepest last) so they can be removed again."""
+    made: list[Path] = []
+    for parent in [*reversed(path.parents), path]:
+        if not parent.exists():
+            parent.mkdir()
+            made.append(parent)
+    return made
+
+
+def unmount(log: Log, where: Path) -> None:
+    proc = host_run(log, ["umount", str(where)])
+    if proc.returncode != 0:
+        say(f"systest: warning: could not unmount {where}: {proc.stderr.strip()}")
+
+
+def one_run_at_a_time(stack: contextlib.ExitStack) -> None:
+    lock = stack.enter_context(HOST_LOCK.open("w"))
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        say(f"systest: another systest is running on this machine; waiting for it ({HOST_LOCK})")
+        fcntl.flock(lock, fcntl.LOCK_EX)
+
+
+def nspawn_tmpfs(stack: contextlib.ExitStack, log: Log) -> None:
+    """nspawn refuses to start unless /run/systemd/nspawn is on a tmpfs: mount one if it is not
+    (and take it away at the end). A tmpfs that is already there is left alone."""
+    if fs_type(NSPAWN_RUN) == "tmpfs":
+        return
+    made = make_dirs(NSPAWN_RUN)
+    stack.callback(lambda: [d.rmdir() for d in reversed(made) if d.exists()])
+    proc = host_run(log, ["mount", "-t", "tmpfs", "-o", "mode=0755", "tmpfs", str(NSPAWN_RUN)])
+    if proc.returncode != 0:
+        raise StepFailed(f"cannot mount a tmpfs on {NSPAWN_RUN}: {proc.stderr.strip()}")
+    stack.callback(unmount, log, NSPAWN_RUN)
+
+
+def root_fs(cache: Path, recipe: Recipe, log: Log, rebuild: bool) -> Path:
+    """The cached root file system for this recipe, built by debootstrap when missing."""
+    cache.mkdir(parents=True, exist_ok=True)
+    root = cache / f"root-{recipe.digest}"
+    with (cache / "lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one build at a time; others wait and reuse it
+        if root.is_dir() and not rebuild:
+            say(f"systest: root file system {root} (cached)")
+            return root
+        if shutil.which("debootstrap") is None:
+            raise Skip(
+                "needs debootstrap to build its root file system (apt-get install debootstrap)"
+            )
+        partial = cache / f"root-{recipe.digest}.partial"
+        for old in (partial, root):
+            if old.exists():
+                shutil.rmtree(old)
+        mirror = os.environ.get("SYSTEST_MIRROR") or recipe.mirror
+        build_log = cache / "build.log"
+        say(
+            f"systest: building the root file system (Debian {recipe.suite}, once; about 3 to 6 "
+            f"minutes) in {root}; its log: {build_log}"
+        )
+        started = time.monotonic()
+        with build_log.open("w") as out:
+            proc = subprocess.run(
+                recipe.debootstrap(partial, mirror),
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+            )
+        if proc.returncode != 0:
+            tail = build_log.read_text(errors="replace").splitlines()[-5:]
+            raise StepFailed(f"debootstrap failed (exit {proc.returncode}): " + " | ".join(tail))
+        partial.rename(root)
+        shutil.copyfile(RECIPE, cache / f"root-{recipe.digest}.recipe.toml")
+        for old in cache.glob("root-*"):  # the roots of older recipes: ours, and unused now
+            if old.name.split(".")[0] != root.name:
+                if old.is_dir():
+                    shutil.rmtree(old)
+                else:
+                    old.unlink()
+        say(f"systest: root file system built in {time.monotonic() - started:.0f} s")
+        log.write(f"built {root} in {time.monotonic() - started:.0f} s")
+        return root
+
+
+def overlay(stack: contextlib.ExitStack, log: Log, lower: Path, run_dir: Path) -> Path:
+    """The run's own root: an overlay on the cached one (a copy where overlayfs fails)."""
+    upper, work, merged = run_dir / "upper", run_dir / "work", run_dir / "root"
+    for d in (upper, work, merged):
+        d.mkdir(parents=True)
+    stack.callback(shutil.rmtree, run_dir, ignore_errors=True)
+    options = f"lowerdir={lower},upperdir={upper},workdir={work}"
+    proc = host_run(log, ["mount", "-t", "overlay", "overlay", "-o", options, str(merged)])
+    if proc.returncode == 0:
+        stack.callback(unmount, log, merged)
+    else:
+        say("systest: overlayfs failed here; copying the root file system instead")
+        copy = host_run(log, ["cp", "-a", "--reflink=auto", f"{lower}/.", str(merged)], 600)
+        if copy.returncode != 0:
+            raise StepFailed(f"cannot copy the root file system: {copy.stderr.strip()}")
+    return merged
+
+
+def host_pip(log: Log) -> tuple[str, list[str]]:
+    """The host's pip configuration as a pip.conf, and the paths it names."""
+    try:
+        proc = host_run(log, [sys.executable, "-m", "pip", "config", "list"])
+        listing = proc.stdout if proc.returncode == 0 else ""
+    except (OSError, subprocess.TimeoutExpired):
+        listing = ""
+    settings = pip_settings(listing)
+    for variable in ("https_proxy", "HTTPS_PROXY"):
+        if os.environ.get(variable) and "proxy" not in settings:
+            settings["proxy"] = os.environ[variable]
+    return pip_conf(settings), pip_paths(settings)
+
+
+def checkout_files(repo: Path) -> list[str]:
+    """The checkout as a contributor has it: tracked and new files, not what git ignores."""
+    proc = subprocess.run(
+        ["git", "-C", str(repo), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        capture_output=True,
+        text=True,
+    )
+    if proc.returncode == 0:
+        return [f for f in proc.stdout.split("\0") if f and (repo / f).is_file()]
+    skip = {".git", ".venv", ".cache", "__pycache__", ".pytest_cache", ".ruff_cache"}
+    return [
+        str(p.relative_to(repo))
+        for p in repo.rglob("*")
+        if p.is_file() and not skip.intersection(p.relative_to(repo).parts)
+    ]
+
+
+# --- the container ---------------------------------------------------------------------------
+
+
+@dataclass
+class Container:
+    root: Path
+    name: str
+    log: Log
+    console: Path
+    binds: list[str] = field(default_factory=list)
+    proc: subprocess.Popen[bytes] | None = None
+    init: int = 0
+    boots: int = 0
+
+    def boot(self) -> float:
+        """Boot, wait for the system to be up; returns the seconds it took."""
+        started = time.monotonic()
+        self.boots += 1
+        cmd = [
+            "systemd-nspawn",
+            f"--directory={self.root}",
+            "--boot",
+            "--register=no",  # no systemd on the host to register with
+            "--keep-unit",
+            f"--machine={self.name}",
+            "--console=pipe",
+            *(f"--bind-ro={path}" for path in self.binds),
+        ]
+        self.log.write(f"host$ {shlex.join(cmd)}   (console: {self.console})")
+        with self.console.open("a") as out:
+            out.write(f"--- boot {self.boots} ---\n")
+            out.flush()
+            self.proc = subprocess.Popen(
+                cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT
+            )
+        self.init = self._find_init(deadline=time.monotonic() + 30)
+
+        # Until its init has the bus up, systemctl cannot ask; then it waits for the boot.
+        def up() -> str | None:
+            state = self.sh("systemctl is-system-running --wait", timeout=120).stdout.strip()
+            return None if state in ("", "offline", "initializing", "starting") else state
+
+        state, _ = wait_for("the container's system manager", up, 60)
+        if state not in ("running", "degraded"):
+            raise StepFailed(f"the container did not come up: is-system-running says {state!r}")
+        if state == "degraded":
+            failed = self.sh("systemctl --failed --no-legend --plain").stdout.strip()
+            self.log.write(f"degraded: {failed}")
+        return time.monotonic() - started
+
+    def _find_init(self, deadline: float) -> int:
+        """The container's init: nspawn's child."""
+        assert self.proc is not None
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                tail = self.console.read_text(errors="replace").splitlines()[-5:]
+                raise StepFailed(
+                    f"systemd-nspawn exited with {self.proc.returncode}: " + " | ".join(tail)
+                )
+            for stat in Path("/proc").glob("[0-9]*/stat"):
+                try:
+                    fields = stat.read_text().rsplit(")", 1)[1].split()
+                except (OSError, IndexError):
+                    continue
+                if int(fields[1]) == self.proc.pid:
+                    return int(stat.parent.name)
+            time.sleep(0.1)
+        raise StepFailed("systemd-nspawn started no init within 30 s")
+
+    def sh(
+        self, script: str, user: str | None = None, timeout: float = 60
+    ) -> subprocess.CompletedProcess[str]:
+        """Run a shell script inside (as root, or as USER), with a clean environment."""
+        if self.proc is None or self.proc.poll() is not None:
+            raise StepFailed("the container is not running")
+        inner = ["bash", "-c", script]
+        if user:
+            inner = ["runuser", "-u", user, "--", *inner]
+        cmd = [
+            "nsenter", "-t", str(self.init), "-a", "--",
+            "env", "-i", f"PATH={PATH}", "HOME=/root", "LANG=C.UTF-8", "TERM=dumb",
+            *inner,
+        ]  # fmt: skip
+        self.log.write(f"[{self.name}{' as ' + user if user else ''}]$ {script}")
+        try:
+            proc = subprocess.run(
+                cmd, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL
+            )
+        except subprocess.TimeoutExpired as err:
+            self.log.write(f"[timed out after {timeout:.0f} s]")
+            raise StepFailed(f"`{script}` did not end within {timeout:.0f} s") from err
+        self.log.write(proc.stdout + proc.stderr + f"[exit {proc.returncode}]")
+        return proc
+
+    def show(self, *props: str) -> dict[str, str]:
+        args = " ".join(f"-p {p}" for p in props)
+        return parse_show(self.sh(f"systemctl show {UNIT} {args}").stdout)
+
+    def power_cut(self) -> None:
+        """SIGKILL the container's init: every process in it dies at once."""
+        self.log.write(f"host$ kill -KILL {self.init}   (power cut)")
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.init, signal.SIGKILL)
+        self._wait_nspawn()
+
+    def _wait_nspawn(self) -> None:
+        if self.proc is None:
+            return
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()  # our own nspawn, which outlived its init
+            self.proc.wait(timeout=30)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.power_cut()
+        self.proc = None
+
+
+# --- the steps -------------------------------------------------------------------------------
+
+
+def failure_tail(proc: subprocess.CompletedProcess[str], lines: int = 4) -> str:
+    """The last lines of a failed command, pip's notes about absent local index pages left out."""
+    said = [
+        line.strip()
+        for line in (proc.stdout + proc.stderr).splitlines()
+        if line.strip() and not line.startswith("WARNING: Location ")
+    ]
+    return " | ".join(said[-lines:])
+
+
+def wait_for(
+    what: str, probe: Callable[[], Any], timeout: float, interval: float = 0.5
+) -> tuple[Any, float]:
+    """Ask PROBE until it answers something true; (answer, seconds). StepFailed after TIMEOUT,
+    naming WHAT and the last answer. (A systemd outside us: asking is the only way.)"""
+    started = time.monotonic()
+    answer = None
+    while time.monotonic() - started < timeout:
+        answer = probe()
+        if answer:
+            return answer, time.monotonic() - started
+        time.sleep(interval)
+    raise StepFailed(f"{what}: not within {timeout:.0f} s")
+
+
+class Systest:
+    def __init__(self, box: Container, log: Log) -> None:
+        self.box = box
+        self.log = log
+        self.good_config = ""
+        self.played: dict[str, Any] = {}
+
+    # helpers
+
+    def running(self, why: str = "") -> dict[str, str]:
+        """The unit's state; StepFailed unless active (running) with a STATUS."""
+        show = self.box.show(
+            "ActiveState", "SubState", "MainPID", "StatusText", "NRestarts", "Result",
+            "ExecMainStatus", "Type", "WatchdogUSec", "RestartUSec",
+        )  # fmt: skip
+        if (show.get("ActiveState"), show.get("SubState")) != ("active", "running"):
+            raise StepFailed(
+                f"{why}the service is {show.get('ActiveState')} ({show.get('SubState')}), "
+                f"result {show.get('Result')}, exit status {show.get('ExecMainStatus')}; "
+                + self.journal_tail()
+            )
+        return show
+
+    def ensure_running(self) -> dict[str, str]:
+        """Each step starts from a running service (and a fresh start-limit count)."""
+        self.box.sh(f"systemctl reset-failed {UNIT}; systemctl start {UNIT}", timeout=90)
+        return self.running("before the step, ")
+
+    def journal_tail(self, lines: int = 4) -> str:
+        out = self.box.sh(f"journalctl -u {UNIT} -b 0 --no-pager -o cat -n {lines}").stdout
+        return "last log lines: " + " | ".join(out.strip().splitlines())
+
+    def daemon_lines(self, since: str = "") -> list[str]:
+        args = f"--since {shlex.quote(since)}" if since else "-b 0"
+        out = self.box.sh(f"journalctl -u {UNIT} {args} --no-pager -o json").stdout
+        lines = []
+        for raw in out.splitlines():
+            entry = json.loads(raw)
+            if entry.get("SYSLOG_IDENTIFIER") == NAME and isinstance(entry.get("MESSAGE"), str):
+                lines.append(entry["MESSAGE"])
+        return lines
+
+    def now(self) -> str:
+        return self.box.sh("date '+%Y-%m-%d %H:%M:%S'").stdout.strip()
+
+    def install(self) -> subprocess.CompletedProcess[str]:
+        return self.box.sh(f"cd {CLONE} && {INSTALL}", user=OWNER, timeout=600)
+
+    def sha(self, path: str) -> str:
+        proc = self.box.sh(f"sha256sum {shlex.quote(path)}")
+        return (
+            proc.stdout.split()[0] if proc.returncode == 0 else f"missing ({proc.stderr.strip()})"
+        )
+
+    # 1
+
+    def step_install(self) -> str:
+        """The owner's way: the clone in their home, their config with mock pins, sudo make
+        install."""
+        prepare = (
+            f"sudo install -d -m 0755 {ETC} && "
+            f"sed 's/^pin_factory = .*/pin_factory = \"mock\"/' "
+            f"{CLONE}/companion/data/config.example.toml | sudo tee {CONFIG} >/dev/null"
+        )
+        proc = self.box.sh(prepare, user=OWNER)
+        if proc.returncode != 0:
+            raise StepFailed(f"cannot write {CONFIG}: {proc.stderr.strip()}")
+        started = time.monotonic()
+        proc = self.install()
+        took = time.monotonic() - started
+        if proc.returncode != 0:
+            raise StepFailed(f"`{INSTALL}` exited {proc.returncode}: " + failure_tail(proc))
+        show = self.running("after make install, ")
+        if show.get("Type") != "notify":
+            raise StepFailed(f"the unit is Type={show.get('Type')}, not notify")
+        if not show.get("StatusText"):
+            raise StepFailed("active (running) but no STATUS= from the daemon")
+        if show.get("NRestarts") != "0":
+            raise StepFailed(f"it restarted {show.get('NRestarts')} times already")
+        self.good_config = self.box.sh(f"cat {CONFIG}").stdout
+        status = show["StatusText"]
+        return f'make install in {took:.0f} s; active (running), Type=notify, STATUS "{status}"'
+
+    # 2
+
+    def step_journal(self) -> str:
+        self.running()
+        lines = self.daemon_lines()
+        if not lines:
+            raise StepFailed(f"journald has no line from {NAME} (SYSLOG_IDENTIFIER={NAME})")
+        bad = bad_log_lines(lines)
+        everything = self.box.sh(f"journalctl -u {UNIT} -b 0 --no-pager -o cat").stdout
+        if "Traceback" in everything:
+            at = everything[everything.index("Traceback") :].splitlines()[:4]
+            raise StepFailed("a traceback in the journal: " + " | ".join(at))
+        if bad:
+            raise StepFailed(f"{len(bad)} lines are not 'LEVEL logger: message', e.g. {bad[0]!r}")
+        if not any(" companion.daemon: ready: " in line for line in lines):
+            raise StepFailed("no 'ready:' line from companion.daemon")
+        return f"{len(lines)} lines as 'LEVEL logger: message', no traceback"
+
+    # 3
+
+    def step_watchdog(self) -> str:
+        show = self.ensure_running()
+        watchdog = parse_timespan(show.get("WatchdogUSec", ""))
+        restart = parse_timespan(show.get("RestartUSec", ""))
+        if watchdog <= 0:
+            raise StepFailed("the unit has no WatchdogSec: a hung daemon would never be killed")
+        pid, restarts = show["MainPID"], int(show["NRestarts"])
+        since = self.now()
+        self.box.sh(f"kill -STOP {pid}")
+        limit = watchdog + restart + GRACE_SECONDS
+
+        def back_from(old: str) -> dict[str, str] | None:
+            now = self.box.show("ActiveState", "SubState", "MainPID", "NRestarts")
+            moved = now.get("MainPID") not in (old, "0")
+            return now if moved and now.get("SubState") == "running" else None
+
+        try:
+            _, took = wait_for(f"back after SIGSTOP of {pid}", lambda: back_from(pid), limit)
+        except StepFailed as err:
+            raise StepFailed(
+                f"SIGSTOP: the service was not back within WatchdogSec {watchdog:.0f} s + "
+                f"RestartSec {restart:.0f} s + {GRACE_SECONDS:.0f} s; " + self.journal_tail()
+            ) from err
+        said = self.box.sh(f"journalctl -u {UNIT} --since {shlex.quote(since)} --no-pager -o cat")
+        if "Watchdog timeout" not in said.stdout:
+            raise StepFailed(
+                "the daemon was restarted, but not by the watchdog: " + self.journal_tail()
+            )
+        show = self.running("after the watchdog, ")
+        pid = show["MainPID"]
+        self.box.sh(f"kill -KILL {pid}")
+        try:
+            _, killed = wait_for(
+                f"back after SIGKILL of {pid}", lambda: back_from(pid), restart + 15
+            )
+        except StepFailed as err:
+            raise StepFailed(
+                "SIGKILL: the service was not restarted; " + self.journal_tail()
+            ) from err
+        show = self.running("after SIGKILL, ")
+        if int(show["NRestarts"]) < restarts + 2:
+            raise StepFailed(f"NRestarts went from {restarts} to {show['NRestarts']}, not +2")
+        return (
+            f"SIGSTOP: killed by the watchdog ({watchdog:.0f} s) and back in {took:.1f} s; "
+            f"SIGKILL: back in {killed:.1f} s"
+        )
+
+    # 4
+
+    def step_bad_config(self) -> str:
+        show = self.ensure_running()
+        restart = parse_timespan(show.get("RestartUSec", ""))
+        restarts = show["NRestarts"]
+        self.box.sh(f"sed -i 's/^pin_factory = .*/pin_factory = \"bogus\"/' {CONFIG}")
+        try:
+            message = self._bad_config(restart, restarts)
+        finally:  # the later steps need the good config, whatever happened here
+            self.box.sh(f"cat > {CONFIG} <<'EOF'\n{self.good_config}EOF")
+        self.box.sh(f"systemctl reset-failed {UNIT}; systemctl restart {UNIT}", timeout=60)
+        self.running("after fixing the config and restarting, ")
+        message = message.split(": ", 1)[-1].strip()
+        return f'exit 78, failed, no restart; status shows "{message}"; fixed: back'
+
+    def _bad_config(self, restart: float, restarts: str) -> str:
+        self.box.sh(f"systemctl restart {UNIT}", timeout=60)
+        time.sleep(restart + 3)  # long enough for systemd to have restarted it, had it wanted to
+        show = self.box.show("ActiveState", "SubState", "Result", "ExecMainStatus", "NRestarts")
+        status = self.box.sh(f"systemctl status {UNIT} --no-pager -l -n 20").stdout
+        if show.get("NRestarts") != restarts:
+            raise StepFailed(
+                f"a bad pin_factory: systemd restarts it (a loop): NRestarts {restarts} -> "
+                f"{show.get('NRestarts')}, now {show.get('ActiveState')}/{show.get('SubState')}"
+                " (is 78 in RestartPreventExitStatus=?)"
+            )
+        if show.get("ExecMainStatus") != "78" or show.get("ActiveState") != "failed":
+            raise StepFailed(
+                f"a bad pin_factory: exit status {show.get('ExecMainStatus')}, not 78; "
+                f"{show.get('ActiveState')}/{show.get('SubState')}, not failed"
+            )
+        if "hardware.pin_factory" not in status:
+            raise StepFailed("`systemctl status` does not show the message naming the key")
+        return next(line for line in status.splitlines() if "hardware.pin_factory" in line)
+
+    # 5
+
+    def step_power_cut(self) -> str:
+        self.ensure_running()
+        self.box.sh(f"systemctl stop {UNIT}")
+        # The game, played into the daemon's own state dir by the service user.
+        # In /var/tmp: /tmp is emptied by the reboot.
+        config, script = "/var/tmp/systest-play.toml", "/var/tmp/systest-play.txt"
+        self.box.sh(
+            f"sed 's|^dir = .*|dir = \"{STATE}\"|' {CONFIG} > {config} && chmod 644 {config}"
+            f" && printf %s {shlex.quote(PLAY)} > {script} && chmod 644 {script}"
+        )
+        proc = self.box.sh(f"{NAME} replay --config {config} {script}", user=NAME)
+        if proc.returncode != 0:
+            raise StepFailed(f"replay as {NAME} exited {proc.returncode}: {proc.stderr.strip()}")
+        last = json.loads(proc.stdout.splitlines()[-1])
+        self.played = {"game": last["game"], "state": last["state"]}
+        journal = self.box.sh(f"cat {STATE}/journal.jsonl").stdout
+        actions = journal.count('"kind":"action"')
+        if actions != PLAY_ACTIONS:
+            raise StepFailed(
+                f"the journal holds {actions} actions after the game, not {PLAY_ACTIONS}"
+            )
+        self.box.sh(f"systemctl start {UNIT}", timeout=60)
+        show = self.running("with the game in play, ")
+        if not show["StatusText"].lower().startswith(last["game"]):
+            raise StepFailed(
+                f'before the power cut, with the saved game, STATUS "{show["StatusText"]}" '
+                f"does not name the game {last['game']}"
+            )
+        self.box.power_cut()
+        booted = self.box.boot()
+        try:
+            show, _ = wait_for(
+                "the service after boot",
+                lambda: (
+                    (s := self.box.show("ActiveState", "SubState")).get("SubState") == "running"
+                    and s
+                ),
+                30,
+            )
+        except StepFailed as err:
+            enabled = self.box.sh(f"systemctl is-enabled {UNIT}").stdout.strip()
+            raise StepFailed(
+                f"after the power cut the service did not start at boot (is-enabled: {enabled}); "
+                + self.journal_tail()
+            ) from err
+        show = self.running("after the power cut, ")
+        resumed = last_resumed("\n".join(self.daemon_lines()))
+        if resumed != (last["game"], PLAY_ACTIONS):
+            raise StepFailed(
+                f"after the power cut the journal says {resumed}, not resumed "
+                f"{last['game']} after {PLAY_ACTIONS} actions; " + self.journal_tail()
+            )
+        if not show["StatusText"].lower().startswith(last["game"]):
+            raise StepFailed(f'after the power cut STATUS is "{show["StatusText"]}"')
+        # Exactly that game: the state the box folds from its journal is the state played.
+        start = self.box.show("InactiveExitTimestampMonotonic", "ActiveEnterTimestampMonotonic")
+        ready = (
+            int(start["ActiveEnterTimestampMonotonic"])
+            - int(start["InactiveExitTimestampMonotonic"])
+        ) / 1e6
+        self.box.sh(f"systemctl stop {UNIT}")
+        proc = self.box.sh(f"printf 'wait 0\\n' | {NAME} replay --config {config} -", user=NAME)
+        self.box.sh(f"systemctl start {UNIT}", timeout=60)
+        if proc.returncode != 0 or not proc.stdout.strip():
+            raise StepFailed(
+                f"cannot read the game back after the power cut: {proc.stderr.strip()}"
+            )
+        again = json.loads(proc.stdout.splitlines()[-1])
+        if {"game": again["game"], "state": again["state"]} != self.played:
+            raise StepFailed(
+                f"the game after the power cut differs: {again['state']} != {self.played['state']}"
+            )
+        return (
+            f"{last['game']} resumed after {PLAY_ACTIONS} actions, the same state; boot "
+            f"{booted:.1f} s, the service ready {ready:.2f} s after its start"
+        )
+
+    # 6
+
+    def step_hardening(self) -> str:
+        show = self.ensure_running()
+        pid = show["MainPID"]
+        # Root inside the daemon's own mount namespace: what the namespace lets through.
+        paths = ["/", "/etc", ETC, "/opt", f"/opt/{NAME}/venv", "/usr", "/usr/local/bin",
+                 "/var", "/var/lib", "/var/log", "/srv", "/root", "/home"]  # fmt: skip
+        probe = (
+            "for d in " + " ".join(paths) + "; do "
+            't="$d/.systest-probe"; if touch "$t" 2>/dev/null; then echo "$d"; rm -f "$t"; fi; '
+            "done"
+        )
+        wrote = self.box.sh(f"nsenter -t {pid} -m -- sh -c {shlex.quote(probe)}").stdout.split()
+        if wrote:
+            raise StepFailed(f"the daemon's view lets it write {', '.join(wrote)}")
+        as_user = (
+            f"nsenter -t {pid} -m -- setpriv --reuid={NAME} --regid={NAME} --init-groups -- "
+            f"sh -c 'touch {STATE}/.systest-probe && rm {STATE}/.systest-probe'"
+        )
+        proc = self.box.sh(as_user)
+        if proc.returncode != 0:
+            raise StepFailed(f"the daemon cannot write its own state dir: {proc.stderr.strip()}")
+        # No network: its own network namespace with only lo, and sockets only of AF_UNIX.
+        ns = self.box.sh(f"readlink /proc/{pid}/ns/net /proc/1/ns/net").stdout.split()
+        devices = self.box.sh(f"tail -n +3 /proc/{pid}/net/dev").stdout
+        interfaces = sorted(
+            line.split(":")[0].strip() for line in devices.splitlines() if ":" in line
+        )
+        if len(ns) != 2 or ns[0] == ns[1] or interfaces != ["lo"]:
+            raise StepFailed(
+                f"the daemon shares a network: namespace {ns}, interfaces {interfaces}"
+            )
+        unit = self.box.show("RestrictAddressFamilies", "PrivateNetwork", "NoNewPrivileges")
+        if unit.get("RestrictAddressFamilies") != "AF_UNIX" or unit.get("PrivateNetwork") != "yes":
+            raise StepFailed(f"network settings: {unit}")
+        status = parse_show(
+            self.box.sh(f"tr ':\\t' '=\\0' < /proc/{pid}/status | tr -d '\\0 '").stdout
+        )
+        if (
+            status.get("NoNewPrivs") != "1"
+            or status.get("Seccomp") != "2"
+            or int(status.get("CapEff", "1"), 16)
+        ):
+            raise StepFailed(
+                f"the process: NoNewPrivs {status.get('NoNewPrivs')}, Seccomp "
+                f"{status.get('Seccomp')}, CapEff {status.get('CapEff')}"
+            )
+        # The exposure the owner's guide states.
+        analysis = self.box.sh(f"systemd-analyze security {UNIT} --no-pager").stdout
+        measured = analyze_exposure(analysis)
+        docs = REPO / "docs" / "raspberry-pi.md"
+        stated = docs_exposure(docs.read_text())
+        if measured is None:
+            raise StepFailed("systemd-analyze security gave no exposure level")
+        if stated != measured:
+            raise StepFailed(
+                f"systemd-analyze security says {measured}; docs/raspberry-pi.md states {stated}"
+            )
+        return (
+            f"writes only {STATE} (/, /etc, /opt, /usr, /var read-only); own network (lo only), "
+            f"AF_UNIX only; no capabilities; exposure {measured} as documented"
+        )
+
+    # 7
+
+    def step_upgrade(self) -> str:
+        self.ensure_running()
+        self.box.sh(f"printf '# the owner was here\\n' >> {CONFIG}")
+        proc = self.box.sh(
+            f"{NAME} cards enrol 04A1B2C3 trap-attack damage-2 --name Fireball", user=NAME
+        )
+        if proc.returncode != 0:
+            raise StepFailed(f"cannot enrol a card as {NAME}: {proc.stderr.strip()}")
+        kept = {path: self.sha(path) for path in (CONFIG, f"{STATE}/cards.toml")}
+        journal = self.box.sh(f"cat {STATE}/journal.jsonl").stdout
+        pid = self.box.show("MainPID")["MainPID"]
+        proc = self.install()
+        if proc.returncode != 0:
+            raise StepFailed(f"make install again exited {proc.returncode}: " + failure_tail(proc))
+        if f"kept the existing {CONFIG}" not in proc.stdout:
+            raise StepFailed("make install again did not say it kept the config")
+        show = self.running("after make install again, ")
+        if show["MainPID"] == pid:
+            raise StepFailed("make install again did not restart the daemon")
+        changed = [path for path, sha in kept.items() if self.sha(path) != sha]
+        if changed:
+            raise StepFailed(f"make install again changed {', '.join(changed)}")
+        if not self.box.sh(f"cat {STATE}/journal.jsonl").stdout.startswith(journal) or not journal:
+            raise StepFailed("make install again lost the journal")
+        # Uninstall: stopped, disabled, gone; the owner's data kept.
+        proc = self.box.sh(f"cd {CLONE} && sudo make uninstall", user=OWNER)
+        if proc.returncode != 0:
+            raise StepFailed(f"make uninstall exited {proc.returncode}: {proc.stderr.strip()}")
+        show = self.box.show("LoadState", "ActiveState", "UnitFileState")
+        if show.get("ActiveState") != "inactive" or show.get("LoadState") != "not-found":
+            raise StepFailed(f"after make uninstall the unit is {show}")
+        left = self.box.sh(
+            f"for p in /opt/{NAME} /usr/local/bin/{NAME} /etc/systemd/system/{UNIT} "
+            f"/etc/systemd/system/multi-user.target.wants/{UNIT}; "
+            'do [ -e "$p" ] || [ -L "$p" ] && echo "$p"; done'
+        ).stdout.split()
+        if left:
+            raise StepFailed(f"make uninstall left {', '.join(left)}")
+        alive = self.box.sh(
+            f'uid=$(id -u {NAME}) && grep -l "^Uid:[[:space:]]*$uid[[:space:]]" /proc/[0-9]*/status'
+        ).stdout.strip()
+        if alive:
+            raise StepFailed(f"a process of {NAME} still runs after make uninstall")
+        changed = [path for path, sha in kept.items() if self.sha(path) != sha]
+        if changed or not self.box.sh(f"cat {STATE}/journal.jsonl").stdout.startswith(journal):
+            raise StepFailed(f"make uninstall did not keep {', '.join(changed) or 'the journal'}")
+        # Purge.
+        proc = self.box.sh(f"cd {CLONE} && sudo make uninstall PURGE=1", user=OWNER)
+        if proc.returncode != 0:
+            raise StepFailed(
+                f"make uninstall PURGE=1 exited {proc.returncode}: {proc.stderr.strip()}"
+            )
+        left = self.box.sh(f"for p in {ETC} {STATE}; do [ -e $p ] && echo $p; done").stdout.split()
+        if self.box.sh(f"id {NAME}").returncode == 0:
+            left.append(f"the user {NAME}")
+        if left:
+            raise StepFailed(f"make uninstall PURGE=1 left {', '.join(left)}")
+        return (
+            "install again kept config, cards and journal; uninstall stopped and disabled the "
+            "service and kept them; PURGE=1 removed them"
+        )
+
+
+STEPS: list[tuple[str, str]] = [
+    ("install", "step_install"),
+    ("journal", "step_journal"),
+    ("watchdog", "step_watchdog"),
+    ("bad-config", "step_bad_config"),
+    ("power-cut", "step_power_cut"),
+    ("hardening", "step_hardening"),
+    ("upgrade", "step_upgrade"),
+]
+
+
+def furnish(merged: Path, pip_conf_text: str, pip_files: list[str]) -> None:
+    """Before the first boot: a hostname of its own, and the host's pip configuration and CA
+    bundle (pip inside must reach the same package index as pip here)."""
+    (merged / "etc" / "hostname").write_text(f"{HOSTNAME}\n")
+    hosts = merged / "etc" / "hosts"
+    hosts.write_text(f"127.0.1.1\t{HOSTNAME}\n" + (hosts.read_text() if hosts.exists() else ""))
+    (merged / "etc" / "pip.conf").write_text(pip_conf_text)
+    for path in [*pip_files, CA_BUNDLE]:
+        if Path(path).is_file():
+            target = merged / path.lstrip("/")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, target)
+
+
+def prepare(box: Container, merged: Path) -> None:
+    """Inside the booted root: the owner (with sudo) and the checkout in their home."""
+    proc = box.sh(
+        f"useradd --create-home --shell /bin/bash {OWNER} && "
+        f"echo '{OWNER} ALL=(ALL) NOPASSWD: ALL' > /etc/sudoers.d/{OWNER} && "
+        f"chmod 0440 /etc/sudoers.d/{OWNER}"
+    )
+    if proc.returncode != 0:
+        raise StepFailed(f"cannot create the owner: {proc.stderr.strip()}")
+    clone = merged / CLONE.lstrip("/")
+    for name in checkout_files(REPO):
+        target = clone / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REPO / name, target)
+    box.sh(f"chown -R {OWNER}:{OWNER} {CLONE}")
+
+
+def run_steps(suite: Systest, started: float) -> list[str]:
+    failed: list[str] = []
+    for number, (name, method) in enumerate(STEPS, 1):
+        if failed and failed[0] == "1":
+            say(f"FAIL {number} {name}: not run: nothing is installed (step 1 failed)")
+            failed.append(str(number))
+            continue
+        try:
+            said = getattr(suite, method)()
+        except StepFailed as err:
+            say(f"FAIL {number} {name}: {err}")
+            failed.append(str(number))
+        except Exception as err:  # a bug here, or an answer it did not expect: go on
+            suite.log.write(traceback.format_exc())
+            say(f"FAIL {number} {name}: the systest itself failed: {type(err).__name__}: {err}")
+            failed.append(str(number))
+        else:
+            say(f"PASS {number} {name}: {said}")
+    took = time.monotonic() - started
+    if took > BUDGET_SECONDS:
+        say(f"FAIL 8 time: the run took {took:.0f} s, over the {BUDGET_SECONDS} s budget")
+        failed.append("8")
+    else:
+        say(f"PASS 8 time: the run took {took:.0f} s (budget {BUDGET_SECONDS} s)")
+    return failed
+
+
+@contextlib.contextmanager
+def terminate_as_interrupt() -> Iterator[None]:
+    """SIGTERM and SIGHUP end the run like Ctrl-C: through the clean-up."""
+
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt(signal.Signals(signum).name)
+
+    previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="systest",
+        description="Install the box in a booted Debian 12 container and check it under systemd.",
+    )
+    parser.add_argument("--rebuild", action="store_true", help="build the root file system again")
+    args = parser.parse_args(argv)
+
+    problem = host_problem(os.geteuid(), shutil.which)
+    if problem:
+        say(f"systest: skipped: {problem}")
+        return EXIT_SKIP
+    try:
+        recipe = load_recipe(RECIPE.read_bytes(), str(RECIPE))
+    except (OSError, ValueError) as err:
+        say(f"systest: {err}")
+        return EXIT_USAGE
+    cache = cache_dir(dict(os.environ))
+    (cache / "logs").mkdir(parents=True, exist_ok=True)
+    name = f"trap-systest-{os.getpid()}"
+    log = Log(cache / "logs" / f"{time.strftime('%Y%m%d-%H%M%S')}-{name}.log")
+    for pattern in ("*.log", "*.console"):
+        for old in sorted((cache / "logs").glob(pattern), key=lambda p: p.stat().st_mtime)[:-10]:
+            old.unlink()
+    say(f"systest: log {log.path}")
+
+    failed: list[str] = []
+    with terminate_as_interrupt(), contextlib.ExitStack() as stack:
+        try:
+            root = root_fs(cache, recipe, log, args.rebuild)
+            one_run_at_a_time(stack)
+            started = time.monotonic()
+            nspawn_tmpfs(stack, log)
+            run_dir = cache / "runs" / name
+            merged = overlay(stack, log, root, run_dir)
+            pip_conf_text, pip_files = host_pip(log)
+            binds = [p for p in pip_files if Path(p).is_dir()]
+            furnish(merged, pip_conf_text, pip_files)
+            box = Container(merged, name, log, cache / "logs" / f"{name}.console", binds)
+            stack.callback(box.stop)
+            booted = box.boot()
+            say(f"systest: container {name} booted in {booted:.1f} s")
+            prepare(box, merged)
+            failed = run_steps(Systest(box, log), started)
+        except Skip as err:
+            say(f"systest: skipped: {err}")
+            return EXIT_SKIP
+        except StepFailed as err:
+            say(f"FAIL setup: {err}")
+            failed = ["setup"]
+        except KeyboardInterrupt:
+            say("systest: interrupted; cleaning up")
+            failed = ["interrupted"]
+    if failed:
+        say(f"systest: FAILED ({', '.join(failed)}); every command and its output: {log.path}")
+        return EXIT_FAIL
+    say("systest: all steps passed")
+    return EXIT_PASS
+
+
+if __name__ == "__main__":
+    sys.exit(main())
