@@ -317,3 +317,18 @@ def test_the_win_screen_says_back_opens_the_game_menu_and_it_does() -> None:
     assert out[1]["screen"][-1] == "back: game menu"
     assert out[2]["screen"][0] == "Hostage Trap!"
     assert "> Resume" in out[2]["screen"] and "  Undo last" in out[2]["screen"]
+
+
+def test_a_whose_hostage_question_closes_at_the_time_up_and_drops_the_held_taps() -> None:
+    out = run_text(
+        "game hostage-trap players=3 turn_seconds=10\n"
+        "wait 8\ntap @hostage-red\ntap @hostage-blue\nwait 2\nwait 8\n"
+    )
+    assert out[2]["screen"][0] == "Whose hostage?"
+    assert "taken once the form is done" in out[3]["log"][-1]
+    closed = out[4]
+    assert closed["state"]["turn"] == 2 and closed["state"]["claim"] is None
+    assert "the game moved on: its question is closed" in closed["log"]
+    assert closed["screen"][1:3] == ["1 tapped card", "not taken:"]
+    assert out[5]["screen"][0] == "Seat 1: time is up"  # the notice gone, the game shows
+    assert "red" not in str(out) and "blue" not in str(out)  # hostages stay secret

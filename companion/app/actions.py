@@ -157,9 +157,13 @@ class Actions:
                 moved = self.submit(action, from_input=True, auto=True, journal=journal)
                 if moved and journal and isinstance(self.menu, menus.FormMenu):
                     # The game moved on by itself (a time-up ended the turn, a claim's wait
-                    # ran out): a question asked before it no longer fits. Close it.
+                    # ran out): a question asked before it no longer fits. Close it, as back
+                    # would (cards tapped while it was open are not taken).
                     self.menu = None
                     self.note("the game moved on: its question is closed")
+                    if self.play_form is not None:
+                        self.play_form = None
+                        self._take_held_taps(answered=False)
             finally:
                 self.refresh()
 
