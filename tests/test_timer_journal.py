@@ -58,7 +58,7 @@ def test_a_clean_stop_keeps_the_time_the_screen_showed(tmp_path: Path) -> None:
     assert live[-1]["state"]["timer"] == {"remaining": 43.0, "running": True}
     again = run_script("wait 30\n", config=config)  # the box was stopped and started again
     assert again[0]["state"]["timer"] == {"remaining": 43.0, "running": False}
-    assert again[0]["screen"][2] == "Timer paused"
+    assert again[0]["screen"][0] == "T1  timer paused"
 
 
 def test_an_undo_gives_back_the_time_shown_when_the_undone_action_came(tmp_path: Path) -> None:
