@@ -43,6 +43,7 @@ TARGETS = {
     "pn532_false_uids_ber_0.01_confirmed": 0,
     "ready_seconds": 1.5,
     "peak_rss_mb": 80.0,
+    "phones_peak_rss_mb": 80.0,
     "timer_error_ms": 20.0,
     "timer_expiry_ms": 20.0,
     "web_press_p99_ms": 10.0,
@@ -205,22 +206,25 @@ def pn532_false_uids(
         def damage(data: bytes, noise: object = noise, rng: random.Random = rng) -> bytes:
             return fuzz(data, rng) if noise == "fuzz" else flip_bits(data, float(noise), rng)
 
-        single = confirmed = delayed = 0
+        single = confirmed = delayed = thrice = 0
         for _ in range(streams):
             uid = random_uid(rng)
             clean = pn532.ACK + target_answer(uid)
-            first, answer = _pn532_read(damage(clean))
-            second, again = _pn532_read(damage(clean))
-            true = uid.hex().upper()
-            single += bool(first) and first != [true]
-            confirm = pn532.Confirmation()
-            confirm.seen(first, answer)
-            reported = confirm.seen(second, again)
-            confirmed += bool(reported) and reported != [true]
-            delayed += reported != [true]
+            reads = [_pn532_read(damage(clean)) for _ in range(3)]
+            true = [uid.hex().upper()]
+            single += bool(reads[0][0]) and reads[0][0] != true
+            two, three = pn532.Confirmation(2), pn532.Confirmation(3)
+            for uids, answer in reads[:2]:
+                reported = two.seen(uids, answer)
+            for uids, answer in reads:
+                reported_3 = three.seen(uids, answer)
+            confirmed += bool(reported) and reported != true
+            delayed += reported != true
+            thrice += bool(reported_3) and reported_3 != true
         name = "fuzz" if noise == "fuzz" else f"ber_{noise:g}"
         results[f"pn532_false_uids_{name}_one_read"] = single
         results[f"pn532_false_uids_{name}_confirmed"] = confirmed
+        results[f"pn532_false_uids_{name}_three_reads"] = thrice
         results[f"pn532_unconfirmed_{name}"] = delayed
     return results
 
@@ -250,6 +254,39 @@ def idle_cpu(seconds: float = 10.0, reader: str = "rdm6300", web: bool = False) 
         f"{prefix}idle_cpu_percent": round(100 * (c1 - c0) / (t1 - t0), 3),
         f"{prefix}idle_wakeups_per_s": round((w1 - w0) / (t1 - t0), 1),
         f"{prefix}idle_seconds": seconds,
+    }
+
+
+def phones_idle(seconds: float = 10.0) -> dict[str, float]:
+    """The idle box again, with the phones' server listening on 127.0.0.1 and no phone
+    connected: its thread must add no wake-ups (compare with idle_wakeups_per_s)."""
+    from companion.web.phones import PhoneService
+
+    watch = _FrameWatch()
+    with tempfile.TemporaryDirectory() as tmp, socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+        probe.close()
+        box, consumer = _running_box(Path(tmp), watch)
+        phones = PhoneService(box.app, port, host="127.0.0.1")
+        box.loop.post(Call(phones.start))
+        try:
+            _start_game(box, watch, "dice")
+            time.sleep(0.5)
+            if not phones.ready.wait(10):
+                raise RuntimeError(f"the phones' server did not start on port {port}")
+            time.sleep(0.5)
+            c0, t0 = time.process_time(), time.perf_counter()
+            w0 = resource.getrusage(resource.RUSAGE_SELF).ru_nvcsw
+            time.sleep(seconds)
+            w1 = resource.getrusage(resource.RUSAGE_SELF).ru_nvcsw
+            c1, t1 = time.process_time(), time.perf_counter()
+        finally:
+            box.loop.post(Call(phones.stop))
+            _stop(box, consumer)
+    return {
+        "phones_idle_cpu_percent": round(100 * (c1 - c0) / (t1 - t0), 3),
+        "phones_idle_wakeups_per_s": round((w1 - w0) / (t1 - t0), 1),
     }
 
 
@@ -302,17 +339,24 @@ def timer_precision(turns: int = 5, seconds: float = 2.0) -> dict[str, float]:
     }
 
 
-def daemon_start(runs: int = 3) -> dict[str, float]:
+def daemon_start(runs: int = 3, phones: bool = False) -> dict[str, float]:
     """`trap-companion run` on mock pins, a dummy display and a fake reader on a pty: process
-    start -> READY=1, SIGTERM -> exit, and the process's peak RSS."""
+    start -> READY=1, SIGTERM -> exit, and the process's peak RSS. With ``phones``, the same
+    with ``[phones] enabled`` (the server listening on a free port, aiohttp imported)."""
     ready, stop, rss = [], [], 0.0
+    extra, phones_port = "", 0
+    if phones:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            phones_port = probe.getsockname()[1]
+        extra = f"[phones]\nenabled = true\nport = {phones_port}\n"
     for _ in range(runs):
         with tempfile.TemporaryDirectory() as tmp, PtyPort() as port:
             device = FakeRdm6300(port)
             cfg = Path(tmp) / "config.toml"
             cfg.write_text(
                 '[hardware]\npin_factory = "mock"\n[display]\ndriver = "dummy"\n'
-                f'[reader]\nport = "{port.path}"\n[state]\ndir = "{tmp}/state"\n'
+                f'[reader]\nport = "{port.path}"\n[state]\ndir = "{tmp}/state"\n' + extra
             )
             sock_path = f"{tmp}/notify.sock"
             sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
@@ -329,6 +373,8 @@ def daemon_start(runs: int = 3) -> dict[str, float]:
                 while b"READY=1" not in sock.recv(4096):
                     pass
                 ready.append(time.perf_counter() - t0)
+                if phones:  # aiohttp loads on the server's thread after READY: wait for it
+                    _wait_for_port(phones_port)
                 rss = max(rss, _peak_rss_mb(proc.pid))
                 t1 = time.perf_counter()
                 proc.send_signal(signal.SIGTERM)
@@ -340,11 +386,27 @@ def daemon_start(runs: int = 3) -> dict[str, float]:
                     proc.wait()
                 sock.close()
                 device.close()
+    prefix = "phones_" if phones else ""
     return {
-        "ready_seconds": round(max(ready), 3),
-        "stop_seconds": round(max(stop), 3),
-        "peak_rss_mb": round(rss, 1),
+        f"{prefix}ready_seconds": round(max(ready), 3),
+        f"{prefix}stop_seconds": round(max(stop), 3),
+        f"{prefix}peak_rss_mb": round(rss, 1),
     }
+
+
+def _wait_for_port(port: int, seconds: float = 10.0) -> None:
+    """Until the phones' server answers HTTP on 127.0.0.1:port (the bench's own waiting)."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=seconds) as probe:
+                probe.sendall(f"GET / HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+                if probe.recv(12).startswith(b"HTTP/1."):
+                    return
+        except ConnectionRefusedError:  # not bound yet: the phones start just after READY
+            pass
+        time.sleep(0.05)
+    raise RuntimeError(f"nothing answered on port {port}")
 
 
 JOURNAL_SIZES_MB = (0.25, 1.0, 2.0, 3.9)  # 0.25: where the move to history/ begins; 4: the cap
@@ -588,6 +650,8 @@ def run_all(quick: bool = False) -> dict[str, Any]:
     results.update(idle_cpu(2.0 if quick else 10.0, reader="pn532"))
     results.update(timer_precision(2 if quick else 5))
     results.update(daemon_start(1 if quick else 3))
+    results.update(phones_idle(2.0 if quick else 10.0))
+    results.update(daemon_start(1 if quick else 3, phones=True))
     results.update(web_latency(60 if quick else 300))
     results.update(idle_cpu(2.0 if quick else 10.0, web=True))
     results.update(start_by_journal_size((0.25,) if quick else JOURNAL_SIZES_MB))

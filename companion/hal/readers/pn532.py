@@ -55,6 +55,7 @@ WAIT_WINDOW = 1.0  # how long one read_uids listens for the chip's answer with n
 RESYNC_QUIET = 0.1  # a frame's rest not come after this long: its length was garbage
 REARM_SECONDS = 30.0  # a wait this old is aborted and re-sent: a chip that reset answers nothing
 UID_LENGTHS = (4, 7, 10)
+CONFIRM_READS = 2  # agreeing reads a new UID needs (docs/performance.md, "PN532 false cards")
 
 
 def build_frame(payload: bytes) -> bytes:
@@ -206,9 +207,11 @@ class Confirmation:
     the same way to make a false card (docs/performance.md, "PN532 false cards"). Pure: the
     driver feeds it each read and the bench feeds it noise."""
 
-    def __init__(self) -> None:
+    def __init__(self, reads: int = CONFIRM_READS) -> None:
+        self.reads = reads  # agreeing reads a new UID needs
         self.reported: str | None = None
         self.candidate: tuple[str, bytes] | None = None
+        self.count = 0
 
     def seen(self, uids: list[str], answer: bytes = b"") -> list[str]:
         """What to report for one read: its UIDs (none, or one) and the answer they came in."""
@@ -216,10 +219,16 @@ class Confirmation:
             self.reported = self.candidate = None
             return []
         uid = uids[0]
-        if uid == self.reported or (uid, answer) == self.candidate:
+        if uid == self.reported:
+            self.candidate = None
+            return [uid]
+        if (uid, answer) == self.candidate:
+            self.count += 1
+        else:
+            self.candidate, self.count = (uid, answer), 1
+        if self.count >= self.reads:
             self.reported, self.candidate = uid, None
             return [uid]
-        self.candidate = (uid, answer)
         return []
 
     @property
