@@ -43,6 +43,7 @@ TARGETS = {
     "pn532_false_uids_ber_0.01_confirmed": 0,
     "ready_seconds": 1.5,
     "peak_rss_mb": 80.0,
+    "phones_peak_rss_mb": 80.0,
     "timer_error_ms": 20.0,
     "timer_expiry_ms": 20.0,
     "web_press_p99_ms": 10.0,
@@ -256,6 +257,39 @@ def idle_cpu(seconds: float = 10.0, reader: str = "rdm6300", web: bool = False) 
     }
 
 
+def phones_idle(seconds: float = 10.0) -> dict[str, float]:
+    """The idle box again, with the phones' server listening on 127.0.0.1 and no phone
+    connected: its thread must add no wake-ups (compare with idle_wakeups_per_s)."""
+    from companion.web.phones import PhoneService
+
+    watch = _FrameWatch()
+    with tempfile.TemporaryDirectory() as tmp, socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+        probe.close()
+        box, consumer = _running_box(Path(tmp), watch)
+        phones = PhoneService(box.app, port, host="127.0.0.1")
+        box.loop.post(Call(phones.start))
+        try:
+            _start_game(box, watch, "dice")
+            time.sleep(0.5)
+            if not phones.ready.wait(10):
+                raise RuntimeError(f"the phones' server did not start on port {port}")
+            time.sleep(0.5)
+            c0, t0 = time.process_time(), time.perf_counter()
+            w0 = resource.getrusage(resource.RUSAGE_SELF).ru_nvcsw
+            time.sleep(seconds)
+            w1 = resource.getrusage(resource.RUSAGE_SELF).ru_nvcsw
+            c1, t1 = time.process_time(), time.perf_counter()
+        finally:
+            box.loop.post(Call(phones.stop))
+            _stop(box, consumer)
+    return {
+        "phones_idle_cpu_percent": round(100 * (c1 - c0) / (t1 - t0), 3),
+        "phones_idle_wakeups_per_s": round((w1 - w0) / (t1 - t0), 1),
+    }
+
+
 def timer_precision(turns: int = 5, seconds: float = 2.0) -> dict[str, float]:
     """Trapwords turn timer on the real clock: from the start action to the time-up being
     applied (journaled and shown), over repeated turns: each error on its own, so drift shows."""
@@ -305,17 +339,24 @@ def timer_precision(turns: int = 5, seconds: float = 2.0) -> dict[str, float]:
     }
 
 
-def daemon_start(runs: int = 3) -> dict[str, float]:
+def daemon_start(runs: int = 3, phones: bool = False) -> dict[str, float]:
     """`trap-companion run` on mock pins, a dummy display and a fake reader on a pty: process
-    start -> READY=1, SIGTERM -> exit, and the process's peak RSS."""
+    start -> READY=1, SIGTERM -> exit, and the process's peak RSS. With ``phones``, the same
+    with ``[phones] enabled`` (the server listening on a free port, aiohttp imported)."""
     ready, stop, rss = [], [], 0.0
+    extra, phones_port = "", 0
+    if phones:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            phones_port = probe.getsockname()[1]
+        extra = f"[phones]\nenabled = true\nport = {phones_port}\n"
     for _ in range(runs):
         with tempfile.TemporaryDirectory() as tmp, PtyPort() as port:
             device = FakeRdm6300(port)
             cfg = Path(tmp) / "config.toml"
             cfg.write_text(
                 '[hardware]\npin_factory = "mock"\n[display]\ndriver = "dummy"\n'
-                f'[reader]\nport = "{port.path}"\n[state]\ndir = "{tmp}/state"\n'
+                f'[reader]\nport = "{port.path}"\n[state]\ndir = "{tmp}/state"\n' + extra
             )
             sock_path = f"{tmp}/notify.sock"
             sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
@@ -332,6 +373,8 @@ def daemon_start(runs: int = 3) -> dict[str, float]:
                 while b"READY=1" not in sock.recv(4096):
                     pass
                 ready.append(time.perf_counter() - t0)
+                if phones:  # aiohttp loads on the server's thread after READY: wait for it
+                    _wait_for_port(phones_port)
                 rss = max(rss, _peak_rss_mb(proc.pid))
                 t1 = time.perf_counter()
                 proc.send_signal(signal.SIGTERM)
@@ -343,11 +386,27 @@ def daemon_start(runs: int = 3) -> dict[str, float]:
                     proc.wait()
                 sock.close()
                 device.close()
+    prefix = "phones_" if phones else ""
     return {
-        "ready_seconds": round(max(ready), 3),
-        "stop_seconds": round(max(stop), 3),
-        "peak_rss_mb": round(rss, 1),
+        f"{prefix}ready_seconds": round(max(ready), 3),
+        f"{prefix}stop_seconds": round(max(stop), 3),
+        f"{prefix}peak_rss_mb": round(rss, 1),
     }
+
+
+def _wait_for_port(port: int, seconds: float = 10.0) -> None:
+    """Until the phones' server answers HTTP on 127.0.0.1:port (the bench's own waiting)."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=seconds) as probe:
+                probe.sendall(f"GET / HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+                if probe.recv(12).startswith(b"HTTP/1."):
+                    return
+        except ConnectionRefusedError:  # not bound yet: the phones start just after READY
+            pass
+        time.sleep(0.05)
+    raise RuntimeError(f"nothing answered on port {port}")
 
 
 JOURNAL_SIZES_MB = (0.25, 1.0, 2.0, 3.9)  # 0.25: where the move to history/ begins; 4: the cap
@@ -462,7 +521,7 @@ def _web_face(box: SimulatedBox) -> Any:
         stream.close()
 
 
-def web_latency(presses: int = 300) -> dict[str, float]:
+def web_latency(presses: int = 300) -> dict[str, float | None]:
     """A press posted over HTTP (POST /api/press/green, straight to the App as a remote does,
     no simulated finger) -> the new frame's event arriving on an open event stream (GET
     /api/events): the request, the loop, the rules, the journal's fsync, the renderer, the
@@ -480,6 +539,7 @@ def web_latency(presses: int = 300) -> dict[str, float]:
     arrived = threading.Event()
     seen = {"seq": 0, "at": 0.0}
     times: list[float] = []
+    shares: list[float] = []  # the display handed the frame -> its event arrived
     stream: http.client.HTTPConnection | None = None
     with tempfile.TemporaryDirectory() as tmp:
         box, consumer = _running_box(Path(tmp), watch, "none")
@@ -509,6 +569,7 @@ def web_latency(presses: int = 300) -> dict[str, float]:
             for i in range(presses):
                 before = seen["seq"]
                 arrived.clear()
+                watch.event.clear()
                 t0 = time.perf_counter()
                 post.request("POST", "/api/press/green", headers=headers)
                 answer = post.getresponse()
@@ -520,6 +581,8 @@ def web_latency(presses: int = 300) -> dict[str, float]:
                         raise RuntimeError(f"no event after press {i}")
                     arrived.clear()
                 times.append((seen["at"] - t0) * 1000)
+                if watch.event.is_set():  # the roll changed the screen: the web's own share
+                    shares.append((seen["at"] - watch.at) * 1000)
             post.close()
         finally:
             server.stop()  # ends the stream, so the reading thread lets go of it
@@ -530,6 +593,8 @@ def web_latency(presses: int = 300) -> dict[str, float]:
         "web_press_p50_ms": round(statistics.median(times), 3),
         "web_press_p99_ms": round(_pct(times, 0.99), 3),
         "web_press_samples": presses,
+        "web_frame_to_event_p50_ms": round(statistics.median(shares), 3) if shares else None,
+        "web_frame_to_event_p99_ms": round(_pct(shares, 0.99), 3) if shares else None,
     }
 
 
@@ -585,6 +650,8 @@ def run_all(quick: bool = False) -> dict[str, Any]:
     results.update(idle_cpu(2.0 if quick else 10.0, reader="pn532"))
     results.update(timer_precision(2 if quick else 5))
     results.update(daemon_start(1 if quick else 3))
+    results.update(phones_idle(2.0 if quick else 10.0))
+    results.update(daemon_start(1 if quick else 3, phones=True))
     results.update(web_latency(60 if quick else 300))
     results.update(idle_cpu(2.0 if quick else 10.0, web=True))
     results.update(start_by_journal_size((0.25,) if quick else JOURNAL_SIZES_MB))

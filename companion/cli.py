@@ -22,6 +22,7 @@ COMMANDS = (
     "companion.commands.bench",
     "companion.commands.check",
     "companion.commands.firmware",
+    "companion.commands.phones",
 )
 
 

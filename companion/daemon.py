@@ -55,6 +55,18 @@ class Daemon:
             rng=random.SystemRandom(),
         )
         self._status = ""
+        self.phones: Any = None  # companion.web.phones.PhoneService, only when enabled
+
+    def start_phones(self) -> None:
+        """The phones at the table, only when the config turns them on: otherwise nothing
+        listens and nothing of the web is even imported. On the loop's thread (or before it
+        runs): a taken port is retried on the loop's clock."""
+        if not self.config.phones.enabled:
+            return
+        from companion.web.phones import PhoneService
+
+        self.phones = PhoneService(self.app, self.config.phones.port)
+        self.phones.start()
 
     def _watchdog(self, interval: float) -> None:
         self.notifier.watchdog(self.app.workers_alive())
@@ -108,11 +120,14 @@ class Daemon:
         }
         try:
             self.ready()
+            self.start_phones()  # after READY: the games first, the phones a moment later
             stop = loop.run()
             log.info("stopping (%s)", stop.reason)
             self.notifier.stopping()
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
+            if self.phones is not None:
+                self.phones.stop()
             app.shutdown()
         return 0

@@ -39,6 +39,12 @@ class StateDirError(CompanionError):
     exit_status = 73
 
 
+class PermissionDenied(CompanionError):
+    """The command changes the installed system and needs root (sysexits' NOPERM)."""
+
+    exit_status = 77
+
+
 class PortTaken(CompanionError):
     """A web face's port is used by another program (sysexits' UNAVAILABLE)."""
 

@@ -130,7 +130,9 @@ if [ "$SYSTEM" = 1 ]; then
     [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv --system-site-packages "$VENV"
     # --prefer-binary: on 32-bit boards PyPI lacks some wheels (Pillow); an older wheel beats
     # compiling for an hour on a Zero W.
-    "$VENV/bin/python" -m pip install --quiet --upgrade --prefer-binary "$REPO"
+    # [web]: aiohttp, so that `trap-companion phones enable` needs no download later (it is
+    # imported only when phones are on).
+    "$VENV/bin/python" -m pip install --quiet --upgrade --prefer-binary "$REPO[web]"
     "$VENV/bin/python" -c 'import lgpio' 2>/dev/null ||
         say "warning: the venv cannot import lgpio; is python3-lgpio installed?" >&2
 fi
@@ -162,10 +164,26 @@ mkdir -p "$ROOT$STATE"
 chmod 0750 "$ROOT$STATE"
 [ "$SYSTEM" = 0 ] || chown "$NAME:$NAME" "$ROOT$STATE"
 
-# 7. The unit.
+# 7. The unit; and the network for phones at the table only while the config turns them on
+#    (the drop-in `trap-companion phones enable|disable` writes too: companion/pi/phones.py).
 mkdir -p "$ROOT$UNIT_DIR"
 install -m 0644 "$REPO/systemd/$NAME.service" "$ROOT$UNIT_DIR/$NAME.service"
 say "installed $UNIT_DIR/$NAME.service"
+phones_dropin=$UNIT_DIR/$NAME.service.d/phones.conf
+phones_on=$(awk '
+    /^[ \t]*\[/ { section = $0; gsub(/[ \t\[\]]|#.*/, "", section); next }
+    section == "phones" && /^[ \t]*enabled[ \t]*=/ {
+        value = $0; sub(/^[^=]*=[ \t]*/, "", value); sub(/[ \t]*(#.*)?$/, "", value); on = value }
+    END { print (on == "true") ? 1 : 0 }' "$ROOT$ETC/config.toml")
+if [ "$phones_on" = 1 ]; then
+    mkdir -p "$ROOT$(dirname "$phones_dropin")"
+    install -m 0644 "$REPO/companion/data/systemd-phones.conf" "$ROOT$phones_dropin"
+    say "installed $phones_dropin: [phones] enabled = true in the config"
+elif [ -e "$ROOT$phones_dropin" ]; then
+    rm -f "$ROOT$phones_dropin"
+    rmdir "$ROOT$(dirname "$phones_dropin")" 2>/dev/null || true
+    say "removed $phones_dropin: phones are not enabled in the config"
+fi
 
 if [ "$SYSTEM" = 0 ]; then
     say ""

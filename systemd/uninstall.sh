@@ -21,6 +21,9 @@ if [ "$SYSTEM" = 1 ]; then
     systemctl disable --now "$NAME.service" 2>/dev/null || true
 fi
 rm -f "$ROOT$UNIT_DIR/$NAME.service"
+# The phones' network drop-in is the program's, not the owner's: it goes with the service.
+rm -f "$ROOT$UNIT_DIR/$NAME.service.d/phones.conf"
+rmdir "$ROOT$UNIT_DIR/$NAME.service.d" 2>/dev/null || true
 if [ "$SYSTEM" = 1 ]; then
     systemctl daemon-reload
     systemctl reset-failed "$NAME.service" 2>/dev/null || true

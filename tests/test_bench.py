@@ -37,6 +37,14 @@ def test_daemon_start_reaches_ready_and_stops():
     assert result["peak_rss_mb"] > 10
 
 
+def test_the_phones_figures_run():
+    idle = bench.phones_idle(0.5)
+    assert set(idle) == {"phones_idle_cpu_percent", "phones_idle_wakeups_per_s"}
+    started = bench.daemon_start(runs=1, phones=True)
+    assert started["phones_peak_rss_mb"] > 10
+    assert "phones_peak_rss_mb" in bench.TARGETS
+
+
 def test_start_is_measured_by_journal_size():
     result = bench.start_by_journal_size((0.05,))
     assert result["ready_seconds_journal_0.05mb"] > 0

@@ -32,6 +32,12 @@ def test_the_commented_example_is_exactly_the_defaults():
         ("[display]\nrotate = 5\n", "display.rotate = 5"),
         ("[buzzer]\nvolume = 2\n", ":2: buzzer.volume = 2: must be 0..1"),
         ("[bogus]\nx = 1\n", "unknown section [bogus]"),
+        ('[phones]\nenabled = "yes"\n', 'phones.enabled = "yes": must be true or false'),
+        ("[phones]\nenabled = 1\n", "phones.enabled = 1: must be true or false"),
+        ("[phones]\nport = 80\n", "phones.port = 80: must be a TCP port 1024..65535 (the"),
+        ("[phones]\nport = 70000\n", "phones.port = 70000: must be a TCP port 1024..65535"),
+        ("[phones]\nport = 8080.5\n", "phones.port = 8080.5: must be a whole number"),
+        ("[phones]\nopen = true\n", "unknown key phones.open"),
         ("[led]\nbrightnes = 1\n", "unknown key led.brightnes"),
         ("[buttons]\nup = 2\n", "buttons.up = 2: GPIO 2 and 3 are the display's I2C bus"),
         ("[hardware\n", "not valid TOML"),
@@ -68,6 +74,13 @@ def test_true_or_false_is_never_a_number_and_the_message_says_what_was_typed(
     need = "a whole number" if kind == "int" else "a number"
     word = "true" if typed else "false"
     assert str(err.value) == f"{path}:2: {section}.{key} = {word}: must be {need}"
+
+
+def test_phones_are_off_unless_turned_on(tmp_path):
+    assert configuration.Config().phones == configuration.PhonesConfig(False, 8080)
+    path = tmp_path / "config.toml"
+    path.write_text("[phones]\nenabled = true\nport = 8443\n")
+    assert configuration.load(path).phones == configuration.PhonesConfig(True, 8443)
 
 
 def test_missing_file_is_a_config_error(tmp_path):

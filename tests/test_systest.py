@@ -8,6 +8,7 @@ import importlib.util
 import re
 import shlex
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -161,3 +162,47 @@ def test_the_steps_are_numbered_as_the_guide_lists_them() -> None:
 def test_the_install_command_is_the_guides() -> None:
     assert shlex.split(systest.INSTALL)[:3] == ["sudo", "make", "install"]
     assert "SKIP_APT=1 SKIP_FIRMWARE=1" in (ROOT / "docs" / "raspberry-pi.md").read_text()
+
+
+class _Suite:
+    """Stands in for Systest: each step passes, fails or breaks as told."""
+
+    def __init__(self, outcome: dict[str, object]) -> None:
+        self.outcome = outcome
+        self.log = type("Log", (), {"write": lambda self, text: None})()
+
+    def __getattr__(self, method: str):
+        def step() -> str:
+            result = self.outcome.get(method, "fine")
+            if isinstance(result, Exception):
+                raise result
+            return str(result)
+
+        return step
+
+
+def test_a_failed_step_is_named_and_the_later_ones_still_run(capsys) -> None:
+    suite = _Suite(
+        {
+            "step_watchdog": systest.StepFailed("the unit has no WatchdogSec"),
+            "step_hardening": KeyError("MainPID"),
+        }
+    )
+    failed = systest.run_steps(suite, time.monotonic())
+    out = capsys.readouterr().out.splitlines()
+    assert failed == ["3", "6"]
+    assert out[0] == "PASS 1 install: fine"
+    assert out[2] == "FAIL 3 watchdog: the unit has no WatchdogSec"
+    assert out[3] == "PASS 4 bad-config: fine"
+    assert out[5] == "FAIL 6 hardening: the systest itself failed: KeyError: 'MainPID'"
+    assert out[7].startswith("PASS 8 time: the run took ")
+
+
+def test_without_an_install_the_other_steps_are_not_run(capsys) -> None:
+    failed = systest.run_steps(
+        _Suite({"step_install": systest.StepFailed("exited 2")}), time.monotonic()
+    )
+    out = capsys.readouterr().out.splitlines()
+    assert failed == ["1", "2", "3", "4", "5", "6", "7"]
+    assert out[0] == "FAIL 1 install: exited 2"
+    assert out[6] == "FAIL 7 upgrade: not run: nothing is installed (step 1 failed)"

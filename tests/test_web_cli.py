@@ -90,3 +90,23 @@ def test_run_without_a_web_face_imports_no_aiohttp(tmp_path):
     assert "companion.app" in imported  # the box really started
     assert "aiohttp" not in imported
     assert "companion.web" not in imported
+
+
+def test_a_server_whose_port_was_taken_starts_once_the_port_is_free():
+    import pytest
+
+    from companion.errors import PortTaken
+    from companion.web.server import WebServer
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        server = WebServer("127.0.0.1", port)
+        with pytest.raises(PortTaken, match=f"port {port}"):
+            server.start()
+    server.start()  # the other program has gone: the same server tries again
+    try:
+        assert server.url == f"http://127.0.0.1:{port}/"
+    finally:
+        server.stop()

@@ -108,7 +108,10 @@ class Inputs:
         """The form the held taps waited for is gone: with an answer, each is played in turn
         (one may open a form again: the rest wait for it); left with back, they are dropped
         and the screen says so, as the table gave up what the first card began."""
-        if self.menu is not None or not self.held_taps:
+        if not self.held_taps:
+            return
+        if self.menu is not None and answered:  # the answer asks on (the table's dice): wait
+            self.play_form = self.menu
             return
         held, self.held_taps = self.held_taps, []
         if not answered:

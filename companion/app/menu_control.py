@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from companion.core.registry import Card
 from companion.games import registry as games
-from companion.games.base import Action
+from companion.games.base import Action, BadAction
 from companion.ui import menus, notice
 from companion.ui import records as record_pages
 
@@ -18,6 +18,8 @@ class MenuControl:
     def open_game_menu(self) -> None:
         names = games.available()
         titles = [games.get(n).title for n in names]
+        phone_items, phone_keys = self.phone_items()  # phones may pair before any game
+        titles, names = [*titles, *phone_items], [*names, *phone_keys]
         self.menu = menus.ListMenu("Choose a game", titles, names, "pick_game")
 
     def _game_hook(self, hook: str) -> None:
@@ -42,6 +44,9 @@ class MenuControl:
         if tuple(self.session.rules.catalog()):
             items.append("Enrol copies")
             keys.append("enrol_run")
+        phone_items, phone_keys = self.phone_items()
+        items += phone_items
+        keys += phone_keys
         self.menu = menus.ListMenu(self.session.rules.title, items, keys, "session")
 
     def ask_undo(self) -> None:
@@ -70,6 +75,7 @@ class MenuControl:
             self._take_held_taps(answered=kind != "close")
 
     def _menu_step(self, kind: str, data: dict) -> None:
+        form = self.menu
         left_session_menu = getattr(self.menu, "on_pick", None) == "session"
         # An enrolment run is opened from the session menu: leaving it goes back to play.
         left_run = isinstance(self.menu, menus.EnrolRun) or (
@@ -83,11 +89,17 @@ class MenuControl:
         if kind == "close":
             if self.session is None:
                 self.open_game_menu()
+        elif kind == "pick_game" and data["key"] in ("pair_phone", "forget_phones"):
+            self.phone_command(data["key"])
         elif kind == "pick_game":
             rules = games.get(data["key"])
             self.menu = menus.OptionsMenu(data["key"], rules.title, tuple(rules.options))
         elif kind == "start":
-            self.new_game(data["game"], data["options"])
+            try:
+                self.new_game(data["game"], data["options"])
+            except BadAction as err:  # options that do not go together: the form says why
+                self.menu = form
+                self.reject(str(err))
         elif kind == "undo":
             self.undo()
         elif kind == "session":
@@ -111,11 +123,15 @@ class MenuControl:
             elif key == "enrol_run":
                 kinds = tuple(self.session.rules.catalog())
                 self.menu = menus.Enrol("", self.session.name, kinds)
+            elif key in ("pair_phone", "forget_phones"):
+                self.phone_command(key)
             elif key == "dice":
                 self.table_dice = not self.table_dice
                 where = "the table's dice" if self.table_dice else "the box"
                 self.note(f"dice now come from {where}")
                 self._toast(("Dice now from", where))
+        elif kind == "phones":
+            self.phone_command(data["do"])
         elif kind == "form_done":
             self.submit(Action(data["name"], data["args"]), from_input=True)
         elif kind == "refused":

@@ -66,4 +66,7 @@ class Refresh:
         reader = self.reader_status
         if reader.startswith(READER_DOWN):
             reader = f"{reader} (retrying)"
-        return f"{game}; {self.display.status}; {reader}"
+        line = f"{game}; {self.display.status}; {reader}"
+        if self.phones is not None:
+            line += f"; {self.phones.status()}"
+        return line

@@ -51,12 +51,26 @@ def register(sub: argparse._SubParsersAction) -> None:
         help=f"the web page's port (default {DEFAULT_PORT}; 0: any free one, the URL says which); "
         "exit status 69 if it is taken",
     )
+    p.add_argument(
+        "--phones",
+        type=_phones_port,
+        metavar="PORT",
+        help="also serve the phones' page on http://127.0.0.1:PORT/, as a box with "
+        "[phones] enabled does on its network (pair with the code under 'Pair a phone' in "
+        "the game menu); a taken port is tried again every 30 s",
+    )
     p.set_defaults(func=main)
 
 
 def _port(text: str) -> int:
     if not text.isdigit() or not 0 <= int(text) <= 65535:
         raise argparse.ArgumentTypeError(f"{text!r} is not a port (1-65535, or 0 for any free one)")
+    return int(text)
+
+
+def _phones_port(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port (1-65535)")
     return int(text)
 
 
@@ -82,12 +96,35 @@ def main(args: argparse.Namespace) -> int:
         from companion.sim.web import WebOnlySim
 
         sim = WebOnlySim(config, port)
+        phones: list = []
+
+        def ready(url: str) -> None:  # the box runs: the phones start on its loop's thread
+            if args.phones is not None:
+                from companion.core.events import Call
+                from companion.web.phones import PhoneService
+
+                phones.append(PhoneService(sim.box.app, args.phones, "127.0.0.1", sim.controls))
+                sim.box.loop.post(Call(phones[0].start))
+
         print(f"Trap Companion simulator: open {sim.url} (Ctrl-C stops)", flush=True)
-        return sim.run()
+        _say_phones(args.phones)
+        try:
+            return sim.run(ready)
+        finally:
+            for phone in phones:
+                phone.stop()
     from companion.sim.terminal import TerminalSim
 
     display = "braille" if args.compact and args.display == "auto" else args.display
-    terminal = TerminalSim(config, display=display, web_port=port if args.web else None)
+    terminal = TerminalSim(
+        config, display=display, web_port=port if args.web else None, phones=args.phones
+    )
     if terminal.web is not None:
         print(f"Trap Companion simulator: open {terminal.web.url}", flush=True)
+    _say_phones(args.phones)
     return terminal.run()
+
+
+def _say_phones(port: int | None) -> None:
+    if port is not None:
+        print(f"Phones: open http://127.0.0.1:{port}/ (pair: 'Pair a phone' in the game menu)")

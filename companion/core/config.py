@@ -82,6 +82,15 @@ class StateConfig:
 
 
 @dataclass(frozen=True)
+class PhonesConfig:
+    """Phones at the table (companion/web/): off unless the owner turns it on, and then the
+    box listens on ``port`` on its LAN addresses (plain HTTP; pairing with a code)."""
+
+    enabled: bool = False
+    port: int = 8080
+
+
+@dataclass(frozen=True)
 class Config:
     hardware: HardwareConfig = field(default_factory=HardwareConfig)
     buttons: ButtonsConfig = field(default_factory=ButtonsConfig)
@@ -91,6 +100,7 @@ class Config:
     reader: ReaderConfig = field(default_factory=ReaderConfig)
     dice: DiceConfig = field(default_factory=DiceConfig)
     state: StateConfig = field(default_factory=StateConfig)
+    phones: PhonesConfig = field(default_factory=PhonesConfig)
     source: str = "defaults"
     lines: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
 
@@ -139,6 +149,7 @@ SECTIONS: dict[str, type] = {
     "reader": ReaderConfig,
     "dice": DiceConfig,
     "state": StateConfig,
+    "phones": PhonesConfig,
 }
 
 
@@ -201,8 +212,10 @@ def _typed(source: _Source, key: str, value: Any, want: type) -> Any:
         return value
     if want is str and isinstance(value, str):
         return value
-    kind = {int: "a whole number", float: "a number", str: "text in quotes"}[want]
-    raise source.error(key, value, f"must be {kind}")
+    if want is bool and isinstance(value, bool):
+        return value
+    kind = {int: "a whole number", float: "a number", str: "text in quotes", bool: "true or false"}
+    raise source.error(key, value, f"must be {kind[want]}")
 
 
 def _check(config: Config, source: _Source) -> None:
@@ -263,6 +276,12 @@ def _check(config: Config, source: _Source) -> None:
         raise bad("dice.source", config.dice.source, f"use one of {', '.join(DICE_SOURCES)}")
     if not 0.1 <= r.removal_seconds <= 5:
         raise bad("reader.removal_seconds", r.removal_seconds, "must be 0.1..5 seconds")
+    port = config.phones.port
+    if not 1024 <= port <= 65535:
+        why = "must be a TCP port 1024..65535"
+        if 0 < port < 1024:
+            why += " (the service may not open ports below 1024)"
+        raise bad("phones.port", port, why)
 
 
 def _home_of(key: str) -> str:
@@ -295,7 +314,7 @@ def from_dict(data: dict[str, Any], src: str = "config", text: str | None = None
                     f"{source.at(f'{name}.{key}')}: unknown key {name}.{key} "
                     f"(known: {', '.join(known)})"
                 )
-            want = {"int": int, "float": float, "str": str}[str(known[key].type)]
+            want = {"int": int, "float": float, "str": str, "bool": bool}[str(known[key].type)]
             kwargs[key] = _typed(source, f"{name}.{key}", raw, want)
         sections[name] = cls(**kwargs)
     config = Config(**sections, source=src, lines=source.lines)

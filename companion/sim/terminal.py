@@ -77,8 +77,11 @@ class TerminalSim:
         out: TextIO = sys.stdout,
         display: str = "auto",
         web_port: int | None = None,
+        phones: int | None = None,
     ):
         self.out = out
+        self.phones_port = phones  # serve the phone face on 127.0.0.1:PORT (sim --phones)
+        self.phones: Any = None
         self.display = display
         self.lock = threading.Lock()
         self.state = SimState()
@@ -109,8 +112,8 @@ class TerminalSim:
     def _turn_deck(self) -> None:
         """When the game in play changes, the deck opens at that game's first card (the table
         plays that game's cards; another game's stay a few presses of `C` away)."""
-        st, session = self.state, self.app.session
-        game = session.name if session is not None else None
+        st, snap = self.state, self.snapshot  # a face sees the box through its snapshots only
+        game = snap.game if snap is not None else None
         if game is None or game == st.deck_game:
             return
         st.deck_game = game
@@ -250,6 +253,13 @@ class TerminalSim:
                 self.out.write(ENTER)
                 self.out.flush()
             self.app.start()
+            if self.phones_port is not None:
+                from companion.web.phones import PhoneService
+
+                self.phones = PhoneService(
+                    self.app, self.phones_port, host="127.0.0.1", controls=self.controls
+                )
+                self.phones.start()
             consumer.start()
             self.app.loop.post(Call(self.draw))
             self._read_keys(fd, consumer)
@@ -261,6 +271,8 @@ class TerminalSim:
                 self._quietly(lambda: consumer.join(timeout=2))
             if self.web is not None:
                 self._quietly(self.web.stop)
+            if self.phones is not None:
+                self._quietly(self.phones.stop)
             self._quietly(self.controls.close)
             self._quietly(self.box.close)
             if saved is not None:

@@ -99,7 +99,10 @@ class WebServer:
     # --- start and stop (the starter's thread) -------------------------------------------
 
     def start(self) -> None:
-        """Listen, or raise PortTaken; returns once the port is open."""
+        """Listen, or raise PortTaken; returns once the port is open. After a failure it may be
+        called again (a taken port tried later)."""
+        self._started.clear()
+        self._failure = None
         self._thread = threading.Thread(target=self._serve, name="web", daemon=True)
         self._thread.start()
         if not self._started.wait(START_SECONDS):
@@ -112,7 +115,7 @@ class WebServer:
         loop, thread = self._loop, self._thread
         if loop is None or thread is None:
             return
-        with contextlib.suppress(RuntimeError):
+        with contextlib.suppress(RuntimeError, TimeoutError):  # closed already, or stuck
             asyncio.run_coroutine_threadsafe(self._shutdown(), loop).result(
                 timeout=SHUTDOWN_SECONDS + 2.0
             )

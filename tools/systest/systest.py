@@ -44,6 +44,7 @@ import subprocess
 import sys
 import time
 import tomllib
+import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -998,6 +999,10 @@ def run_steps(suite: Systest, started: float) -> list[str]:
         except StepFailed as err:
             say(f"FAIL {number} {name}: {err}")
             failed.append(str(number))
+        except Exception as err:  # a bug here, or an answer it did not expect: go on
+            suite.log.write(traceback.format_exc())
+            say(f"FAIL {number} {name}: the systest itself failed: {type(err).__name__}: {err}")
+            failed.append(str(number))
         else:
             say(f"PASS {number} {name}: {said}")
     took = time.monotonic() - started
@@ -1046,7 +1051,7 @@ def main(argv: list[str] | None = None) -> int:
     name = f"trap-systest-{os.getpid()}"
     log = Log(cache / "logs" / f"{time.strftime('%Y%m%d-%H%M%S')}-{name}.log")
     for pattern in ("*.log", "*.console"):
-        for old in sorted((cache / "logs").glob(pattern))[:-10]:
+        for old in sorted((cache / "logs").glob(pattern), key=lambda p: p.stat().st_mtime)[:-10]:
             old.unlink()
     say(f"systest: log {log.path}")
 

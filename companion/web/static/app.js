@@ -43,29 +43,36 @@ async function tap(uid) {
   if (await post(`/api/tap/${encodeURIComponent(uid)}`)) say(`tapped ${uid}`);
 }
 
-// --- the six buttons: a click is a short press; held past the box's hold time, or with
-// shift, a long one. Keyboard activation of a focused button is a short press.
+// --- the six buttons: a click is a short press; held to the box's hold time, or with shift,
+// a long one (sent the moment the hold time is reached, not at the release). Keyboard
+// activation of a focused button is a short press.
 function wire(button) {
   const name = button.dataset.button;
-  let downAt = null;
+  let down = false;
   let timer = null;
-  const release = (e, cancel) => {
-    if (downAt === null) return;
-    const held = (performance.now() - downAt) / 1000;
-    downAt = null;
+  const done = () => {
+    down = false;
     clearTimeout(timer);
     button.classList.remove("held", "long");
-    if (!cancel) press(name, e.shiftKey || held >= holdSeconds);
   };
   button.addEventListener("pointerdown", (e) => {
     if (e.button !== 0) return;
-    downAt = performance.now();
+    down = true;
     button.classList.add("held");
     button.setPointerCapture(e.pointerId);
-    timer = setTimeout(() => button.classList.add("long"), holdSeconds * 1000);
+    timer = setTimeout(() => {
+      if (!down) return;
+      button.classList.add("long");
+      down = false;  // the release that follows sends nothing more
+      press(name, true);
+    }, holdSeconds * 1000);
   });
-  button.addEventListener("pointerup", (e) => release(e, false));
-  button.addEventListener("pointercancel", (e) => release(e, true));
+  button.addEventListener("pointerup", (e) => {
+    const pending = down;
+    done();
+    if (pending) press(name, e.shiftKey);
+  });
+  button.addEventListener("pointercancel", done);
   button.addEventListener("click", (e) => {
     if (e.detail === 0) press(name, e.shiftKey);  // Enter or Space on the focused button
   });

@@ -1,0 +1,266 @@
+"""Which phones may see the box: a 6-digit code shown on the OLED, traded once for a token.
+
+Pure bookkeeping, safe to call from the web server's thread and the loop's (one lock): the
+clocks and the randomness are passed in, so tests drive time and codes. What an attacker on
+the LAN can try is bounded for everyone together, not per address (a per-address ban would
+lock the owners out of their own phones):
+
+- a code comes from ``secrets``, is good for ``CODE_SECONDS`` and for one phone;
+- wrong codes: at most ``WRONG_PER_MINUTE`` a minute for all callers together, beyond that the
+  answer is "too many" without looking at the code; after ``WRONG_PER_CODE`` the code is void;
+- a paired phone holds a 256-bit token (hex in a cookie); the state dir keeps only its SHA-256
+  and when it ends, in ``phones.json``, written whole like every other state file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import re
+import secrets
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from companion.core.durable import replace_whole, set_aside
+from companion.errors import DataError
+
+log = logging.getLogger(__name__)
+
+PHONES_FILE = "phones.json"
+VERSION = 1
+CODE_DIGITS = 6
+CODE_SECONDS = 300.0
+WRONG_PER_MINUTE = 5
+WRONG_PER_CODE = 10
+TOKEN_BYTES = 32  # 256 bits
+TOKEN_SECONDS = 12 * 3600
+MAX_PHONES = 32  # the oldest pairing goes first beyond this
+COOKIE = "tc_phone"
+
+_CODE = re.compile(rf"[0-9]{{{CODE_DIGITS}}}")
+_TOKEN = re.compile(rf"[0-9a-f]{{{2 * TOKEN_BYTES}}}")
+
+
+def parse_code(text: Any) -> str | None:
+    """The code as typed (spaces around it and between groups allowed), or None if it is not
+    six digits. Only ASCII digits: a full-width or Arabic-Indic digit is not a code."""
+    if not isinstance(text, str) or len(text) > 32:
+        return None
+    squeezed = "".join(text.split())
+    return squeezed if _CODE.fullmatch(squeezed) else None
+
+
+def parse_token(text: Any) -> str | None:
+    """A cookie's token if it has the shape of one (64 lowercase hex digits), else None."""
+    if not isinstance(text, str):
+        return None
+    return text if _TOKEN.fullmatch(text) else None
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode("ascii")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """What a pairing try came to. ``status`` is the HTTP status the server answers."""
+
+    outcome: str  # paired, wrong, void, too_many, no_code, malformed
+    status: int
+    message: str
+    token: str = ""
+    retry_after: int = 0
+
+
+@dataclass
+class Code:
+    digits: str
+    until: float  # on the monotonic clock
+    wrong: int = 0
+    void: bool = False
+
+
+class Pairing:
+    """The code on show (if any), the wrong tries and the paired phones' token hashes."""
+
+    def __init__(
+        self,
+        state_dir: Path,
+        clock: Callable[[], float],
+        wall: Callable[[], float] = time.time,
+        randbelow: Callable[[int], int] = secrets.randbelow,
+        token_hex: Callable[[int], str] = secrets.token_hex,
+        on_change: Callable[[str], None] | None = None,
+    ) -> None:
+        self.path = state_dir / PHONES_FILE
+        self.clock = clock
+        self.wall = wall
+        self.randbelow = randbelow
+        self.token_hex = token_hex
+        self.on_change = on_change or (lambda what: None)
+        self.code: Code | None = None
+        self.wrong_times: deque[float] = deque()
+        self.phones: dict[str, float] = {}  # token hash -> wall time it ends
+        self.problem = ""
+        self._lock = threading.Lock()
+        self._load()
+
+    # --- the file ------------------------------------------------------------------------
+
+    def _load(self) -> None:
+        if not self.path.exists():
+            return
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            self.phones = _parse(data, str(self.path))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError, DataError) as err:
+            target = set_aside(self.path)
+            self.problem = f"{self.path}: unreadable ({err}); moved to {target}, no phone paired"
+            log.error("%s", self.problem)
+            self.phones = {}
+
+    def _save(self) -> None:
+        items = [{"sha256": h, "until": round(u, 3)} for h, u in self.phones.items()]
+        text = json.dumps({"version": VERSION, "phones": items}, indent=1) + "\n"
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        replace_whole(self.path, text.encode("utf-8"))
+
+    # --- the code --------------------------------------------------------------------------
+
+    def new_code(self) -> str:
+        """A fresh code for the OLED; any earlier one stops counting."""
+        with self._lock:
+            digits = f"{self.randbelow(10**CODE_DIGITS):0{CODE_DIGITS}d}"
+            self.code = Code(digits, self.clock() + CODE_SECONDS)
+            log.info("phone pairing code shown")
+            return digits
+
+    def end_code(self) -> None:
+        """The menu showing the code was left: the code is good no longer."""
+        with self._lock:
+            self.code = None
+
+    def code_status(self) -> tuple[str, float]:
+        """("showing", seconds left), ("void"|"expired"|"none", 0)."""
+        with self._lock:
+            return self._code_status()
+
+    def _code_status(self) -> tuple[str, float]:
+        code = self.code
+        if code is None:
+            return "none", 0.0
+        if code.void:
+            return "void", 0.0
+        left = code.until - self.clock()
+        if left <= 0:
+            return "expired", 0.0
+        return "showing", left
+
+    def code_deadline(self) -> float | None:
+        """When the code on show runs out, for a deadline on the loop (None: nothing shown)."""
+        with self._lock:
+            code = self.code
+            return None if code is None or code.void else code.until
+
+    def attempt(self, text: Any) -> Attempt:
+        """A phone sends a code. Counted before it is looked at, for everyone together."""
+        changed = ""
+        with self._lock:
+            now = self.clock()
+            while self.wrong_times and self.wrong_times[0] <= now - 60.0:
+                self.wrong_times.popleft()
+            if len(self.wrong_times) >= WRONG_PER_MINUTE:
+                wait = max(1, int(self.wrong_times[0] + 60.0 - now + 0.999))
+                return Attempt("too_many", 429, "too many wrong codes: wait a minute", "", wait)
+            digits = parse_code(text)
+            if digits is None:
+                return Attempt("malformed", 400, "a code is 6 digits")
+            status, _ = self._code_status()
+            if status != "showing":
+                why = {
+                    "void": "this code is void after too many wrong tries",
+                    "expired": "this code has run out",
+                }.get(status, "no code is shown")
+                return Attempt("no_code", 409, f"{why}: pick 'Pair a phone' in the box's game menu")
+            code = self.code
+            assert code is not None
+            if not secrets.compare_digest(digits, code.digits):
+                self.wrong_times.append(now)
+                code.wrong += 1
+                if code.wrong >= WRONG_PER_CODE:
+                    code.void = True
+                    changed = "void"
+                    log.warning("phone pairing code void after %d wrong codes", code.wrong)
+                else:
+                    log.info("wrong phone pairing code (%d for this code)", code.wrong)
+                result = Attempt("wrong", 403, "wrong code")
+            else:
+                token = self.token_hex(TOKEN_BYTES)
+                self.code = None  # good once
+                self._drop_ended()
+                self.phones[token_hash(token)] = self.wall() + TOKEN_SECONDS
+                while len(self.phones) > MAX_PHONES:
+                    self.phones.pop(min(self.phones, key=self.phones.__getitem__))
+                self._save()
+                changed = "paired"
+                log.info("a phone was paired (%d paired)", len(self.phones))
+                result = Attempt("paired", 200, "paired", token)
+        if changed:
+            self.on_change(changed)
+        return result
+
+    # --- tokens ----------------------------------------------------------------------------
+
+    def allows(self, cookie: Any) -> bool:
+        """Whether a cookie belongs to a paired phone whose time has not run out."""
+        token = parse_token(cookie)
+        if token is None:
+            return False
+        with self._lock:
+            until = self.phones.get(token_hash(token))
+            return until is not None and until > self.wall()
+
+    def count(self) -> int:
+        with self._lock:
+            self._drop_ended()
+            return len(self.phones)
+
+    def forget_all(self) -> int:
+        """Every paired phone ends now. Returns how many there were."""
+        with self._lock:
+            n = len(self.phones)
+            self.phones = {}
+            self.code = None
+            self._save()
+        log.info("forgot %d paired phones", n)
+        self.on_change("forgotten")
+        return n
+
+    def _drop_ended(self) -> None:
+        now = self.wall()
+        for h in [h for h, until in self.phones.items() if until <= now]:
+            del self.phones[h]
+
+
+def _parse(data: Any, where: str) -> dict[str, float]:
+    if not isinstance(data, dict) or data.get("version") != VERSION:
+        raise DataError(f"{where}: not a version {VERSION} phones file")
+    items = data.get("phones")
+    if not isinstance(items, list):
+        raise DataError(f"{where}: 'phones' must be a list")
+    phones = {}
+    for i, item in enumerate(items, start=1):
+        digest = item.get("sha256") if isinstance(item, dict) else None
+        until = item.get("until") if isinstance(item, dict) else None
+        if not (isinstance(digest, str) and re.fullmatch(r"[0-9a-f]{64}", digest)):
+            raise DataError(f"{where}: phone {i} has no sha256")
+        if not isinstance(until, int | float) or isinstance(until, bool):
+            raise DataError(f"{where}: phone {i} has no end time")
+        phones[digest] = float(until)
+    return phones

@@ -1,0 +1,316 @@
+"""The phones at the table: a face of the box served over HTTP on the box's own network.
+
+Imported only when ``[phones] enabled = true`` (or ``sim --phones PORT``). The loop stays on
+its thread; the server runs its own asyncio loop in another thread. After each refresh the
+loop hands the phone face a snapshot (``show``), which turns it into what a phone may see
+(companion/web/public.py) and passes it on with ``call_soon_threadsafe``; each open event
+stream keeps only the newest. A request never runs game code itself: a press or a card
+change is posted onto the loop's queue, and an answer that needs the box's data (the card
+list) is fetched through the queue with a time limit, so a slow phone never holds up the box.
+
+The port is bound on the loop's thread: if it is taken, the box plays on without phones, says
+so on the OLED, in STATUS and in the log, and tries again every ``RETRY_SECONDS`` (a deadline
+on the loop's clock).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import errno
+import importlib.util
+import logging
+import socket
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from companion.core.events import Call
+from companion.ui import menus
+from companion.web.pairing import Pairing
+from companion.web.public import phone_view
+
+log = logging.getLogger(__name__)
+
+RETRY_SECONDS = 30.0
+ANSWER_SECONDS = 2.0  # how long a request waits for the loop to answer
+
+
+class BoxControls:
+    """Presses from a phone's remote, as if the button had been pressed (the real box)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    def press(self, button: str, long: bool = False) -> bool:
+        from companion.core.config import BUTTONS
+
+        if button not in BUTTONS:
+            raise ValueError(f"unknown button {button!r} (use {', '.join(BUTTONS)})")
+        self.app.loop.post(Call(lambda: self.app.on_press(button, long)))
+        return True
+
+
+class PhoneService:
+    """Pairing, the phone face and its server, owned by the App as ``app.phones``."""
+
+    def __init__(
+        self,
+        app: Any,
+        port: int,
+        host: str = "",
+        controls: Any = None,
+        wall: Callable[[], float] = time.time,
+    ) -> None:
+        self.app = app
+        self.port = port
+        self.host = host  # "" = every address of the box (IPv6 and IPv4); the sim: 127.0.0.1
+        self.controls = controls or BoxControls(app)
+        self.pairing = Pairing(
+            app.config.state_dir(), clock=app.clock.now, wall=wall, on_change=app.phones_changed
+        )
+        self.server: Any = None  # companion.web.phone_server.PhoneServer once serving
+        self.thread: threading.Thread | None = None
+        self.ready = threading.Event()  # set once the server answers
+        self.taken = False
+        self.missing = ""  # why the phones cannot be served at all (aiohttp not installed)
+        self.view: dict[str, Any] | None = None
+        self.seq = 0
+        self.stopped = False
+
+    # --- loop thread -------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Bind the port and start serving; if it is taken, say so and try again later."""
+        app = self.app
+        if self.pairing.problem:  # logged by the pairing; no phone is paired now
+            app._toast(("Phones file unreadable", "set aside, see log"))
+        app.phones = self
+        app.faces.add(self)
+        if importlib.util.find_spec("aiohttp") is None:
+            self.missing = "aiohttp is not installed"
+            log.error(
+                "phones: %s; the box plays on without phones (install it: "
+                "pip install 'trap-companion[web]', or sudo make install again)",
+                self.missing,
+            )
+            app._toast(("Phones off:", "aiohttp missing,", "see the log"))
+            app.refresh()
+            return
+        if getattr(app.menu, "on_pick", None) == "pick_game":  # offer pairing there too
+            app.open_game_menu()
+        self._listen()
+        app.refresh()
+
+    def _listen(self) -> None:
+        if self.stopped:
+            return
+        try:
+            sock = bind(self.host, self.port)
+        except OSError as err:
+            first = not self.taken
+            self.taken = True
+            why = "taken" if err.errno == errno.EADDRINUSE else f"unusable ({err.strerror})"
+            if first:
+                log.warning(
+                    "phones: port %d is %s; the box plays on and tries again every %d s",
+                    self.port,
+                    why,
+                    RETRY_SECONDS,
+                )
+                self.app._toast((f"Phones: port {self.port}", f"is {why},", "retrying"))
+            else:
+                log.debug("phones: port %d still %s", self.port, why)
+            self.app.loop.call_later(RETRY_SECONDS, self._listen, "phones-retry")
+            self.app.refresh()  # STATUS says so
+            return
+        was_taken, self.taken = self.taken, False
+        # aiohttp is imported on the server's own thread: READY is not held up by it.
+        self.thread = threading.Thread(target=self._serve, args=(sock,), name="phones")
+        self.thread.daemon = True
+        self.thread.start()
+        log.info("phones: listening on port %d%s", self.port, " (free again)" if was_taken else "")
+        if was_taken:
+            self.app.refresh()
+
+    def _serve(self, sock: socket.socket) -> None:
+        """The server's thread: serve until stopped."""
+        try:
+            from companion.web.phone_server import PhoneServer
+
+            if self.stopped:  # the box stopped while aiohttp was loading
+                sock.close()
+                return
+            server = PhoneServer(self, sock)
+            self.server = server
+            if self.view is not None:
+                server.publish(self.view)
+            server.run(self.ready)
+        except Exception:
+            log.exception("phones: the server stopped; the box plays on without phones")
+            sock.close()
+
+    def show(self, snapshot: Any) -> None:
+        """A face's show: what a phone may see now, handed to the server's thread."""
+        view = self.make_view(snapshot)
+        if view == self.view:
+            return
+        self.view = view
+        if self.server is not None:
+            self.server.publish(view)
+
+    def make_view(self, snapshot: Any) -> dict[str, Any]:
+        """What ``GET /api/state`` answers: a replay line's keys (game, screen, leds, sounds),
+        with ``state`` the public part only (companion/web/public.py), plus the enrolment run
+        in progress and whether a pairing code is shown."""
+        app = self.app
+        state = phone_view(snapshot.game, snapshot.state, app.records)
+        run = app.menu if isinstance(app.menu, menus.EnrolRun) else None
+        status, _ = self.pairing.code_status()
+        return {
+            "game": snapshot.game,
+            "screen": list(snapshot.screen),
+            "leds": {"led": [round(c, 3) for c in snapshot.led]},
+            "sounds": list(snapshot.sounds),
+            "state": state,
+            "enrol": None
+            if run is None
+            else {"card": run.kind.name, "count": run.count, "said": run.said},
+            "pairing": status,
+        }
+
+    def status(self) -> str:
+        if self.missing:
+            return f"phones off: {self.missing}"
+        if self.taken:
+            return f"phones: port {self.port} taken (retrying)"
+        return f"phones on port {self.port}"
+
+    def address(self) -> str:
+        """What to type on a phone (the box's address on its network, best guess)."""
+        if self.host:
+            return f"{self.host}:{self.port}"
+        return f"{own_address()}:{self.port}"
+
+    def stop(self) -> None:
+        self.stopped = True
+        self.app.loop.cancel("phones-retry")
+        if self.server is not None:
+            self.server.stop()
+        if self.thread is not None and self.ready.is_set():
+            self.thread.join(2.0)  # a thread still loading aiohttp ends by itself
+        self.server = None
+
+    # --- for the server's thread: everything goes through the loop's queue ------------------
+
+    def ask(self, fn: Callable[[], Any]) -> Any:
+        """Run ``fn`` on the loop thread and wait (at most ANSWER_SECONDS) for its answer."""
+        future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+
+        def run() -> None:
+            try:
+                future.set_result(fn())
+            except Exception as err:  # handed back to the request, which answers 4xx/5xx
+                future.set_exception(err)
+            finally:
+                self.app.refresh()
+
+        self.app.loop.post(Call(run))
+        return future.result(timeout=ANSWER_SECONDS)
+
+    def cards(self) -> dict[str, Any]:
+        """Loop thread: the enrolled cards of the game in play and what can be enrolled."""
+        app = self.app
+        session = app.session
+        if session is None:
+            return {"game": None, "cards": [], "kinds": []}
+        game = session.name
+        cards = [
+            {"uid": c.uid, "name": c.name, "kind": c.card, "values": dict(c.fields)}
+            for c in sorted(app.registry.cards.values(), key=lambda c: (c.name, c.uid))
+            if c.game == game
+        ]
+        kinds = []
+        for kind in session.rules.catalog():
+            fields = []
+            for i, name in enumerate(kind.fields):
+                low, high = kind.field_range(i)
+                fields.append(
+                    {"name": name, "low": low, "high": high, "start": kind.field_start(i)}
+                )
+            kinds.append({"id": kind.id, "name": kind.name, "fields": fields})
+        return {"game": game, "cards": cards, "kinds": kinds}
+
+    def forget_card(self, uid: str) -> dict[str, Any]:
+        """Loop thread: forget one enrolled card of the game in play."""
+        app = self.app
+        card = app.registry.lookup(uid)
+        if card is None or uid not in app.registry.cards:
+            raise LookupError(f"no enrolled card {uid}")
+        app.registry.forget(uid)
+        app.note(f"card {uid} ({card.name}) forgotten from a phone")
+        return {"forgotten": uid, "name": card.name}
+
+    def start_enrol(self, kind_id: str, values: dict[str, str]) -> dict[str, Any]:
+        """Loop thread: open an enrolment run on the box, as the game menu's "Enrol copies"."""
+        app = self.app
+        session = app.session
+        if session is None:
+            raise LookupError("no game is being played: start one on the box first")
+        kind = next((k for k in session.rules.catalog() if k.id == kind_id), None)
+        if kind is None:
+            raise LookupError(f"{session.name} has no card {kind_id!r}")
+        chosen: dict[str, int] = {}
+        for i, name in enumerate(kind.fields):
+            low, high = kind.field_range(i)
+            raw = values.get(name, str(kind.field_start(i)))
+            if not (raw.isascii() and raw.lstrip("-").isdigit()) or not low <= int(raw) <= high:
+                raise ValueError(f"{name} must be a whole number {low}..{high}")
+            chosen[name] = int(raw)
+        if isinstance(app.menu, menus.EnrolRun | menus.Confirm | menus.DiceEntry):
+            raise PermissionError("the box is busy with a question: answer it there first")
+        if app.menu is None:
+            app._game_hook("pause_action")
+        app._dismiss_toast()
+        app.menu = menus.EnrolRun(session.name, kind, chosen)
+        app.note(f"enrolling copies of {kind.name} (from a phone)")
+        return {"card": kind.name, "count": 0}
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket: ``host`` alone, or every address (IPv6 with IPv4 mapped)."""
+    if host:
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        address: tuple[Any, ...] = (host, port)
+    else:
+        try:
+            sock = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+            address = ("::", port)
+        except OSError:  # no IPv6 on this box
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            address = ("0.0.0.0", port)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(32)
+        sock.setblocking(False)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def own_address() -> str:
+    """The box's address on its network: the one a packet out would leave from (no packet is
+    sent). Falls back to the host name when there is no network."""
+    with contextlib.suppress(OSError):
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        try:
+            s.connect(("10.255.255.255", 9))
+            return s.getsockname()[0]
+        finally:
+            s.close()
+    return socket.gethostname()

@@ -1,0 +1,237 @@
+"""Pairing a phone: the code on the OLED, the limits on wrong codes, tokens kept only as hashes."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from companion.web import pairing
+from companion.web.pairing import Pairing, parse_code, parse_token, token_hash
+
+
+class Clocks:
+    def __init__(self) -> None:
+        self.mono = 1000.0
+        self.wall = 1_700_000_000.0
+
+    def tick(self, seconds: float) -> None:
+        self.mono += seconds
+        self.wall += seconds
+
+
+def make(tmp_path: Path, clocks: Clocks, codes=(123456,), events=None) -> Pairing:
+    queue = list(codes)
+    tokens = iter(hashlib.sha256(bytes([n])).hexdigest() for n in range(1, 100))
+    return Pairing(
+        tmp_path,
+        clock=lambda: clocks.mono,
+        wall=lambda: clocks.wall,
+        randbelow=lambda n: queue.pop(0) % n,
+        token_hex=lambda n: next(tokens),
+        on_change=(events.append if events is not None else None),
+    )
+
+
+# --- parsing ----------------------------------------------------------------------------
+
+
+@given(st.integers(min_value=0, max_value=999_999))
+def test_every_six_digit_code_parses_with_or_without_spaces(n: int) -> None:
+    digits = f"{n:06d}"
+    assert parse_code(digits) == digits
+    assert parse_code(f" {digits[:3]} {digits[3:]} ") == digits
+
+
+@given(st.text(max_size=40))
+def test_parse_code_returns_six_ascii_digits_or_none(text: str) -> None:
+    got = parse_code(text)
+    assert got is None or (len(got) == 6 and got.isascii() and got.isdigit())
+    if got is not None:
+        assert "".join(text.split()) == got
+
+
+def test_codes_that_are_not_six_ascii_digits_are_refused() -> None:
+    for bad in ("12345", "1234567", "12345a", "١٢٣٤٥٦", "１２３４５６", "", None, 123456, "-12345"):
+        assert parse_code(bad) is None, bad
+
+
+@given(st.binary(min_size=32, max_size=32))
+def test_a_token_of_256_bits_in_hex_parses(raw: bytes) -> None:
+    assert parse_token(raw.hex()) == raw.hex()
+
+
+@given(st.one_of(st.text(max_size=80), st.none(), st.integers()))
+def test_parse_token_accepts_only_64_lowercase_hex(text) -> None:
+    got = parse_token(text)
+    if got is not None:
+        assert len(got) == 64 and set(got) <= set("0123456789abcdef")
+
+
+def test_tokens_with_the_wrong_shape_are_refused() -> None:
+    good = "ab" * 32
+    for bad in (good.upper(), good[:-1], good + "0", "zz" * 32, good + "\n", f" {good}"):
+        assert parse_token(bad) is None, bad
+
+
+# --- codes ------------------------------------------------------------------------------
+
+
+def test_the_right_code_pairs_once_and_gives_a_256_bit_token(tmp_path: Path) -> None:
+    clocks, events = Clocks(), []
+    p = make(tmp_path, clocks, events=events)
+    assert p.new_code() == "123456"
+    first = p.attempt("123456")
+    assert (first.outcome, first.status) == ("paired", 200)
+    assert len(first.token) == 64 and p.allows(first.token)
+    assert events == ["paired"]
+    again = p.attempt("123456")
+    assert (again.outcome, again.status) == ("no_code", 409)
+    assert p.count() == 1
+
+
+def test_codes_come_from_the_given_randomness_zero_padded(tmp_path: Path) -> None:
+    p = make(tmp_path, Clocks(), codes=(42,))
+    assert p.new_code() == "000042"
+
+
+def test_the_default_randomness_is_secrets(tmp_path: Path) -> None:
+    p = Pairing(tmp_path, clock=lambda: 0.0)
+    assert p.randbelow is pairing.secrets.randbelow
+    codes = {p.new_code() for _ in range(20)}
+    assert all(len(c) == 6 and c.isdigit() for c in codes) and len(codes) > 1
+
+
+def test_a_code_is_good_for_five_minutes(tmp_path: Path) -> None:
+    clocks = Clocks()
+    p = make(tmp_path, clocks, codes=(111111, 222222))
+    p.new_code()
+    clocks.tick(299)
+    assert p.code_status()[0] == "showing"
+    clocks.tick(1)
+    assert p.code_status() == ("expired", 0.0)
+    late = p.attempt("111111")
+    assert (late.outcome, late.status) == ("no_code", 409) and "run out" in late.message
+    p.new_code()
+    assert p.attempt("222222").outcome == "paired"
+
+
+def test_no_code_shown_means_nothing_pairs(tmp_path: Path) -> None:
+    p = make(tmp_path, Clocks())
+    got = p.attempt("123456")
+    assert (got.outcome, got.status) == ("no_code", 409)
+    assert "Pair a phone" in got.message
+
+
+def test_leaving_the_code_screen_ends_the_code(tmp_path: Path) -> None:
+    p = make(tmp_path, Clocks())
+    p.new_code()
+    p.end_code()
+    assert p.attempt("123456").outcome == "no_code"
+
+
+def test_a_malformed_code_is_400_and_not_counted(tmp_path: Path) -> None:
+    p = make(tmp_path, Clocks())
+    p.new_code()
+    for _ in range(20):
+        assert p.attempt("12x456").status == 400
+    assert p.attempt("123456").outcome == "paired"
+
+
+def test_at_most_five_wrong_codes_a_minute_for_everyone_together(tmp_path: Path) -> None:
+    clocks = Clocks()
+    p = make(tmp_path, clocks)
+    p.new_code()
+    for i in range(5):
+        clocks.tick(1)
+        assert p.attempt(f"00000{i}").status == 403
+    blocked = p.attempt("123456")  # even the right code waits: nothing is looked at
+    assert (blocked.outcome, blocked.status) == ("too_many", 429)
+    assert 1 <= blocked.retry_after <= 60
+    clocks.tick(56)  # the first wrong try is a minute old
+    assert p.attempt("123456").outcome == "paired"
+
+
+def test_ten_wrong_codes_void_the_code_and_say_so(tmp_path: Path) -> None:
+    clocks, events = Clocks(), []
+    p = make(tmp_path, clocks, events=events)
+    p.new_code()
+    for i in range(10):
+        clocks.tick(13)  # slow enough never to meet the per-minute limit
+        assert p.attempt(f"99999{i}").outcome == "wrong"
+    assert events == ["void"]
+    assert p.code_status() == ("void", 0.0)
+    assert p.code_deadline() is None
+    clocks.tick(13)
+    right = p.attempt("123456")
+    assert right.outcome == "no_code" and "void" in right.message
+
+
+# --- tokens and the file ----------------------------------------------------------------
+
+
+def test_the_state_dir_keeps_only_the_tokens_hash(tmp_path: Path) -> None:
+    clocks = Clocks()
+    p = make(tmp_path, clocks)
+    p.new_code()
+    token = p.attempt("123456").token
+    text = (tmp_path / "phones.json").read_text()
+    assert token not in text
+    assert json.loads(text)["phones"][0]["sha256"] == token_hash(token)
+    assert (tmp_path / "phones.json").stat().st_mode & 0o777 == 0o640
+    again = make(tmp_path, clocks)  # a restart keeps the phone
+    assert again.allows(token)
+
+
+def test_a_token_lasts_twelve_hours(tmp_path: Path) -> None:
+    clocks = Clocks()
+    p = make(tmp_path, clocks)
+    p.new_code()
+    token = p.attempt("123456").token
+    clocks.tick(12 * 3600 - 1)
+    assert p.allows(token)
+    clocks.tick(1)
+    assert not p.allows(token)
+    assert p.count() == 0
+
+
+def test_forged_stale_and_malformed_cookies_are_refused(tmp_path: Path) -> None:
+    p = make(tmp_path, Clocks())
+    p.new_code()
+    token = p.attempt("123456").token
+    forged = ("0" if token[0] != "0" else "1") + token[1:]
+    for cookie in (forged, token.upper(), "", None, token[:32], "x" * 64):
+        assert not p.allows(cookie), cookie
+
+
+def test_forget_phones_ends_them_all(tmp_path: Path) -> None:
+    clocks, events = Clocks(), []
+    p = make(tmp_path, clocks, codes=(1, 2), events=events)
+    tokens = []
+    for code in ("000001", "000002"):
+        p.new_code()
+        tokens.append(p.attempt(code).token)
+    assert all(p.allows(t) for t in tokens)
+    assert p.forget_all() == 2
+    assert not any(p.allows(t) for t in tokens)
+    assert not any(make(tmp_path, clocks).allows(t) for t in tokens)
+    assert events[-1] == "forgotten"
+
+
+def test_an_unreadable_phones_file_is_set_aside_not_fatal(tmp_path: Path) -> None:
+    (tmp_path / "phones.json").write_text("{not json")
+    p = make(tmp_path, Clocks())
+    assert "unreadable" in p.problem and p.count() == 0
+    assert list(tmp_path.glob("phones.json.unreadable-*"))
+    p.new_code()
+    assert p.attempt("123456").outcome == "paired"
+
+
+def test_a_phones_file_with_a_bad_entry_is_set_aside(tmp_path: Path) -> None:
+    bad = {"version": 1, "phones": [{"sha256": "nothex", "until": 1}]}
+    (tmp_path / "phones.json").write_text(json.dumps(bad))
+    p = make(tmp_path, Clocks())
+    assert "phone 1 has no sha256" in p.problem

@@ -1,0 +1,300 @@
+"""The phones' server as a phone (and an attacker on the LAN) meets it: pairing, the cookie,
+Origin and Host checks, limits, and the box playing on whatever is sent."""
+
+from __future__ import annotations
+
+import http.client
+import socket
+import time
+from pathlib import Path
+
+import pytest
+
+from companion.app.phones import PairCode
+from tests.phones_support import live_box, pair, request
+
+
+@pytest.fixture
+def box(tmp_path: Path):
+    with live_box(tmp_path) as live:
+        yield live
+
+
+def wait_for(predicate, seconds: float = 5.0):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        got = predicate()
+        if got:
+            return got
+        time.sleep(0.02)
+    raise AssertionError("the box did not get there")
+
+
+def screen(box) -> list[str]:
+    return box.on_loop(lambda: box.app.shown[0].text_lines())
+
+
+# --- pairing and the cookie -----------------------------------------------------------------
+
+
+def test_unpaired_requests_get_401_and_the_page_itself(box) -> None:
+    for path in ("/api/state", "/api/cards", "/api/events"):
+        assert request(box, "GET", path)[0] == 401
+    assert request(box, "POST", "/api/press/ok")[0] == 401
+    status, headers, body = request(box, "GET", "/")
+    assert status == 200 and b"Pair this phone" in body
+    assert "script-src 'self'" in headers["Content-Security-Policy"]
+    assert "frame-ancestors 'none'" in headers["Content-Security-Policy"]
+    assert request(box, "GET", "/phone.js")[0] == 200
+
+
+def test_pairing_with_the_code_on_the_oled_sets_a_strict_cookie(box) -> None:
+    box.on_loop(lambda: box.app.phone_command("pair_phone"))
+    shown = screen(box)
+    assert shown[0].startswith("Pair a phone")
+    code = next(line for line in shown if line.replace(" ", "").isdigit()).replace(" ", "")
+    status, headers, body = request(box, "POST", "/api/pair", f"code={code}")
+    assert status == 200 and body == {"paired": True}
+    cookie = headers["Set-Cookie"]
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Max-Age=43200" in cookie
+    token = cookie.split("tc_phone=")[1].split(";")[0]
+    assert len(token) == 64
+    assert request(box, "GET", "/api/state", cookie=token)[0] == 200
+    # The box says so and leaves the code screen; the code is good once.
+    wait_for(lambda: "Phone paired" in " ".join(screen(box)))
+    assert request(box, "POST", "/api/pair", f"code={code}")[0] == 409
+    assert token not in (box.app.config.state_dir() / "phones.json").read_text()
+
+
+def test_wrong_codes_are_refused_then_limited_then_void(box) -> None:
+    box.on_loop(lambda: box.app.phone_command("pair_phone"))
+    right = box.app.phones.pairing.code.digits
+    wrong = "000000" if right != "000000" else "111111"
+    statuses = [request(box, "POST", "/api/pair", f"code={wrong}")[0] for _ in range(6)]
+    assert statuses == [403] * 5 + [429]
+    status, headers, body = request(box, "POST", "/api/pair", f"code={right}")
+    assert status == 429 and int(headers["Retry-After"]) > 0 and "wait" in body["error"]
+    assert request(box, "POST", "/api/pair", "code=12")[0] == 429  # counted before parsing
+    assert isinstance(box.app.menu, PairCode)  # the box plays on, the code still shown
+
+
+def test_ten_wrong_codes_void_the_code_and_the_oled_says_so(box) -> None:
+    box.on_loop(lambda: box.app.phone_command("pair_phone"))
+    pairing = box.app.phones.pairing
+    right = pairing.code.digits
+    wrong = "000000" if right != "000000" else "111111"
+    for _ in range(10):
+        pairing.wrong_times.clear()  # as if a minute had passed between each five
+        assert request(box, "POST", "/api/pair", f"code={wrong}")[0] == 403
+    wait_for(lambda: "void" in " ".join(screen(box)))
+    pairing.wrong_times.clear()
+    assert request(box, "POST", "/api/pair", f"code={right}")[0] == 409
+
+
+def test_stale_forged_and_forgotten_cookies_get_401(box) -> None:
+    token = pair(box)
+    forged = ("0" if token[0] != "0" else "1") + token[1:]
+    for bad in (forged, "x" * 64, token[:-1], "", token.upper()):
+        assert request(box, "GET", "/api/state", cookie=bad)[0] == 401, bad
+    assert request(box, "GET", "/api/state", cookie=token)[0] == 200
+    box.on_loop(lambda: box.app.phone_command("forget_phones"))
+    assert box.on_loop(lambda: box.app.menu.title) == "Forget phones?"
+    box.on_loop(lambda: box.app.phone_command("forget_yes"))
+    assert request(box, "GET", "/api/state", cookie=token)[0] == 401
+
+
+# --- what a request may change --------------------------------------------------------------
+
+
+def test_a_press_from_the_remote_moves_the_box(box) -> None:
+    token = pair(box)
+    wait_for(lambda: screen(box)[0] == "Choose a game")
+    status, _, body = request(box, "POST", "/api/press/down", cookie=token)
+    assert status == 200 and body["pressed"] == "down"
+    wait_for(lambda: any(line.startswith("> Trap Attack") for line in screen(box)))
+
+
+def test_changes_need_a_same_origin_origin(box) -> None:
+    token = pair(box)
+    before = screen(box)
+    for headers in ({}, {"Origin": "http://evil.example"}, {"Origin": "null"}):
+        status, _, body = request(
+            box, "POST", "/api/press/down", cookie=token, origin=False, headers=headers
+        )
+        assert status == 403 and b"Origin" in body, headers
+    time.sleep(0.3)
+    assert screen(box) == before
+
+
+def test_a_foreign_host_is_refused_even_with_the_cookie(box) -> None:
+    token = pair(box)
+    status, _, body = request(
+        box, "GET", "/api/state", cookie=token, headers={"Host": "rebound.example:80"}
+    )
+    assert status == 421 and b"is not this box" in body
+
+
+def test_unknown_button_huge_body_and_bad_card_are_clear_4xx(box) -> None:
+    token = pair(box)
+    status, _, body = request(box, "POST", "/api/press/jump", cookie=token)
+    assert status == 404 and "no button 'jump'" in body["error"]
+    status, _, body = request(box, "POST", "/api/pair", "code=" + "1" * 10_000)
+    assert status == 413 and b"over the limit" in body
+    status, _, body = request(box, "POST", "/api/cards/ZZ-1/forget", cookie=token)
+    assert status == 400
+    status, _, body = request(box, "POST", "/api/cards/0A0B0C0D/forget", cookie=token)
+    assert status == 404 and "no enrolled card" in body["error"]
+    status, _, body = request(box, "POST", "/api/enrol", "card=skull", cookie=token)
+    assert status == 404 and "no game" in body["error"]
+    own = {"Origin": f"http://127.0.0.1:{box.port}"}
+    assert request(box, "PUT", "/api/state", cookie=token, headers=own)[0] == 405
+    # and the box plays on
+    request(box, "POST", "/api/press/ok", cookie=token)
+    wait_for(lambda: screen(box)[0] == "Dice")
+
+
+def test_a_slow_body_is_cut_off_and_the_box_plays_on(box, monkeypatch) -> None:
+    monkeypatch.setattr("companion.web.phone_server.BODY_SECONDS", 0.3)
+    conn = socket.create_connection(("127.0.0.1", box.port))
+    head = (
+        f"POST /api/pair HTTP/1.1\r\nHost: 127.0.0.1:{box.port}\r\n"
+        f"Origin: http://127.0.0.1:{box.port}\r\nContent-Length: 100\r\n"
+        "Content-Type: application/x-www-form-urlencoded\r\n\r\ncode="
+    )
+    conn.sendall(head.encode())
+    conn.settimeout(5)
+    answer = conn.recv(200).decode()
+    conn.close()
+    assert answer.startswith("HTTP/1.1 408")
+    token = pair(box)
+    assert request(box, "GET", "/api/state", cookie=token)[0] == 200
+
+
+def test_the_card_list_forget_and_an_enrolment_run(box) -> None:
+    token = pair(box)
+    box.on_loop(lambda: box.app.new_game("trap-attack", {}))
+    status, _, cards = request(box, "GET", "/api/cards", cookie=token)
+    assert status == 200 and cards["game"] == "trap-attack" and cards["kinds"]
+    kind = next(k for k in cards["kinds"] if not k["fields"])
+    status, _, body = request(box, "POST", "/api/enrol", f"card={kind['id']}", cookie=token)
+    assert status == 200 and body["card"] == kind["name"]
+    for n, uid in enumerate(("04A1B2C3D4E5F6", "04A1B2C3D4E5F7"), start=1):
+        box.controls.tap(uid)
+        wait_for(lambda n=n: (box.app.phones.view["enrol"] or {}).get("count") == n)
+    _, _, state = request(box, "GET", "/api/state", cookie=token)
+    assert state["enrol"]["count"] == 2
+    _, _, cards = request(box, "GET", "/api/cards", cookie=token)
+    uids = [c["uid"] for c in cards["cards"]]
+    assert "04A1B2C3D4E5F6" in uids
+    status, _, body = request(box, "POST", "/api/cards/04A1B2C3D4E5F6/forget", cookie=token)
+    assert status == 200 and body["forgotten"] == "04A1B2C3D4E5F6"
+    _, _, cards = request(box, "GET", "/api/cards", cookie=token)
+    assert "04A1B2C3D4E5F6" not in [c["uid"] for c in cards["cards"]]
+
+
+def test_the_event_stream_pushes_the_new_view(box) -> None:
+    token = pair(box)
+    conn = http.client.HTTPConnection("127.0.0.1", box.port, timeout=5)
+    conn.request(
+        "GET",
+        "/api/events",
+        headers={"Host": f"127.0.0.1:{box.port}", "Cookie": f"tc_phone={token}"},
+    )
+    response = conn.getresponse()
+    assert response.status == 200
+    assert response.getheader("Content-Type").startswith("text/event-stream")
+    first = response.readline()
+    assert first.startswith(b"data: ")
+    box.on_loop(lambda: box.app.new_game("deathtrap-dungeon", {}))
+    seen = b""
+    while b"Deathtrap" not in seen:
+        seen = response.readline()
+    assert b'"scoreboard"' in seen
+    conn.close()
+
+
+def test_a_taken_port_leaves_the_box_playing_and_is_retried(tmp_path: Path) -> None:
+    from companion.web import phones as phone_module
+    from tests.phones_support import LiveBox, free_port
+
+    port = free_port()
+    blocker = socket.socket()
+    blocker.bind(("127.0.0.1", port))
+    blocker.listen()
+    live = LiveBox(tmp_path, port=port)
+    try:
+        live.start()
+        assert live.phones.thread is None and live.phones.taken
+        assert f"port {port} taken" in live.app.status_line()
+        assert f"port {port}" in " ".join(screen(live))
+        retry = live.on_loop(lambda: live.app.loop.pending("phones-retry"))
+        now = live.on_loop(live.app.clock.now)
+        assert retry == pytest.approx(now + phone_module.RETRY_SECONDS, abs=1.0)
+        live.on_loop(lambda: live.app.new_game("dice", {}))  # the box plays on
+        assert live.on_loop(lambda: live.app.session.name) == "dice"
+        blocker.close()
+        live.on_loop(live.phones._listen)  # the deadline, brought forward
+        assert live.phones.thread is not None and not live.phones.taken
+        assert live.phones.ready.wait(5)
+        assert request(live, "GET", "/api/state")[0] == 401
+        assert f"phones on port {port}" in live.app.status_line()
+    finally:
+        blocker.close()
+        live.stop()
+
+
+def test_the_state_is_a_replay_line_with_the_public_part_only(box) -> None:
+    token = pair(box)
+    box.on_loop(lambda: box.app.new_game("deathtrap-dungeon", {}))
+    wait_for(lambda: (box.app.phones.view or {}).get("game") == "deathtrap-dungeon")
+    status, _, state = request(box, "GET", "/api/state", cookie=token)
+    assert status == 200
+    assert {"game", "screen", "leds", "sounds", "state"} <= set(state)
+    assert state["game"] == "deathtrap-dungeon" and state["screen"]  # a notice may be on top
+    assert state["state"]["scoreboard"]["rows"][0][0] == "Seat 1"
+    raw = box.on_loop(lambda: box.app.session.rules.public(box.app.session.state))
+    assert "building" in raw and "building" not in state["state"]  # the public part only
+
+
+def test_without_aiohttp_the_box_plays_on_and_says_why(tmp_path: Path, monkeypatch) -> None:
+    import importlib.util
+
+    from tests.phones_support import LiveBox
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "aiohttp" else real(name, *a)
+    )
+    live = LiveBox(tmp_path)
+    try:
+        live.start()
+        assert live.phones.thread is None
+        assert "phones off: aiohttp is not installed" in live.app.status_line()
+        assert "aiohttp missing" in " ".join(screen(live))
+        live.on_loop(live.app.open_game_menu)
+        assert "Pair a phone" not in live.on_loop(lambda: live.app.menu.items)
+    finally:
+        live.stop()
+
+
+def test_the_retry_is_a_deadline_on_the_loop_that_fires_by_itself(
+    tmp_path: Path, monkeypatch
+) -> None:
+    from tests.phones_support import LiveBox, free_port
+
+    monkeypatch.setattr("companion.web.phones.RETRY_SECONDS", 0.3)
+    port = free_port()
+    blocker = socket.socket()
+    blocker.bind(("127.0.0.1", port))
+    blocker.listen()
+    live = LiveBox(tmp_path, port=port)
+    try:
+        live.start()
+        assert live.phones.taken
+        blocker.close()  # the other program goes away: the next deadline binds the port
+        assert live.phones.ready.wait(5)
+        assert request(live, "GET", "/api/state")[0] == 401
+        wait_for(lambda: "phones on port" in live.app.status_line())
+    finally:
+        blocker.close()
+        live.stop()

@@ -1,0 +1,75 @@
+"""`trap-companion run` with the phones off imports nothing of the web and listens nowhere;
+with them on, the phones' server answers, and the box is READY whatever the port does."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.phones_support import free_port
+
+# Runs the real `run` command; once READY, it reports what was imported and asks for a stop.
+PROBE = r"""
+import json, socket, sys, threading, time, urllib.error, urllib.request
+from companion.daemon import Daemon
+ready = Daemon.ready
+answer = {}
+def probe(self):
+    ready(self)
+    def check():
+        port = self.config.phones.port
+        for _ in range(200):  # the phones start just after READY
+            if self.phones is not None or not self.config.phones.enabled:
+                break
+            time.sleep(0.05)
+        if self.phones is not None:
+            self.phones.ready.wait(10)
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/api/state", timeout=5)
+            except urllib.error.HTTPError as err:
+                answer["status"] = err.code
+        answer["modules"] = sorted(
+            m for m in sys.modules if m.split(".")[0] == "aiohttp" or m.startswith("companion.web")
+        )
+        answer["listening"] = [s for s in self.app.status_line().split("; ") if "phones" in s]
+        self.stop("probe done")
+    threading.Thread(target=check).start()
+Daemon.ready = probe
+from companion.cli import main
+code = main(["run", "--config", sys.argv[1]])
+print(json.dumps({**answer, "code": code}))
+"""
+
+
+def run_probe(tmp_path: Path, phones: str) -> dict:
+    config = tmp_path / "config.toml"
+    config.write_text(
+        '[hardware]\npin_factory = "mock"\n[display]\ndriver = "dummy"\n[reader]\ntype = "none"\n'
+        f'[state]\ndir = "{tmp_path}/state"\n{phones}'
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, str(config)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_with_phones_off_nothing_of_the_web_is_imported(tmp_path: Path) -> None:
+    got = run_probe(tmp_path, "")
+    assert got == {"modules": [], "listening": [], "code": 0}
+    got = run_probe(tmp_path, "[phones]\nenabled = false\nport = 8081\n")
+    assert got["modules"] == []
+
+
+def test_with_phones_on_the_server_answers(tmp_path: Path) -> None:
+    port = free_port()
+    got = run_probe(tmp_path, f"[phones]\nenabled = true\nport = {port}\n")
+    assert got["status"] == 401  # unpaired
+    assert "aiohttp" in got["modules"] and "companion.web.phone_server" in got["modules"]
+    assert got["listening"] == [f"phones on port {port}"]
+    assert got["code"] == 0
