@@ -290,3 +290,22 @@ def test_a_config_that_is_no_regular_file_exits_78_naming_it(tmp_path, case, com
     assert proc.returncode == 78, proc.stderr
     assert proc.stderr.startswith(f"trap-companion: {path}: cannot read the config: it {why}")
     assert len(proc.stderr.splitlines()) == 1
+
+
+def test_a_journal_past_its_cap_keeps_the_game_in_play(tmp_path):
+    """Finished games piled up (history/ could not be written): the file is set aside unread
+    but for its end, where the game in play lies whole, and that game resumes."""
+    from companion.bench import _journal_of
+
+    config = _config(tmp_path)
+    journal = tmp_path / "state" / JOURNAL
+    _journal_of(journal, statefile.JOURNAL_CAP + 300_000)
+    last_game = journal.read_bytes().rsplit(b'"kind":"game"', 1)[1].count(b"\n")
+    ready, log = run_until_ready(tmp_path, config)
+    assert "STATUS=Dice;" in ready  # the game in play came back
+    (error,) = _errors(log)
+    assert f"{journal}: is too big" in error and "the game in play is kept" in error
+    assert f"kept the {last_game} lines of the game in play" in error
+    (aside,) = journal.parent.glob(f"{JOURNAL}.unreadable-*")
+    assert aside.stat().st_size > statefile.JOURNAL_CAP
+    assert journal.read_text().count("\n") == last_game

@@ -142,7 +142,7 @@ class App(Inputs, Actions, MenuControl, Enrolment, Toasts, Refresh, Phones):
             self.open_game_menu()
         for aside in self.journal.warnings:  # the journal has logged them
             if aside.kept:  # what still folds was kept: say how much
-                kept = f"kept {aside.kept}/{aside.lines} lines"
+                kept = f"kept {aside.kept}/{aside.lines or '?'} lines"
                 self.problems.append(("Saved game damaged", kept, "rest set aside"))
             else:
                 self.problems.append(("Saved game damaged", "set aside, see log"))

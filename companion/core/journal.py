@@ -272,10 +272,12 @@ class SetAside:
     why: str
     moved_to: Path
     kept: int  # lines kept in the new journal
-    lines: int  # lines the damaged file had
+    lines: int  # lines the damaged file had (0: too big to count)
 
     def __str__(self) -> str:
         kept = f"kept {self.kept} of its {self.lines} lines" if self.kept else "kept nothing"
+        if self.kept and not self.lines:  # too big to count: its end was read
+            kept = f"kept the {self.kept} lines of the game in play"
         return f"journal damaged ({self.why}); moved to {self.moved_to}, {kept}"
 
 
@@ -299,6 +301,8 @@ class Journal:
         entries: list[dict[str, Any]] = []
         try:
             data = statefile.read_bytes(self.path, statefile.JOURNAL_CAP)
+        except statefile.TooBig as err:
+            entries = self._keep_tail_game(str(err))
         except statefile.Unreadable as err:
             self._set_aside(str(err), b"", 0)
         else:
@@ -315,6 +319,24 @@ class Journal:
         self._fd = durable.open_append(self.path)
         durable.fsync_dir(self.path.parent)
         return fold(entries)
+
+    def _keep_tail_game(self, why: str) -> list[dict[str, Any]]:
+        """A journal past its cap (finished games piled up where history/ could not be
+        written): set it aside and go on with the game in play, if it lies whole in the last
+        cap's worth of bytes. Its entries, as the new journal holds them."""
+        tail = statefile.read_tail(self.path, statefile.JOURNAL_CAP)
+        tail = tail[tail.find(b"\n") + 1 :]  # the first line is cut
+        reading = read_journal(tail, str(self.path))
+        games = [i for i, e in enumerate(reading.entries) if e["kind"] == "game"]
+        if reading.damage or not games:
+            self._set_aside(f"{why}, and the game in play does not lie whole in its end", b"", 0)
+            return []
+        kept = [{**e, "seq": n} for n, e in enumerate(reading.entries[games[-1] :], start=1)]
+        data = b"".join(
+            (json.dumps(entry, separators=(",", ":")) + "\n").encode("utf-8") for entry in kept
+        )
+        self._set_aside(f"{why}; the game in play is kept", data, 0)
+        return kept
 
     def _finish_swap(self) -> None:
         """After a power cut during a swap: with the journal still in place the swap never

@@ -46,6 +46,10 @@ class Unreadable(DataError):
         self.why = why
 
 
+class TooBig(Unreadable):
+    """A regular file past its cap (``read_tail`` can still read its end)."""
+
+
 def _link(path: Path) -> str:
     """What a symbolic link is, in words: where it points and whether that can be reached."""
     try:
@@ -88,7 +92,7 @@ def _check(path: Path, st: os.stat_result, cap: int) -> None:
     if not stat.S_ISREG(st.st_mode):
         raise Unreadable(path, f"is {durable.kind(st.st_mode)}, not a regular file")
     if st.st_size > cap:
-        raise Unreadable(path, f"is too big ({st.st_size} bytes; at most {cap})")
+        raise TooBig(path, f"is too big ({st.st_size} bytes; at most {cap})")
 
 
 def read_bytes(path: Path, cap: int) -> bytes | None:
@@ -119,7 +123,30 @@ def read_bytes(path: Path, cap: int) -> bytes | None:
             chunks.append(chunk)
             size += len(chunk)
             if size > cap:
-                raise Unreadable(path, f"is too big (more than {cap} bytes)")
+                raise TooBig(path, f"is too big (more than {cap} bytes)")
+        return b"".join(chunks)
+    except OSError as err:
+        raise Unreadable(path, f"cannot be read ({err.strerror or err})") from None
+    finally:
+        os.close(fd)
+
+
+def read_tail(path: Path, size: int) -> bytes:
+    """The last ``size`` bytes of a regular file (opened as ``read_bytes`` opens it)."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags)
+    except OSError as err:
+        raise Unreadable(path, f"cannot be opened ({err.strerror or err})") from None
+    try:
+        st = os.fstat(fd)
+        _check(path, st, st.st_size)
+        os.lseek(fd, max(0, st.st_size - size), os.SEEK_SET)
+        chunks: list[bytes] = []
+        left = size
+        while left > 0 and (chunk := os.read(fd, min(MIB, left))):
+            chunks.append(chunk)
+            left -= len(chunk)
         return b"".join(chunks)
     except OSError as err:
         raise Unreadable(path, f"cannot be read ({err.strerror or err})") from None
