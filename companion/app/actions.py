@@ -160,6 +160,8 @@ class Actions:
                     # ran out): a question asked before it no longer fits. Close it.
                     self.menu = None
                     self.note("the game moved on: its question is closed")
+                    self.play_form = None
+                    self._take_held_taps(answered=False)  # what waited for it goes with it
             finally:
                 self.refresh()
 
@@ -188,6 +190,7 @@ class Actions:
         )
         self.session = session
         self.menu = None
+        self.play_form, self.held_taps = None, []
         self.note(f"new game: {session.rules.title}")
         self.effects(session.opening)
         self.refresh()
