@@ -193,3 +193,17 @@ def test_cards_held_for_a_form_left_with_back_are_dropped_and_the_screen_says_so
     assert out[4]["screen"][1:3] == ["2 tapped cards", "not taken:"]
     assert out[4]["state"]["winner"] is None
     assert "2 tapped cards dropped with the form" in out[4]["log"]
+
+
+def test_cards_held_for_a_form_the_game_closes_by_itself_are_dropped_and_said(
+    tmp_path: Path,
+) -> None:
+    """A turn that runs out closes the question on screen; the cards tapped while it was open
+    go with it, and the screen says so."""
+    from companion.replay import run_script
+
+    script = "game hostage-trap turn_seconds=30\npress green\ntap @hostage-red\nwait 40\n"
+    out = run_script(script, state_dir=tmp_path)
+    assert out[2]["log"][-1].endswith("taken once the form is done")
+    assert "1 tapped cards dropped with the form" in out[3]["log"]
+    assert out[3]["state"]["turn"] == 2

@@ -161,9 +161,8 @@ class Actions:
                     # would (cards tapped while it was open are not taken).
                     self.menu = None
                     self.note("the game moved on: its question is closed")
-                    if self.play_form is not None:
-                        self.play_form = None
-                        self._take_held_taps(answered=False)
+                    self.play_form = None
+                    self._take_held_taps(answered=False)  # what waited for it goes with it
             finally:
                 self.refresh()
 
@@ -192,6 +191,7 @@ class Actions:
         )
         self.session = session
         self.menu = None
+        self.play_form, self.held_taps = None, []
         self.note(f"new game: {session.rules.title}")
         self.effects(session.opening)
         self.refresh()

@@ -87,8 +87,8 @@ class Inputs:
             name = secret(card.as_tap()) or name
         self.note(f"card {uid}: {name}")
         if session is not None and card.game == session.name and self._form_open():
-            # Cards laid fast (a claim's hostages, a play's cards) while the form the first
-            # one opened is still being answered: each is still a tap, taken once it is done.
+            # Cards laid fast (a claim's hostages, a play's cards) while a question of the
+            # game is still being answered: each is still a tap, taken once it is done.
             self.held_taps.append(card)
             self.note(f"card {uid}: taken once the form is done")
         elif session is None or self.menu is not None:
