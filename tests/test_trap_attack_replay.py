@@ -212,3 +212,27 @@ def test_a_relic_enrolled_mid_game_asks_its_values_in_range_and_files_hidden():
     final = out[max(out)]
     assert final["state"]["scores"]["1"]["relics"] == 6 + 6 + 2 + 3  # one complete combo
     assert "P1 17  AI 0" in final["screen"]
+
+
+def test_relics_beyond_the_deck_are_refused_and_the_count_can_still_be_answered():
+    """Issue 16, point 14: 21 relics were taken from a deck of 20, after which the held-cards
+    question could never be answered."""
+    relics = "".join(f"do relic player={1 + n % 2} value=1 combo=1\n" for n in range(21))
+    out = run_script(
+        "game trap-attack players=2\n" + relics + "do scoring\n"
+        "do finish player=1 crystal=no\ndo held player=1 relics=11 loot=0\n"
+        "do held player=1 relics=10 loot=0\ndo coins player=1 n=0\nwait 5\n"
+        "do finish player=2 crystal=no\n"
+        # the held question for player 2 offers 0..10 (20 less player 1's 10)
+        "press up\npress down\npress ok\npress ok\n"
+    )
+    refused = {o["line"]: o["rejected"] for o in out if "rejected" in o}
+    assert refused == {
+        22: "the game has 20 relic cards: Player 1 can have 10 at most",
+        25: "the game has 20 relic cards: Player 1 can have 10 at most",
+    }
+    asked = out[-5]
+    assert asked["screen"][:3] == ["Cards P2", "Relic cards held", "< 10 >"]
+    assert out[-4]["screen"][2] == "< 0 >"  # up from the highest offered wraps to 0
+    assert out[-3]["screen"][2] == "< 10 >"
+    assert out[-1]["state"]["asking"] == {"entry": "coins", "player": "2"}  # the count is in

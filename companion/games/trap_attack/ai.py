@@ -7,10 +7,9 @@ from dataclasses import replace
 from companion.games.base import Action, BadAction, Rejected
 from companion.games.trap_attack import board as track
 from companion.games.trap_attack import pawns
-from companion.games.trap_attack.args import pawn_arg, yes_no
 from companion.games.trap_attack.board import CRYSTAL, Spot
 from companion.games.trap_attack.state import AI, Roll, State, Threat, name, short
-from companion.games.trap_attack.step import LINE, Step
+from companion.games.trap_attack.step import LINE, Step, pawn_arg, yes_no
 from companion.games.trap_attack.tables import CardEffect, catalog
 
 READING_NAMES = {"block": "Block", "relic": "Relic", "cast": "Cast"}

@@ -13,12 +13,11 @@ from typing import Any
 
 from companion.games.base import Action, BadAction, Outcome, Rejected, check_arguments
 from companion.games.trap_attack import ai, forms, pawns, scoring, turns
-from companion.games.trap_attack.args import check_rolls, optional_pawn, pawn_arg
 from companion.games.trap_attack.board import Spot, load_board
 from companion.games.trap_attack.options import DEFAULT_BOARD, check_options
 from companion.games.trap_attack.scoring import scored
 from companion.games.trap_attack.state import AI, HUMANS, Options, Pawn, Played, State, Ui, name
-from companion.games.trap_attack.step import Step
+from companion.games.trap_attack.step import Step, check_rolls, optional_pawn, pawn_arg
 from companion.games.trap_attack.tables import rules as rule_table
 
 Handler = Callable[[Step, Action, tuple[int, ...]], None]

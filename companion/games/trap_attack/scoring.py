@@ -7,10 +7,9 @@ from dataclasses import dataclass, replace
 
 from companion.games.base import Action, Rejected
 from companion.games.trap_attack import ai
-from companion.games.trap_attack.args import pawn_arg, yes_no
 from companion.games.trap_attack.board import CRYSTAL
 from companion.games.trap_attack.state import AI, State, name, short
-from companion.games.trap_attack.step import Step
+from companion.games.trap_attack.step import Step, pawn_arg, yes_no
 
 
 @dataclass(frozen=True)

@@ -6,9 +6,8 @@ from dataclasses import replace
 
 from companion.games.base import Action, BadAction, Rejected
 from companion.games.trap_attack import ai, pawns
-from companion.games.trap_attack.args import pawn_arg
 from companion.games.trap_attack.state import AI, Played, State, Threat, name, short
-from companion.games.trap_attack.step import Step
+from companion.games.trap_attack.step import Step, pawn_arg
 from companion.games.trap_attack.tables import CardEffect
 
 
