@@ -40,6 +40,7 @@ import re
 import shlex
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -882,10 +883,48 @@ class Systest:
             raise StepFailed(
                 f"systemd-analyze security says {measured}; docs/raspberry-pi.md states {stated}"
             )
+        phones = self.phones_on_and_off()
         return (
             f"writes only {STATE} (/, /etc, /opt, /usr, /var read-only); own network (lo only), "
-            f"AF_UNIX only; no capabilities; exposure {measured} as documented"
+            f"AF_UNIX only; no capabilities; exposure {measured} as documented; {phones}"
         )
+
+    def phones_on_and_off(self) -> str:
+        """Where the box has the phones face: `phones enable` gives the daemon the network and
+        a listening port, `phones disable` takes them away again (the base unit's state)."""
+        if self.box.sh(f"{NAME} phones --help").returncode != 0:
+            return "no phones command to check"
+        # A port free on this host: the container shares the host's network.
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        self.box.sh(f"sed -i '/^\\[phones\\]/,/^\\[/ s/^port = .*/port = {port}/' {CONFIG}")
+        proc = self.box.sh(f"{NAME} phones enable", timeout=90)
+        if proc.returncode != 0:
+            raise StepFailed(f"phones enable exited {proc.returncode}: {failure_tail(proc)}")
+        try:
+            show = self.running("after phones enable, ")
+            unit = self.box.show("RestrictAddressFamilies", "PrivateNetwork")
+            if "AF_INET" not in unit.get("RestrictAddressFamilies", "").split():
+                raise StepFailed(f"phones enabled, but the unit allows only {unit}")
+
+            def listening() -> bool:
+                tables = self.box.sh(f"cat /proc/{show['MainPID']}/net/tcp*").stdout
+                return f":{port:04X} " in tables
+
+            wait_for(f"the daemon listening on port {port} with phones on", listening, 15)
+        finally:
+            proc = self.box.sh(f"{NAME} phones disable", timeout=90)
+        if proc.returncode != 0:
+            raise StepFailed(f"phones disable exited {proc.returncode}: {failure_tail(proc)}")
+        show = self.running("after phones disable, ")
+        unit = self.box.show("RestrictAddressFamilies", "PrivateNetwork")
+        ns = self.box.sh(f"readlink /proc/{show['MainPID']}/ns/net /proc/1/ns/net").stdout.split()
+        if unit != {"RestrictAddressFamilies": "AF_UNIX", "PrivateNetwork": "yes"} or (
+            len(ns) != 2 or ns[0] == ns[1]
+        ):
+            raise StepFailed(f"after phones disable the daemon keeps a network: {unit}")
+        return f"phones enable: the network and port {port}; disable: AF_UNIX only again"
 
     # 7
 
