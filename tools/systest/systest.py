@@ -40,6 +40,7 @@ import re
 import shlex
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -581,6 +582,8 @@ class Systest:
 
     def journal_tail(self, lines: int = 4) -> str:
         out = self.box.sh(f"journalctl -u {UNIT} -b 0 --no-pager -o cat -n {lines}").stdout
+        if not out.strip():
+            return f"no log line from {UNIT} in this boot"
         return "last log lines: " + " | ".join(out.strip().splitlines())
 
     def daemon_lines(self, since: str = "") -> list[str]:
@@ -849,9 +852,14 @@ class Systest:
             raise StepFailed(
                 f"the daemon shares a network: namespace {ns}, interfaces {interfaces}"
             )
-        unit = self.box.show("RestrictAddressFamilies", "PrivateNetwork", "NoNewPrivileges")
-        if unit.get("RestrictAddressFamilies") != "AF_UNIX" or unit.get("PrivateNetwork") != "yes":
-            raise StepFailed(f"network settings: {unit}")
+        unit = self.box.show("RestrictAddressFamilies", "PrivateNetwork")
+        if unit.get("RestrictAddressFamilies") != "AF_UNIX":
+            raise StepFailed(
+                f"the unit allows the address families {unit.get('RestrictAddressFamilies')!r}, "
+                "not AF_UNIX only"
+            )
+        if unit.get("PrivateNetwork") != "yes":
+            raise StepFailed(f"the unit has PrivateNetwork={unit.get('PrivateNetwork')}")
         status = parse_show(
             self.box.sh(f"tr ':\\t' '=\\0' < /proc/{pid}/status | tr -d '\\0 '").stdout
         )
@@ -875,10 +883,48 @@ class Systest:
             raise StepFailed(
                 f"systemd-analyze security says {measured}; docs/raspberry-pi.md states {stated}"
             )
+        phones = self.phones_on_and_off()
         return (
             f"writes only {STATE} (/, /etc, /opt, /usr, /var read-only); own network (lo only), "
-            f"AF_UNIX only; no capabilities; exposure {measured} as documented"
+            f"AF_UNIX only; no capabilities; exposure {measured} as documented; {phones}"
         )
+
+    def phones_on_and_off(self) -> str:
+        """Where the box has the phones face: `phones enable` gives the daemon the network and
+        a listening port, `phones disable` takes them away again (the base unit's state)."""
+        if self.box.sh(f"{NAME} phones --help").returncode != 0:
+            return "no phones command to check"
+        # A port free on this host: the container shares the host's network.
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        self.box.sh(f"sed -i '/^\\[phones\\]/,/^\\[/ s/^port = .*/port = {port}/' {CONFIG}")
+        proc = self.box.sh(f"{NAME} phones enable", timeout=90)
+        if proc.returncode != 0:
+            raise StepFailed(f"phones enable exited {proc.returncode}: {failure_tail(proc)}")
+        try:
+            show = self.running("after phones enable, ")
+            unit = self.box.show("RestrictAddressFamilies", "PrivateNetwork")
+            if "AF_INET" not in unit.get("RestrictAddressFamilies", "").split():
+                raise StepFailed(f"phones enabled, but the unit allows only {unit}")
+
+            def listening() -> bool:
+                tables = self.box.sh(f"cat /proc/{show['MainPID']}/net/tcp*").stdout
+                return f":{port:04X} " in tables
+
+            wait_for(f"the daemon listening on port {port} with phones on", listening, 15)
+        finally:
+            proc = self.box.sh(f"{NAME} phones disable", timeout=90)
+        if proc.returncode != 0:
+            raise StepFailed(f"phones disable exited {proc.returncode}: {failure_tail(proc)}")
+        show = self.running("after phones disable, ")
+        unit = self.box.show("RestrictAddressFamilies", "PrivateNetwork")
+        ns = self.box.sh(f"readlink /proc/{show['MainPID']}/ns/net /proc/1/ns/net").stdout.split()
+        if unit != {"RestrictAddressFamilies": "AF_UNIX", "PrivateNetwork": "yes"} or (
+            len(ns) != 2 or ns[0] == ns[1]
+        ):
+            raise StepFailed(f"after phones disable the daemon keeps a network: {unit}")
+        return f"phones enable: the network and port {port}; disable: AF_UNIX only again"
 
     # 7
 
@@ -911,8 +957,13 @@ class Systest:
         if proc.returncode != 0:
             raise StepFailed(f"make uninstall exited {proc.returncode}: {proc.stderr.strip()}")
         show = self.box.show("LoadState", "ActiveState", "UnitFileState")
-        if show.get("ActiveState") != "inactive" or show.get("LoadState") != "not-found":
-            raise StepFailed(f"after make uninstall the unit is {show}")
+        if show.get("ActiveState") != "inactive":
+            raise StepFailed(
+                f"after make uninstall the service is still {show.get('ActiveState')} "
+                f"(its unit: {show.get('LoadState')})"
+            )
+        if show.get("LoadState") != "not-found":
+            raise StepFailed(f"after make uninstall the unit is still {show.get('LoadState')}")
         left = self.box.sh(
             f"for p in /opt/{NAME} /usr/local/bin/{NAME} /etc/systemd/system/{UNIT} "
             f"/etc/systemd/system/multi-user.target.wants/{UNIT}; "
