@@ -25,6 +25,7 @@ class GameTable:
     logs: list[str] = field(default_factory=list)
     rejected: list[str] = field(default_factory=list)
     fired: list[tuple[float, str]] = field(default_factory=list)
+    unjournaled: set[str] = field(default_factory=set)  # schedules applied but not journaled
 
     def __post_init__(self) -> None:
         self.options = self.game.check_options({k: str(v) for k, v in self.options.items()})
@@ -38,12 +39,17 @@ class GameTable:
                 self.logs.append(effect.text)
             elif isinstance(effect, Schedule):
                 self.timers[effect.key] = (self.now + effect.seconds, effect.action)
+                if effect.journal:
+                    self.unjournaled.discard(effect.key)
+                else:
+                    self.unjournaled.add(effect.key)
             elif isinstance(effect, Cancel):
                 self.timers.pop(effect.key, None)
         return outcome.state
 
-    def do(self, name: str, /, at: float | None = None, **args: Any) -> bool:
-        """Apply an action now (or at ``at``, moving the clock there first)."""
+    def do(self, name: str, /, at: float | None = None, journal: bool = True, **args: Any) -> bool:
+        """Apply an action now (or at ``at``, moving the clock there first); ``journal`` false
+        for a schedule that is never journaled (a timer's tick)."""
         if at is not None:
             self.now = at
         action = Action(name, {k: str(v) for k, v in args.items()}, at=self.now)
@@ -52,7 +58,8 @@ class GameTable:
         except Rejected as err:
             self.rejected.append(err.reason)
             return False
-        self.journal.append(action)
+        if journal:
+            self.journal.append(action)
         self.state = self._effects(outcome)
         return True
 
@@ -73,7 +80,8 @@ class GameTable:
                 break
             del self.timers[key]
             self.fired.append((due + late, action.name))
-            self.do(action.name, at=due + late, **dict(action.args))
+            kept = key not in self.unjournaled
+            self.do(action.name, at=due + late, journal=kept, **dict(action.args))
         self.now = max(self.now, target)
 
     @property

@@ -87,7 +87,7 @@ def test_a_config_error_exits_78_naming_the_key(tmp_path):
         timeout=30,
     )
     assert proc.returncode == 78
-    assert 'config.toml:2: reader.type = "magic"' in proc.stderr
+    assert f'{config}:2: reader.type = "magic"' in proc.stderr
     assert "Traceback" not in proc.stderr
 
 

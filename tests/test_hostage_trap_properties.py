@@ -56,6 +56,7 @@ setups = st.fixed_dictionaries(
     {
         "players": st.integers(3, 7),
         "hostages": st.integers(3, 4),
+        "spares": st.just("shuffled"),  # 4 hostages at 3 seats: the alternate rule
         "turn_seconds": st.sampled_from([0, 0, 15, 60]),
     }
 )

@@ -57,7 +57,14 @@ def test_three_players_traps_a_timed_out_turn_and_a_tapped_win() -> None:
     assert out[23]["state"]["turn_no"] == 6 and out[23]["screen"][2] == "Seat 2: take trap card"
     assert out[28]["rejected"] == "one draw a turn"
     assert out[29]["screen"][2] == "Take your trap card"
-    assert out[37]["screen"][2] == "Seat 3: saw 2 hostages"
+    # The claim stops seat 2's countdown and counts its own wait down; when the wait runs out
+    # the box says what it saw and seat 2's countdown runs on from where it stood.
+    assert out[36]["state"]["timer"] == {"remaining": 29.6, "running": False}
+    assert out[36]["screen"][1] == "15" and out[36]["state"]["claim"]["wait"] == 15.0
+    assert out[37]["state"]["claim"]["seen"] == 2
+    assert out[37]["state"]["timer"] == out[36]["state"]["timer"]
+    assert out[38]["screen"][2] == "Seat 3: saw 2 hostages"  # 16 s later: the wait ran out
+    assert out[38]["state"]["timer"] == {"remaining": 29.0, "running": True}  # 1 s since
     last = out[max(out)]
     assert last["state"]["winner"] == 2 and last["state"]["turn"] is None
     assert last["state"]["winning"] == ["red", "green", "blue"]

@@ -11,10 +11,23 @@ from companion.games.hostage_trap import GAME
 
 
 def test_options_have_the_contracts_names_defaults_and_bounds() -> None:
-    assert GAME.check_options({}) == {"players": 4, "hand": 5, "hostages": 3, "turn_seconds": 0}
+    assert GAME.check_options({}) == {
+        "players": 4,
+        "hand": 5,
+        "hostages": 3,
+        "spares": "aside",
+        "turn_seconds": 0,
+    }
     given = {"players": "7", "hand": "7", "hostages": "7", "turn_seconds": "45"}
-    assert GAME.check_options(given) == {"players": 7, "hand": 7, "hostages": 7, "turn_seconds": 45}
-    for key, bad in (("players", "2"), ("players", "8"), ("hand", "4"), ("hostages", "8")):
+    assert GAME.check_options(given) == {
+        "players": 7,
+        "hand": 7,
+        "hostages": 7,
+        "spares": "aside",
+        "turn_seconds": 45,
+    }
+    bad_values = (("players", "2"), ("players", "8"), ("hand", "4"), ("hostages", "8"))
+    for key, bad in (*bad_values, ("spares", "discarded")):
         with pytest.raises(BadAction, match=key):
             GAME.check_options({key: bad})
     with pytest.raises(BadAction, match="turn_seconds"):
@@ -185,10 +198,10 @@ def test_tapped_hostages_win_once_enough_differ_and_say_nothing_else_before() ->
     table.wait(3)
     assert table.do("show", color="blue")  # the same card again counts once
     assert table.do("show", color="red")
-    assert table.public["claim"] == {"player": 2, "seen": 2}
+    assert table.public["claim"] == {"player": 2, "seen": 2, "wait": 15.0}
     assert not table.do("show", player=3, color="green")
     assert table.rejected == ["seat 2 is showing hostages now"]
-    table.wait(10)  # the window closes
+    table.wait(16)  # the wait runs out
     assert table.public["claim"] is None
     assert table.public["notice"] == ["Seat 2: saw 2 hostages", "3 needed to win"]
     said = " ".join(table.logs + table.public["notice"])

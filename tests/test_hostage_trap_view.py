@@ -86,7 +86,10 @@ def test_a_claim_being_tapped_shows_only_how_many_and_a_win_names_them() -> None
     table.do("show", player=3, color="purple")
     table.do("show", color="orange")
     screen, led = GAME.view(table.state)
-    assert screen.text_lines() == ["Claim: seat 3", "2", "seen of 3: tap more", "R done"]
+    # The wait for the next tap, counted down large (15 s from the last tap).
+    assert screen.text_lines() == ["Claim: seat 3", "15", "2 of 3 seen: tap more", "R done"]
+    table.wait(4.5)
+    assert GAME.view(table.state)[0].big == "11"
     assert "purple" not in str(GAME.public(table.state))
     assert led == lights(3, "pulse")
     table.do("show", color="pink")

@@ -8,7 +8,8 @@ the same code run in this process as the model of what the box must show:
 - every line the box answered (its output comes only after the journal's fsync) is on disk,
   entry for entry, and after it at most a beginning of the line that was in flight;
 - the resumed game equals the last state shown, as a power cut leaves it (a running timer comes
-  back paused), or the in-flight line's state when all its entries reached the disk;
+  back paused, as of the last journaled moment: ticks are never journaled), or the in-flight
+  line's state when all its entries reached the disk;
 - nothing is ever set aside as damaged.
 
 Adding a game costs nothing: every game of the registry is played; MOVES may add its own lines.
@@ -109,7 +110,12 @@ def as_cut_leaves_it(replay: Replay) -> tuple[str | None, Any]:
     session = replay.app.session
     if session is None:
         return None, None
-    return session.name, session.rules.public(session.rules.restore(session.state))
+    state, rules = session.state, session.rules
+    # Ticks are never journaled: a cut comes back as of the last journaled moment.
+    last_at = getattr(state, "last_at", None)
+    exact = getattr(rules, "restore_at", None)
+    cut = exact(state, last_at) if exact and last_at is not None else rules.restore(state)
+    return session.name, rules.public(cut)
 
 
 class Box:

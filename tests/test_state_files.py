@@ -34,6 +34,13 @@ def _link(target: str) -> Callable[[Path], None]:
     return lambda path: path.symlink_to(target)
 
 
+def _link_to_a_file(path: Path) -> None:
+    (path.parent / "mine.toml").write_text(
+        '[cards."0102"]\ngame = "dice"\ncard = "x"\nname = "y"\n'
+    )
+    path.symlink_to("mine.toml")
+
+
 def _loop(path: Path) -> None:
     path.symlink_to(path.name)
 
@@ -101,7 +108,7 @@ CASES = {
     "cards-not-utf8": (CARDS, _bytes(b"# \xff\xfe\n"), "is not UTF-8 text (line 1, byte 2)"),
     "records-not-utf8": (RECORDS, _bytes(b'{"version": 1}\xff'), "is not UTF-8 text"),
     "journal-dev-null": (JOURNAL, _link("/dev/null"), "a symbolic link (to /dev/null)"),
-    "cards-link-to-a-file": (CARDS, _link("/etc/hostname"), "a symbolic link (to /etc/hostname)"),
+    "cards-link-to-a-file": (CARDS, _link_to_a_file, "a symbolic link (to mine.toml)"),
 }
 # The last good copy of the pack: used when the owner's pack is bad, compared when it is good.
 LAST_GOOD_CASES = {

@@ -1,8 +1,9 @@
 """Power cuts during a Trapwords turn, through the real daemon code: `python -m companion replay -`
 in a subprocess with its state directory in tmp, killed with SIGKILL, then started again.
 
-A running timer must come back paused with the time it had left, and the table must be able to
-play on (and be cut again) without the saved game being set aside.
+A running timer must come back paused with the time it had left at the last journaled change
+(ticks are the screen's and never journaled), and the table must be able to play on (and be cut
+again) without the saved game being set aside.
 """
 
 from __future__ import annotations
@@ -75,8 +76,11 @@ def test_a_running_turn_comes_back_paused_and_runs_out_on_time(
     box.line("game trapwords monster=dragon start_mode=pickup seconds=45")
     started = box.line("press ok")
     assert started["state"]["timer"]["running"] is True
-    before = box.line("wait 12")["state"]
-    assert before["timer"]["running"] is True
+    box.line("wait 12")
+    guessed = box.line("press red")["state"]  # a wrong guess at 12.1 s, journaled
+    assert guessed["timer"]["remaining"] == 32.95
+    before = box.line("wait 6")["state"]  # six ticks, none journaled
+    assert before["timer"]["running"] is True and before["timer"]["remaining"] == 27.0
     box, resumed = cut_and_restart(box, config)
 
     state = resumed["state"]
@@ -87,7 +91,7 @@ def test_a_running_turn_comes_back_paused_and_runs_out_on_time(
     assert state["phase"] == "paused"
     assert state["timer"]["running"] is False
     left = state["timer"]["remaining"]
-    assert abs(left - before["timer"]["remaining"]) <= 1.0
+    assert left == guessed["timer"]["remaining"]  # as of the last journaled change, exactly
     assert resumed["screen"][1:3] == [str(round(left)), "Paused: ok resumes"]
 
     # Resuming runs the timer again (a press acts when it ends, at t = 0.05 on the new clock);
@@ -112,11 +116,12 @@ def test_cut_again_after_resuming_keeps_the_game_and_its_time(config: Path) -> N
     box.line("press ok")
     box.line("wait 5.5")
     box, first = cut_and_restart(box, config)
-    assert first["state"]["timer"] == {"remaining": 35.0, "running": False, "limit": 40.0}
+    # Ticks are not journaled: the last journaled change is the start, the whole turn is left.
+    assert first["state"]["timer"] == {"remaining": 40.0, "running": False, "limit": 40.0}
 
     box.line("wait 3")  # the table takes its time: a paused timer loses nothing
     box.line("press ok")
-    box.line("press red")  # a wrong guess while the timer runs again
+    guessed = box.line("press red")["state"]  # a wrong guess while the timer runs again
     ran = box.line("wait 7.2")["state"]
     assert ran["guesses_left"] == 4
     box, second = cut_and_restart(box, config)
@@ -124,7 +129,7 @@ def test_cut_again_after_resuming_keeps_the_game_and_its_time(config: Path) -> N
     state = second["state"]
     assert state["phase"] == "paused"
     assert state["guesses_left"] == 4
-    assert abs(state["timer"]["remaining"] - ran["timer"]["remaining"]) <= 1.0
+    assert state["timer"]["remaining"] == guessed["timer"]["remaining"] == 39.95
 
     # Guesses counted while paused survive a third cut, and the time stays exactly as it was.
     box.line("press red")

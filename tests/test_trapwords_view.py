@@ -389,17 +389,17 @@ def test_actions_given_while_paused_carry_the_mark() -> None:
 def test_a_wrong_guess_after_a_power_cut_folds_to_the_same_paused_turn() -> None:
     table = Table.new(start_mode="pickup", seconds=30)
     table.do("start", at=0.0)
-    table.wait(6.5)  # last journaled: the tick at 6.0 (24 s left)
-    table.state = GAME.restore(table.state)  # the power comes back 100 s later
+    table.wait(6.5)  # ticks are not journaled: the last journaled action is the start
+    table.state = GAME.restore(table.fold())  # the power comes back 100 s later
     table.timers.clear()
     table.now = 106.5
     assert table.press("red")
     assert table.journal[-1] == Action("wrong", {"paused": "yes"}, at=106.5)
     assert table.fold() == table.state
-    assert table.public["timer"] == {"remaining": 24.0, "running": False, "limit": 30.0}
+    assert table.public["timer"] == {"remaining": 30.0, "running": False, "limit": 30.0}
     assert table.press("ok")  # resume
     assert table.fold() == table.state
-    assert table.timers["timeout"][0] == pytest.approx(130.5)
+    assert table.timers["timeout"][0] == pytest.approx(136.5)
 
 
 def test_a_bad_paused_mark_is_a_bad_action() -> None:

@@ -50,10 +50,13 @@ class Actions:
         elif isinstance(reply, Pages):
             self.menu = self.play_form = menus.PageMenu(reply)
 
-    def submit(self, action: Action, from_input: bool = False, auto: bool = False) -> bool:
+    def submit(
+        self, action: Action, from_input: bool = False, auto: bool = False, journal: bool = True
+    ) -> bool:
         """Roll what the action needs, apply the rules, journal, then effects. True if accepted.
 
         BadAction propagates to callers that feed text (replay); input from buttons is logged.
+        ``journal`` false: a timer's tick, applied for the screen but never journaled.
         """
         session = self.session
         if session is None:
@@ -83,11 +86,12 @@ class Actions:
                 raise
             log.error("control map produced a bad action %r: %s", action, err)
             return False
-        if not getattr(rules, "navigation", lambda action: False)(action):
+        if journal and not getattr(rules, "navigation", lambda action: False)(action):
             self.journal.action(action.to_json(), auto=auto)  # fsync before anything shows
             session.add(Step(action, auto), outcome.effects)
-        # else a move in a menu the game keeps in its state: shown, never journaled and never
-        # a step (a fold, an undo or a power cut comes back with the menu closed, by restore)
+        # else a timer's tick (the screen's, ``journal`` false) or a move in a menu the game
+        # keeps in its state: shown, never journaled and never a step (a fold, an undo or a
+        # power cut comes back with the menu closed, by restore)
         session.state = outcome.state
         self.effects(outcome.effects)
         self.keep_result(announce=True)
@@ -140,16 +144,22 @@ class Actions:
                 self.play(effect.cue)
             elif isinstance(effect, Schedule):
                 due = self.clock.now() + effect.seconds
-                self.loop.call_at(due, self._scheduled(effect.action), f"game:{effect.key}")
+                fire = self._scheduled(effect.action, effect.journal)
+                self.loop.call_at(due, fire, f"game:{effect.key}")
             elif isinstance(effect, Cancel):
                 self.loop.cancel(f"game:{effect.key}")
 
-    def _scheduled(self, action: Action) -> Callable[[], None]:
+    def _scheduled(self, action: Action, journal: bool = True) -> Callable[[], None]:
         def fire() -> None:
             if self.session is None:
                 return
             try:
-                self.submit(action, from_input=True, auto=True)
+                moved = self.submit(action, from_input=True, auto=True, journal=journal)
+                if moved and journal and isinstance(self.menu, menus.FormMenu):
+                    # The game moved on by itself (a time-up ended the turn, a claim's wait
+                    # ran out): a question asked before it no longer fits. Close it.
+                    self.menu = None
+                    self.note("the game moved on: its question is closed")
             finally:
                 self.refresh()
 
@@ -191,11 +201,12 @@ class Actions:
             return False
         self.journal.undo()
         label = session.labels[last]
+        stopped = session.steps[last].action.at  # play stopped at the action taken back
         steps = list(session.steps)
         undo_steps(steps)
         session.rebuild(steps)
         self._cancel_game_timers()
-        self._restore()
+        self._restore(stopped)
         self.keep_result(announce=False)
         self.note(f"undone: {label}")
         self.play("undo")

@@ -21,7 +21,7 @@ from companion.app.menu_control import MenuControl
 from companion.app.parts import Parts
 from companion.app.phones import Phones
 from companion.app.refresh import Refresh
-from companion.app.session import Session, from_journal
+from companion.app.session import Session, from_journal, restored
 from companion.app.toasts import Toasts
 from companion.core.clock import Clock
 from companion.core.config import Config
@@ -184,28 +184,37 @@ class App(Inputs, Actions, MenuControl, Enrolment, Toasts, Refresh, Phones):
         self._restore()
         self.keep_result(announce=False)  # a cut between the journal and the records
         actions = record.actions
-        last_at = Action.from_json(actions[-1]).at if actions else record.started_at
+        # Game time goes on from the last moment the journal holds (a clean stop's restore).
+        moments = [Action.from_json(s.action).at if s.action else s.at for s in record.steps]
+        last_at = max([record.started_at, *(at for at in moments if at is not None)])
         self.time_offset = max(0.0, last_at - self.clock.now())
         log.info("resumed %s after %d actions", record.game, len(actions))
 
-    def _restore(self) -> None:
-        """Pause what a power cut or an undo interrupted, and say so in the journal, so that
-        folding the journal later gives this very state (not the unpaused one)."""
+    def _restore(self, at: float | None = None) -> None:
+        """Pause what a power cut or an undo (at ``at``) interrupted, and say so in the journal,
+        so that folding the journal later gives this very state (not the unpaused one)."""
         session = self.session
-        restored = session.rules.restore(session.state)
-        if restored != session.state:
-            self.journal.restore()
-            session.state = restored
-            session.add(Step(None))
+        state = restored(session.rules, session.state, at)
+        if state != session.state:
+            self.journal.restore(at)
+            session.state = state
+            session.add(Step(None, at=at))
 
     def workers_alive(self) -> bool:
         reader_ok = self.runner is None or self.runner.alive
         return reader_ok and self.pins.alive()
 
     def shutdown(self) -> None:
-        """Stop cleanly: journal closed, LED off, a 'stopped' screen."""
+        """Stop cleanly: a running turn timer paused as the screen shows it now (ticks are not
+        journaled, so only this line keeps its time), journal closed, LED off, a 'stopped'
+        screen."""
         if self.runner is not None:
             self.runner.stop(timeout=1.0)
+        if self.session is not None:
+            try:
+                self._restore(self.game_time())
+            except (OSError, RuntimeError) as err:  # a journal that cannot be written now
+                log.error("turn timer not paused at the stop: %s", err)
         self.journal.close()
         self.buzzer.close()
         self.led.close()

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from companion.core.registry import Card
 from companion.games import registry as games
-from companion.games.base import Action
+from companion.games.base import Action, BadAction
 from companion.ui import menus, notice
 from companion.ui import records as record_pages
 
@@ -75,6 +75,7 @@ class MenuControl:
             self._take_held_taps(answered=kind != "close")
 
     def _menu_step(self, kind: str, data: dict) -> None:
+        form = self.menu
         left_session_menu = getattr(self.menu, "on_pick", None) == "session"
         # An enrolment run is opened from the session menu: leaving it goes back to play.
         left_run = isinstance(self.menu, menus.EnrolRun) or (
@@ -94,7 +95,11 @@ class MenuControl:
             rules = games.get(data["key"])
             self.menu = menus.OptionsMenu(data["key"], rules.title, tuple(rules.options))
         elif kind == "start":
-            self.new_game(data["game"], data["options"])
+            try:
+                self.new_game(data["game"], data["options"])
+            except BadAction as err:  # options that do not go together: the form says why
+                self.menu = form
+                self.reject(str(err))
         elif kind == "undo":
             self.undo()
         elif kind == "session":

@@ -13,7 +13,18 @@ from companion.games.base import Action, Effect, Log
 
 def from_journal(steps: list[Step[Entry]]) -> list[Step[Action]]:
     """The journal's steps (each action the JSON object the app wrote) as the app's own."""
-    return [Step(None if s.action is None else Action.from_json(s.action), s.auto) for s in steps]
+    return [
+        Step(None if s.action is None else Action.from_json(s.action), s.auto, s.at) for s in steps
+    ]
+
+
+def restored(rules: Any, state: Any, at: float | None) -> Any:
+    """The game's state once play stopped (a power cut: ``at`` None; an undo or a clean stop:
+    the moment play stopped), by the game's ``restore_at`` where it has one."""
+    exact = getattr(rules, "restore_at", None)
+    if at is None or exact is None:
+        return rules.restore(state)
+    return exact(state, at)
 
 
 @dataclass
@@ -56,7 +67,7 @@ class Session:
         self.steps, self.labels = [], []
         for step in steps:
             if step.action is None:
-                self.state = self.rules.restore(self.state)
+                self.state = restored(self.rules, self.state, step.at)
                 self.add(step)
             else:
                 outcome = self.rules.apply(self.state, step.action)

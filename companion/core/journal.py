@@ -52,6 +52,7 @@ class Step(Generic[A]):
 
     action: A | None
     auto: bool = False
+    at: float | None = None  # a restore's moment play stopped (None: the last action's)
 
     @property
     def by_person(self) -> bool:
@@ -133,6 +134,8 @@ def _problem(entry: Any) -> str | None:
         for flag in ("auto", "nav"):
             if not isinstance(entry.get(flag, False), bool):
                 return f"malformed action ({flag} is not true or false)"
+    elif kind == "restore" and not _finite(entry.get("at", 0.0)):
+        return "a restore entry whose time is not a number"
     return None
 
 
@@ -229,7 +232,8 @@ def fold(entries: list[dict[str, Any]]) -> GameRecord | None:
         elif kind == "action":
             record.steps.append(Step(dict(entry["action"]), bool(entry.get("auto"))))
         elif kind == "restore":
-            record.steps.append(Step(None))
+            at = entry.get("at")
+            record.steps.append(Step(None, at=None if at is None else float(at)))
         elif kind == "undo":
             undo_steps(record.steps)
     return record
@@ -254,7 +258,7 @@ def new_game_id() -> str:
 def _step_entry(step: Step[Entry]) -> dict[str, Any]:
     """The entry a standing step folds back from."""
     if step.action is None:
-        return {"kind": "restore"}
+        return {"kind": "restore"} if step.at is None else {"kind": "restore", "at": step.at}
     entry: dict[str, Any] = {"kind": "action", "action": dict(step.action)}
     if step.auto:
         entry["auto"] = True
@@ -415,9 +419,10 @@ class Journal:
         """An accepted action, as the JSON object the app made of it (``Action.to_json``)."""
         self.append(_step_entry(Step(action, auto)))
 
-    def restore(self) -> None:
-        """The app paused what a power cut or an undo interrupted: the fold must do it too."""
-        self.append(_step_entry(Step(None)))
+    def restore(self, at: float | None = None) -> None:
+        """The app paused what a power cut or an undo interrupted (at ``at``, the moment play
+        stopped, if not the last action's): the fold must do it too."""
+        self.append(_step_entry(Step(None, at=at)))
 
     def undo(self) -> None:
         self.append({"kind": "undo"})

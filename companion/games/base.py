@@ -163,12 +163,15 @@ class Schedule:
     """Apply ``action`` after ``seconds``; replaces an earlier schedule with the same key.
 
     The app turns it into a deadline on its clock and, when it comes, applies the action
-    (stamped with ``at``) like any other. Used for turn timers and their ticks.
+    (stamped with ``at``) like any other. Used for turn timers and their ticks. With ``journal``
+    false the action only refreshes the screen (a timer's tick): it is applied but never
+    journaled, so it must change nothing a fold of the journal would need.
     """
 
     key: str
     seconds: float
     action: Action
+    journal: bool = True
 
 
 @dataclass(frozen=True)
@@ -283,6 +286,10 @@ class Game(Protocol):
     def restore(self, state: Any) -> Any:
         """The state after a power cut (e.g. a running timer comes back paused)."""
         ...
+
+    # Optional: ``restore_at(state, at) -> state``: as ``restore``, for play stopped at game
+    # time ``at`` rather than at the last journaled action (an undo: the moment of the action
+    # taken back). Games whose timers tick without journaling need it.
 
     def catalog(self) -> tuple[CardKind, ...]:
         """Cards of this game that can be enrolled."""

@@ -5,6 +5,12 @@ fire the timeout and the ticks.
 Ticks land on whole seconds of remaining time, each computed from the tick's own ``at``, so a late
 tick makes the next one shorter instead of pushing every later tick back (no drift). The timeout
 is scheduled once per start or resume, for the whole remaining time.
+
+Ticks are the screen's business: they refresh the digits and sound the last seconds, and are
+never journaled (``Schedule.journal`` is false), so a timed game writes lines per turn (start,
+pause, resume, timeout, the turn's end), not per second. What the time was when play stopped
+(an undo, a power cut) is worked out instead from those lines and the moment play stopped
+(``frozen``): exactly what the screen showed then.
 """
 
 from __future__ import annotations
@@ -52,7 +58,7 @@ def next_tick(left: float) -> tuple[Effect, ...]:
     mark = math.ceil(left - EPSILON) - 1
     if mark < 1:
         return ()
-    return (Schedule("tick", left - mark, Action("tick")),)
+    return (Schedule("tick", left - mark, Action("tick"), journal=False),)
 
 
 def start(timer: Timer, at: float) -> tuple[Timer, tuple[Effect, ...]]:
@@ -65,6 +71,20 @@ def start(timer: Timer, at: float) -> tuple[Timer, tuple[Effect, ...]]:
 def stop(timer: Timer, at: float) -> Timer:
     """Freeze the remaining time as of ``at``."""
     return replace(timer, remaining_at_start=timer.remaining(at), started_at=None, running=False)
+
+
+def frozen(timer: Timer, last_at: float, at: float | None = None) -> Timer:
+    """The timer stopped as play stopped at ``at`` (None: at ``last_at``, the last journaled
+    change): a running timer keeps what the screen showed at that moment, the whole second of the
+    last tick since ``last_at`` (ticks stop at 1 s), or the time left at ``last_at`` itself if
+    no tick came between. A stopped timer stays as it is."""
+    if not timer.running:
+        return timer
+    left = timer.remaining(last_at)
+    if at is not None and at > last_at:
+        shown = max(1, math.ceil(timer.remaining(at) - EPSILON))
+        left = min(left, float(shown))
+    return replace(timer, remaining_at_start=left, started_at=None, running=False)
 
 
 def cancel_all() -> tuple[Effect, ...]:

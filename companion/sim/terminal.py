@@ -112,8 +112,8 @@ class TerminalSim:
     def _turn_deck(self) -> None:
         """When the game in play changes, the deck opens at that game's first card (the table
         plays that game's cards; another game's stay a few presses of `C` away)."""
-        st, session = self.state, self.app.session
-        game = session.name if session is not None else None
+        st, snap = self.state, self.snapshot  # a face sees the box through its snapshots only
+        game = snap.game if snap is not None else None
         if game is None or game == st.deck_game:
             return
         st.deck_game = game

@@ -115,7 +115,7 @@ class WebServer:
         loop, thread = self._loop, self._thread
         if loop is None or thread is None:
             return
-        with contextlib.suppress(RuntimeError):
+        with contextlib.suppress(RuntimeError, TimeoutError):  # closed already, or stuck
             asyncio.run_coroutine_threadsafe(self._shutdown(), loop).result(
                 timeout=SHUTDOWN_SECONDS + 2.0
             )

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from companion.games import options as opts
-from companion.games.base import Action, CardKind, Option
+from companion.games.base import Action, BadAction, CardKind, Option
 from companion.games.hostage_trap import control as control_map
 from companion.games.hostage_trap import public as contract
 from companion.games.hostage_trap import rules, view
@@ -21,6 +21,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("players", "Players", "4", choices=opts.numbers(3, 7)),
     Option("hand", "Hand size", "5", choices=opts.numbers(5, 7)),
     Option("hostages", "Hostages to win", "3", choices=opts.numbers(3, 7)),
+    # aside: the hostages of kingdoms nobody plays are set aside; shuffled: into the draw pile.
+    Option("spares", "Spare hostages", "aside", choices=("aside", "shuffled")),
     Option(
         "turn_seconds",
         "Turn timer s",
@@ -41,15 +43,27 @@ class HostageTrapGame(ModularGame):
     screens = view
     controls = control_map
 
+    def check_options(self, options: Mapping[str, str]) -> dict[str, Any]:
+        """With the spare hostages set aside only the players' own are in play: no more can be
+        needed to win than there are players."""
+        checked = opts.parse(self.name, self.options, options)
+        players, hostages = checked["players"], checked["hostages"]
+        if checked["spares"] == "aside" and hostages > players:
+            raise BadAction(
+                f"hostages={hostages} is more than players={players} with spares=aside: "
+                "win with fewer, or shuffle the spares in"
+            )
+        return checked
+
     def pause_action(self, state: HostageState) -> Action | None:
         """The box's menu opens: a running turn timer stops while it is open."""
         running = state.timer is not None and state.timer.running and not state.over
-        return Action("pause") if running else None
+        return Action("pause", {"by": "menu"}) if running else None
 
     def resume_action(self, state: HostageState) -> Action | None:
-        """The box's menu is left to play on: a timer the menu stopped runs again."""
-        stopped = state.timer is not None and not state.timer.running and not state.over
-        return Action("resume") if stopped else None
+        """The box's menu is left to play on: only a timer the menu itself stopped runs again
+        (one the player paused, or a power cut, waits for green)."""
+        return Action("resume") if state.menu_paused and not state.over else None
 
     def secret_card(self, card: Mapping[str, Any]) -> str | None:
         """Hostages are secret: a tapped one is only ever called this."""

@@ -35,6 +35,8 @@ def control(state: HostageState, event: Input) -> Reply:
     if button == "red":
         return Action("shown") if state.showing is not None else Action("next")
     if button == "green":
+        if state.showing is not None:
+            return None  # a claim is open: hostage taps, or red when done
         if paused(state):
             return Action("resume")
         if state.may_draw() is None:

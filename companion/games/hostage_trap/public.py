@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from companion.games.hostage_trap.rules import claim_left
 from companion.games.hostage_trap.state import HostageState
 from companion.games.seats import by_seat
 
@@ -22,7 +23,7 @@ def public(state: HostageState) -> dict[str, Any]:
     }
     if state.timer is not None:
         out["timer"] = {
-            "remaining": round(state.timer.remaining(state.last_at), 2),
+            "remaining": round(state.timer.remaining(state.shown_at), 2),
             "running": state.timer.running,
         }
     out["winner"] = state.winner
@@ -30,13 +31,18 @@ def public(state: HostageState) -> dict[str, Any]:
     out |= {
         "hand": state.settings.hand,
         "hostages": state.settings.hostages,
+        "spares": state.settings.spares,
         "attacked": state.attacked,
         "trapped": state.trapped,
         "allowed": list(state.allowed()) if not state.over else [],
         "take_trap": list(state.take_back),
         "claim": None
         if showing is None
-        else {"player": showing.seat, "seen": len(showing.colours)},
+        else {
+            "player": showing.seat,
+            "seen": len(showing.colours),
+            "wait": round(claim_left(state), 2),  # seconds left for the next tap
+        },
         "winning": list(state.winning),
         "notice": list(state.notice),
     }

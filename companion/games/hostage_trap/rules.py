@@ -16,6 +16,7 @@ opening schedules ``begin`` at once, and any earlier action starts the timer at 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
@@ -42,8 +43,9 @@ Handler = Callable[[HostageState, Action], tuple[HostageState, Effects]]
 
 BEGIN = "begin"
 CLAIM_WINDOW = "claim"
+CLAIM_TICK = "claim_tick"  # the claim's countdown on screen: never journaled
 # Actions the box gives by itself (timers, the menu's pause): they leave the turn's notice.
-QUIET = ("begin", "tick", "pause", "resume", "shown")
+QUIET = ("begin", "tick", "pause", "resume", "shown", CLAIM_TICK)
 
 
 # --- setup -------------------------------------------------------------------------------------
@@ -55,6 +57,7 @@ def initial(options: Mapping[str, Any]) -> Outcome:
         hand=int(options["hand"]),
         hostages=int(options["hostages"]),
         turn_seconds=int(options["turn_seconds"]),
+        spares=str(options.get("spares", "aside")),
     )
     timer = None
     if settings.turn_seconds:
@@ -64,10 +67,11 @@ def initial(options: Mapping[str, Any]) -> Outcome:
         settings=settings, turn=1, turn_no=1, owed=(0,) * settings.players, timer=timer
     )
     timed = f", {settings.turn_seconds} s a turn" if timer else ""
+    spares = ", spare hostages shuffled into the deck" if settings.spares == "shuffled" else ""
     effects: list[Effect] = [
         Log(
             f"{settings.players} seats, hands of {settings.hand}, "
-            f"{settings.hostages} hostages to win{timed}"
+            f"{settings.hostages} hostages to win{timed}{spares}"
         ),
         Log("Seat 1 plays (turn 1)"),
     ]
@@ -174,6 +178,7 @@ def end_turn(state: HostageState, at: float, why: str) -> tuple[HostageState, Ef
         state,
         turn=nxt,
         turn_no=turn_no,
+        menu_paused=False,
         drew=False,
         attacked=False,
         attack=None,
@@ -182,7 +187,12 @@ def end_turn(state: HostageState, at: float, why: str) -> tuple[HostageState, Ef
         notice=tuple(notices),
     )
     effects += [Sound("turn"), Log(f"{label(nxt)} plays (turn {turn_no})")]
-    if new.timer is not None:
+    if new.timer is not None and new.showing is not None:
+        # A claim is still open: the new turn's countdown waits for it to end.
+        showing = replace(new.showing, stopped_timer=True)
+        new = replace(new, timer=clock.fresh(new.timer.limit), showing=showing)
+        effects += [*clock.cancel_all(), Cancel(BEGIN)]
+    elif new.timer is not None:
         timer, timing = clock.start(clock.fresh(new.timer.limit), at)
         new = replace(new, timer=timer)
         effects += [*clock.cancel_all(), Cancel(BEGIN), *timing]
@@ -205,6 +215,7 @@ def _begin(state: HostageState, action: Action) -> tuple[HostageState, Effects]:
 
 
 def _tick(state: HostageState, action: Action) -> tuple[HostageState, Effects]:
+    """The screen's second: only ``shown_at`` moves (ticks are not journaled)."""
     timer = _timed(state)
     if not timer.running:
         raise Rejected("the turn timer is not running")
@@ -212,7 +223,7 @@ def _tick(state: HostageState, action: Action) -> tuple[HostageState, Effects]:
     effects = clock.next_tick(left)
     if abs(left - tables().warn_seconds) < 0.5:
         effects = (Sound("hurry"), Log(f"{tables().warn_seconds:g} s left"), *effects)
-    return state, effects
+    return replace(state, shown_at=action.at), effects
 
 
 def _timeout(state: HostageState, action: Action) -> tuple[HostageState, Effects]:
@@ -224,21 +235,27 @@ def _timeout(state: HostageState, action: Action) -> tuple[HostageState, Effects
 
 
 def _pause(state: HostageState, action: Action) -> tuple[HostageState, Effects]:
+    """``by=menu``: the box's menu stopped it, and leaving the menu runs it again; a pause the
+    player asked for (the default) waits for green."""
     timer = _timed(state)
+    by = action.choice_arg("by", ("player", "menu"), "player")
     if not timer.running:
         raise Rejected("the turn timer is not running")
     stopped = clock.stop(timer, action.at)
     text = f"Turn timer paused, {stopped.remaining_at_start:.1f} s left"
-    return replace(state, timer=stopped), (*clock.cancel_all(), Log(text))
+    new = replace(state, timer=stopped, menu_paused=by == "menu")
+    return new, (*clock.cancel_all(), Log(text))
 
 
 def _resume(state: HostageState, action: Action) -> tuple[HostageState, Effects]:
     timer = _timed(state)
     if timer.running:
         raise Rejected("the turn timer is already running")
+    if state.showing is not None:
+        raise Rejected("a claim is open: the turn timer waits for it")
     running, effects = clock.start(timer, action.at)
     text = f"Turn timer runs again, {timer.remaining_at_start:.1f} s left"
-    return replace(state, timer=running), (Log(text), *effects)
+    return replace(state, timer=running, menu_paused=False), (Log(text), *effects)
 
 
 # --- showing hostages to win ---------------------------------------------------------------------
@@ -281,12 +298,13 @@ def win(
     new = replace(state, winner=seat, winning=colours, turn=None, showing=None, timer=timer)
     new = replace(new, notice=(), attack=None)
     text = f"{label(seat)} wins with {_plural(len(colours), 'hostage')}: {', '.join(colours)}"
-    stops = (*clock.cancel_all(), Cancel(BEGIN), Cancel(CLAIM_WINDOW))
+    stops = (*clock.cancel_all(), Cancel(BEGIN), Cancel(CLAIM_WINDOW), Cancel(CLAIM_TICK))
     return new, (*stops, Sound("win"), Log(text))
 
 
 def _show(state: HostageState, action: Action) -> tuple[HostageState, Effects]:
-    """One tapped hostage card of a seat's claim; the claim window runs on from each tap."""
+    """One tapped hostage card of a seat's claim. The claim's wait starts again from each tap,
+    counted down on screen; the turn timer stands still while the claim is open."""
     showing = state.showing
     if "player" in action.args or showing is None:
         seat = seat_arg(action, "player", state.settings.players)
@@ -300,13 +318,46 @@ def _show(state: HostageState, action: Action) -> tuple[HostageState, Effects]:
         seen = (*seen, colour)
     if len(seen) >= state.settings.hostages:
         return win(state, seat, seen, action.at)
-    window = Schedule(CLAIM_WINDOW, tables().claim_seconds, Action("shown"))
-    text = f"{label(seat)} shows a hostage ({len(seen)} seen)"
-    return replace(state, showing=Showing(seat, seen)), (window, Log(text))
+    effects: list[Effect] = []
+    stopped = showing.stopped_timer if showing is not None else False
+    timer = state.timer
+    if showing is None and timer is not None and timer.running:
+        timer, stopped = clock.stop(timer, action.at), True
+        effects += [*clock.cancel_all(), Cancel(BEGIN)]
+    wait = tables().claim_seconds
+    effects += [Schedule(CLAIM_WINDOW, wait, Action("shown")), *_claim_tick(wait)]
+    effects.append(Log(f"{label(seat)} shows a hostage ({len(seen)} seen)"))
+    showing = Showing(seat, seen, action.at + wait, stopped)
+    return replace(state, showing=showing, timer=timer), tuple(effects)
+
+
+def _claim_tick(left: float) -> Effects:
+    """The claim's countdown: the next whole second of its wait (none below 1 s: the end of
+    the wait covers 0)."""
+    mark = math.ceil(left - clock.EPSILON) - 1
+    if mark < 1:
+        return ()
+    return (Schedule(CLAIM_TICK, left - mark, Action(CLAIM_TICK), journal=False),)
+
+
+def _claim_second(state: HostageState, action: Action) -> tuple[HostageState, Effects]:
+    """The screen's second of a claim's wait: only ``shown_at`` moves (never journaled)."""
+    showing = state.showing
+    if showing is None:
+        raise Rejected("no one is showing hostages")
+    return replace(state, shown_at=action.at), _claim_tick(showing.until - action.at)
+
+
+def claim_left(state: HostageState) -> float:
+    """Seconds the open claim still waits for a tap, as the screen shows them."""
+    if state.showing is None:
+        return 0.0
+    return max(0.0, state.showing.until - state.shown_at)
 
 
 def _shown(state: HostageState, action: Action) -> tuple[HostageState, Effects]:
-    """The claim window is over (or the seat said it is done): the box says how many it saw."""
+    """The claim's wait is over (or the seat said it is done): the box says how many it saw,
+    and a turn timer the claim stopped runs on from where it stood."""
     showing = state.showing
     if showing is None:
         raise Rejected("no one is showing hostages")
@@ -315,7 +366,12 @@ def _shown(state: HostageState, action: Action) -> tuple[HostageState, Effects]:
     notice = (f"Seat {showing.seat}: saw {seen}", f"{need} needed to win")
     text = f"{label(showing.seat)} showed {seen}; {need} are needed"
     new = replace(state, showing=None, notice=notice)
-    return new, (Cancel(CLAIM_WINDOW), Sound("fail"), Log(text))
+    effects: list[Effect] = [Cancel(CLAIM_WINDOW), Cancel(CLAIM_TICK), Sound("fail"), Log(text)]
+    if showing.stopped_timer and new.timer is not None and not new.timer.running:
+        timer, timing = clock.start(new.timer, action.at)
+        new = replace(new, timer=timer)
+        effects += timing
+    return new, tuple(effects)
 
 
 # --- dispatch ----------------------------------------------------------------------------------
@@ -330,6 +386,7 @@ HANDLERS: dict[str, Handler] = {
     "claim": _claim,
     "show": _show,
     "shown": _shown,
+    CLAIM_TICK: _claim_second,
     "begin": _begin,
     "tick": _tick,
     "timeout": _timeout,
@@ -344,6 +401,7 @@ ARGUMENTS: dict[str, tuple[str, ...]] = {name: () for name in HANDLERS} | {
     "trap": ("turns", "ends"),
     "claim": ("player", "hostages"),
     "show": ("player", "color"),
+    "pause": ("by",),
 }
 
 
@@ -361,7 +419,9 @@ def apply(state: HostageState, action: Action) -> Outcome:
     if action.name not in QUIET:
         state = replace(state, notice=())
     new, effects = HANDLERS[action.name](state, action)
-    return Outcome(replace(new, last_at=action.at), (*started, *effects))
+    if action.name in ("tick", CLAIM_TICK):  # the screen's seconds, never journaled
+        return Outcome(new, (*started, *effects))
+    return Outcome(replace(new, last_at=action.at, shown_at=action.at), (*started, *effects))
 
 
 def _start_waiting_timer(state: HostageState, at: float) -> tuple[HostageState, Effects]:
@@ -374,11 +434,19 @@ def _start_waiting_timer(state: HostageState, at: float) -> tuple[HostageState, 
 
 
 def restore(state: HostageState) -> HostageState:
-    """After a power cut or an undo no schedule survives: a running timer comes back paused with
-    the time left as of the last action (ticks keep that within 1 s), and a claim being tapped
-    is dropped (the seat taps again)."""
+    """After a power cut no schedule survives: a running timer comes back paused with the time
+    the screen last showed (after a fold of the journal: as of the last journaled action)."""
+    return restore_at(state, state.shown_at)
+
+
+def restore_at(state: HostageState, at: float) -> HostageState:
+    """Play stopped at ``at`` (an undo: the moment of the action taken back): a running timer
+    comes back paused with what the screen showed then, and a claim being tapped is dropped
+    (the seat taps again)."""
     if state.timer is not None and state.timer.running:
-        state = replace(state, timer=clock.stop(state.timer, state.last_at))
+        state = replace(state, timer=clock.frozen(state.timer, state.last_at, at))
+    if state.menu_paused:  # no menu is open after a restart: green runs the timer
+        state = replace(state, menu_paused=False)
     if state.showing is not None:
         state = replace(state, showing=None, notice=("Claim cut off:", "tap hostages again"))
     return state

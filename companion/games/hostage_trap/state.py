@@ -7,7 +7,7 @@ a claim being shown by tapping hostage cards.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from companion.games.seats import Ring
 from companion.games.timer import Timer
@@ -19,6 +19,7 @@ class Settings:
     hand: int  # the hand a player draws up to (hostages do not count)
     hostages: int  # different hostages needed to win
     turn_seconds: int  # 0: no turn timer
+    spares: str = "aside"  # the hostages nobody picked: "aside" or "shuffled" into the deck
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,8 @@ class Showing:
 
     seat: int
     colours: tuple[str, ...] = ()
+    until: float = 0.0  # the claim ends at this moment unless another hostage is tapped
+    stopped_timer: bool = False  # the claim stopped a running turn timer: its end restarts it
 
 
 @dataclass(frozen=True)
@@ -37,7 +40,10 @@ class HostageState:
     turn_no: int  # turns played, lost ones included (1-based)
     owed: tuple[int, ...]  # turns each seat still sits out, seat 1 first
     timer: Timer | None  # None without a turn timer
-    last_at: float = 0.0
+    last_at: float = 0.0  # the time of the last journaled action
+    # The time the screen's countdown was last brought up to: a tick's, which is never journaled
+    # (so a fold of the journal, without ticks, still equals the state the box plays on).
+    shown_at: float = field(default=0.0, compare=False)
     drew: bool = False
     attacked: bool = False  # an attack was made this turn
     attack: int | None = None  # the target of a hit, until the turn's draw
@@ -46,6 +52,7 @@ class HostageState:
     take_back: tuple[int, ...] = ()  # seats told to take their trap card into their hand
     notice: tuple[str, ...] = ()  # what the box says about the last change, until the seat acts
     showing: Showing | None = None
+    menu_paused: bool = False  # the timer stands still because the box's menu is open
     winner: int | None = None
     winning: tuple[str, ...] = ()  # the hostages the winner showed
 

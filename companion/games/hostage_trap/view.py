@@ -9,6 +9,7 @@ and a won claim names the hostages (the one moment they are shown to the table).
 from __future__ import annotations
 
 from companion.games.hostage_trap.data import tables
+from companion.games.hostage_trap.rules import claim_left
 from companion.games.hostage_trap.state import HostageState
 from companion.games.seats import lights, turn_screen
 from companion.games.timer import show
@@ -34,7 +35,7 @@ def title(state: HostageState) -> str:
 
 
 def remaining(state: HostageState) -> float:
-    return state.timer.remaining(state.last_at) if state.timer is not None else 0.0
+    return state.timer.remaining(state.shown_at) if state.timer is not None else 0.0
 
 
 def paused(state: HostageState) -> bool:
@@ -71,10 +72,11 @@ def view(state: HostageState) -> tuple[Screen, Lights]:
         return _over(state)
     if state.showing is not None:
         showing = state.showing
+        seen = f"{len(showing.colours)} of {state.settings.hostages} seen: tap more"
         screen = Screen(
             f"Claim: seat {showing.seat}",
-            (f"seen of {state.settings.hostages}: tap more",),
-            big=str(len(showing.colours)),
+            (seen,),
+            big=show(claim_left(state)),  # the wait for the next tap, counted down
             footer="R done",
         )
         return screen, lights(showing.seat, "pulse")
@@ -84,7 +86,7 @@ def view(state: HostageState) -> tuple[Screen, Lights]:
     if state.timer is None:
         return screen, led
     big = f"{seat} · {show(remaining(state))}"
-    colour = fraction_color(state.timer.fraction_left(state.last_at))
+    colour = fraction_color(state.timer.fraction_left(state.shown_at))
     if paused(state):
         pattern = "pulse"
     elif remaining(state) <= tables().warn_seconds + 1e-6:

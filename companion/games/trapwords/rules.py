@@ -5,10 +5,11 @@ turn ends the round is resolved at once: teams that guessed advance (or win, if 
 monster), the curses that applied are discarded, and if nobody guessed and nobody has fought the
 monster yet, the monster moves one room closer, pushing curses ahead of it.
 
-A power cut or an undo pauses a running timer (``restore``), but the journal does not record
-that pause. So the actions the buttons give while paused say so (``paused=yes``), and ``resume``
-always implies it: folding the journal then pauses at the same moment the live box did, and the
-rebuilt game is the one the table saw.
+A power cut or an undo pauses a running timer (``restore``); the app journals that pause, and
+older journals did not. So the actions the buttons give while paused say so (``paused=yes``), and
+``resume`` always implies it: folding the journal then pauses at the same moment the live box
+did, and the rebuilt game is the one the table saw. Ticks are not journaled: they move only
+``shown_at``, the screen's time.
 """
 
 from __future__ import annotations
@@ -207,7 +208,7 @@ def _tick(state: TrapwordsState, action: Action) -> tuple[TrapwordsState, Effect
     effects = clock.next_tick(left)
     if state.settings.tick and left < TABLES.tick_from + 0.5:
         effects = (Sound("tick"), *effects)
-    return state, effects
+    return replace(state, shown_at=action.at), effects
 
 
 def _timeout(state: TrapwordsState, action: Action) -> tuple[TrapwordsState, Effects]:
@@ -478,9 +479,11 @@ def apply(state: TrapwordsState, action: Action) -> Outcome:
     if state.phase == OVER and action.name not in ("curse", "map"):
         raise Rejected("the game is over")
     if _given_while_paused(action):
-        state = restore(state)
+        state = restore_at(state, state.last_at)  # the journal's own moment, live or folded
     new, effects = HANDLERS[action.name](state, action)
-    return Outcome(replace(new, last_at=action.at), effects)
+    if action.name == "tick":  # the screen's second, never journaled (see the docstring)
+        return Outcome(new, effects)
+    return Outcome(replace(new, last_at=action.at, shown_at=action.at), effects)
 
 
 def _given_while_paused(action: Action) -> bool:
@@ -493,10 +496,18 @@ def _given_while_paused(action: Action) -> bool:
 
 
 def restore(state: TrapwordsState) -> TrapwordsState:
-    """After a power cut or an undo no schedule survives: a running or reading timer comes back
-    paused with the time left as of the last journaled action (ticks keep that within 1 s)."""
+    """After a power cut no schedule survives: a running or reading timer comes back paused with
+    the time the screen last showed (after a fold of the journal: as of the last journaled
+    action)."""
+    return restore_at(state, state.shown_at)
+
+
+def restore_at(state: TrapwordsState, at: float) -> TrapwordsState:
+    """Play stopped at ``at`` (an undo: the moment of the action taken back; an action given
+    while paused: its own): a running timer keeps what the screen showed then, a reading timer
+    the full turn."""
     if state.phase in (RUNNING, READING):
-        return replace(state, phase=PAUSED, timer=clock.stop(state.timer, state.last_at))
+        return replace(state, phase=PAUSED, timer=clock.frozen(state.timer, state.last_at, at))
     if state.phase == WHY and state.before_why in (RUNNING, READING):
         return replace(state, before_why=PAUSED)
     return state

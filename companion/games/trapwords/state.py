@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from companion.games.timer import Timer
 from companion.games.trapwords.data import TABLES, Monster
@@ -90,7 +90,7 @@ class TrapwordsState:
     phase: str
     guesses_left: int
     timer: Timer
-    last_at: float
+    last_at: float  # the time of the last journaled action
     result: str | None = None
     winner: str | None = None
     why: str = "trap"  # cursor of the failure choice
@@ -99,6 +99,9 @@ class TrapwordsState:
     report: RoundReport | None = None  # the round just ended, until ok moves on or a turn starts
     report_page: int = 0  # which page of the report is shown (ok turns the page)
     show_map: bool = False  # between turns: the dungeon picture instead of the text page
+    # The time the screen's countdown was last brought up to: a tick's, which is never journaled
+    # (so a fold of the journal, without ticks, still equals the state the box plays on).
+    shown_at: float = field(default=0.0, compare=False)
 
     # --- derived facts: the same for the whole round --------------------------------------
 

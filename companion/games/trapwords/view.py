@@ -36,7 +36,7 @@ WHY_LABELS = {"trap": "trapword said", "illegal": "illegal clue"}
 
 
 def remaining(state: TrapwordsState) -> float:
-    return state.timer.remaining(state.last_at)
+    return state.timer.remaining(state.shown_at)
 
 
 def public(state: TrapwordsState) -> dict[str, Any]:
@@ -206,7 +206,7 @@ def view(state: TrapwordsState) -> tuple[Screen, Lights]:
     if state.phase == WAITING:
         screen = Screen(title, (f"{team}: ok at 1st clue",), big=big, footer=TURN_FOOTER)
         return screen, Lights(_team_colour(team), "blink")
-    colour = fraction_color(state.timer.fraction_left(state.last_at))
+    colour = fraction_color(state.timer.fraction_left(state.shown_at))
     if state.phase == PAUSED:
         screen = Screen(title, ("Paused: ok resumes",), big=big, footer=TURN_FOOTER)
         return screen, Lights(colour, "pulse")
