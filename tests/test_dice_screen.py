@@ -52,3 +52,19 @@ def test_the_history_keeps_the_newest_rolls_that_fit_and_green_rolls_from_it():
 def test_flipping_to_the_history_is_never_what_undo_offers():
     out = run_script("game dice\ndice 3\npress green\npress ok\npress ok\nhold back 1.5\n")
     assert "d6: 3" in " ".join(out[-1]["screen"])
+
+
+def test_the_history_page_is_not_kept_by_an_undo_or_a_power_cut(tmp_path):
+    """Flipping to the history is never journaled: an undo of the roll after a flip comes back
+    to the dice with the roll before (as a power cut does), not to the history page."""
+    out = run_script(
+        "game dice\ndice 3\npress green\npress ok\ndice 5\npress green\nhold back 1.2\n"
+        "press green\n",
+        state_dir=tmp_path,
+    )
+    assert out[3]["state"]["stats"] is True  # the history was open before the second roll
+    assert out[-1]["state"]["stats"] is False
+    assert out[-1]["screen"][:2] == ["Dice  d6", "3"]
+    resumed = run_script("wait 0\n", state_dir=tmp_path)[0]
+    assert resumed["state"] == out[-1]["state"]
+    assert resumed["screen"] == out[-1]["screen"]
