@@ -150,6 +150,7 @@ function show(s) {
   if (s.seq <= lastSeq) return;
   lastSeq = s.seq;
   $("oled").src = s.png;
+  $("oled").dataset.seq = s.seq;
   $("words").textContent = s.screen.join(" · ");
   const [r, g, b] = s.leds.led.map((c) => Math.round(255 * Math.max(0, Math.min(1, c))));
   const led = $("led");
@@ -176,13 +177,56 @@ async function start() {
   } catch (err) {
     say("the card list did not load");
   }
-  const events = new EventSource("/api/events");
-  events.onopen = () => { $("link").textContent = "live"; $("link").classList.remove("down"); };
-  events.onerror = () => {
-    $("link").textContent = "the box is not answering; trying again...";
-    $("link").classList.add("down");
+  connect();
+}
+
+// --- the live stream. A browser gives one site at most six connections, shared by all its
+// tabs: a stream in every tab would leave none for the seventh tab or for the presses. So the
+// tabs of this box share one stream: the tab holding the lock reads it and passes every event
+// on to the others (BroadcastChannel); when it closes, the next tab takes the lock over.
+// Without Web Locks (not a secure context), each tab reads its own stream.
+const CHANNEL = "trap-companion-sim";
+let events = null;
+let last = null;
+const channel = "BroadcastChannel" in window ? new BroadcastChannel(CHANNEL) : null;
+
+function link(text, down) {
+  $("link").textContent = text;
+  $("link").classList.toggle("down", down);
+}
+
+function connect() {
+  if (!(navigator.locks && channel)) { openStream(false); return; }
+  channel.onmessage = (e) => {
+    const m = e.data;
+    if (m.type === "hello" && events && last) channel.postMessage({ type: "event", data: last });
+    else if (m.type === "event") { link("live", false); show(m.data); }
+    else if (m.type === "reset") lastSeq = 0;
+    else if (m.type === "link") link(m.text, m.down);
   };
-  events.onmessage = (e) => show(JSON.parse(e.data));
+  navigator.locks.request(CHANNEL, () => new Promise(() => openStream(true)));  // held for good
+  channel.postMessage({ type: "hello" });  // whoever reads the stream sends the newest frame
+}
+
+function openStream(share) {
+  const tell = (m) => { if (share) channel.postMessage(m); };
+  events = new EventSource("/api/events");
+  events.onopen = () => {
+    lastSeq = 0;  // a restarted box counts from 1 again
+    tell({ type: "reset" });
+    link("live", false);
+    tell({ type: "link", text: "live", down: false });
+  };
+  events.onerror = () => {
+    const text = "the box is not answering; trying again...";
+    link(text, true);
+    tell({ type: "link", text, down: true });
+  };
+  events.onmessage = (e) => {
+    last = JSON.parse(e.data);
+    show(last);
+    tell({ type: "event", data: last });
+  };
 }
 
 start();
