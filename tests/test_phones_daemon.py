@@ -70,6 +70,6 @@ def test_with_phones_on_the_server_answers(tmp_path: Path) -> None:
     port = free_port()
     got = run_probe(tmp_path, f"[phones]\nenabled = true\nport = {port}\n")
     assert got["status"] == 401  # unpaired
-    assert "aiohttp" in got["modules"] and "companion.web.phone_server" in got["modules"]
+    assert "aiohttp" in got["modules"] and "companion.web.phone_routes" in got["modules"]
     assert got["listening"] == [f"phones on port {port}"]
     assert got["code"] == 0

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
+from companion.core.config import BUTTONS
 from companion.faces.snapshot import Snapshot
 
-BUTTONS = ("up", "down", "ok", "back", "green", "red")
+__all__ = ["BUTTONS", "Controls", "Face"]
 
 
 @runtime_checkable

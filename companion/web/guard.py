@@ -10,7 +10,8 @@ phones alike): an aiohttp middleware.
 - Size and time: a body over ``max_body`` bytes gets 413 before it is read; a handler (but an
   event stream) that takes longer than ``seconds`` gets 503. Header sizes are aiohttp's limits.
 - Every answer carries a Content-Security-Policy (our own files only, no inline script, no
-  frames), no-sniff and no-referrer.
+  frames), no-sniff and no-referrer; an HTTP error a handler raises (or aiohttp's 404 and 405)
+  is answered here, so it carries them too.
 
 Refusals are plain text naming what was refused, and change nothing.
 """
@@ -20,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import logging
+import socket
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -54,6 +56,12 @@ def local_source(text: str | None) -> bool:
     if address is None:
         return False
     return address.is_loopback or address.is_private or address.is_link_local
+
+
+def own_names() -> tuple[str, ...]:
+    """The box's host name and NAME.local (mDNS), besides localhost and its addresses."""
+    name = socket.gethostname().lower()
+    return (name, f"{name}.local") if name else ()
 
 
 def host_name(host: str) -> str:
@@ -106,14 +114,17 @@ class Guard:
                 "refused %s %s from %s: %s", request.method, request.path, request.remote, text
             )
             response: web.StreamResponse = web.Response(status=status, text=text + "\n")
-        elif request.path in self.streams:
-            response = await handler(request)
         else:
             try:
-                async with asyncio.timeout(self.seconds):
+                if request.path in self.streams:
                     response = await handler(request)
+                else:
+                    async with asyncio.timeout(self.seconds):
+                        response = await handler(request)
             except TimeoutError:
                 response = web.Response(status=503, text="the request took too long\n")
+            except web.HTTPException as err:  # answered, not raised: the headers below apply
+                response = web.Response(status=err.status, body=err.body, headers=err.headers)
         if not response.prepared:
             self.decorate(response)
         return response
@@ -139,4 +150,6 @@ class Guard:
         response.headers["Content-Security-Policy"] = CSP
         response.headers["X-Content-Type-Options"] = "nosniff"
         response.headers["Referrer-Policy"] = "no-referrer"
+        response.headers["X-Frame-Options"] = "DENY"
+        response.headers["Server"] = "trap-companion"
         response.headers.setdefault("Cache-Control", "no-store")

@@ -1,16 +1,17 @@
 """The phones at the table: a face of the box served over HTTP on the box's own network.
 
-Imported only when ``[phones] enabled = true`` (or ``sim --phones PORT``). The loop stays on
-its thread; the server runs its own asyncio loop in another thread. After each refresh the
-loop hands the phone face a snapshot (``show``), which turns it into what a phone may see
-(companion/web/public.py) and passes it on with ``call_soon_threadsafe``; each open event
-stream keeps only the newest. A request never runs game code itself: a press or a card
-change is posted onto the loop's queue, and an answer that needs the box's data (the card
-list) is fetched through the queue with a time limit, so a slow phone never holds up the box.
+Imported only when ``[phones] enabled = true`` (or ``sim --phones PORT``). This is what is the
+phones' own; the serving is the same WebServer as the simulator's page (server.py), with the
+phones' routes (phone_routes.py). After each refresh the loop hands the phone face a snapshot
+(``show``), which turns it into what a phone may see (companion/web/public.py) and, when that
+changed, shows it to the server; each open event stream keeps only the newest. A request never
+runs game code itself: a press is posted onto the loop's queue, and an answer that needs the
+box's data (the card list, forgetting a card, an enrolment run) is asked through the queue
+with a time limit, so a slow phone never holds up the box.
 
 The port is bound on the loop's thread: if it is taken, the box plays on without phones, says
 so on the OLED, in STATUS and in the log, and tries again every ``RETRY_SECONDS`` (a deadline
-on the loop's clock).
+on the loop's clock). aiohttp is loaded on a thread of its own, so READY does not wait for it.
 """
 
 from __future__ import annotations
@@ -24,9 +25,11 @@ import socket
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from companion.core.events import Call
+from companion.faces.controls import LoopControls
 from companion.ui import menus
 from companion.web.pairing import Pairing
 from companion.web.public import phone_view
@@ -37,19 +40,12 @@ RETRY_SECONDS = 30.0
 ANSWER_SECONDS = 2.0  # how long a request waits for the loop to answer
 
 
-class BoxControls:
-    """Presses from a phone's remote, as if the button had been pressed (the real box)."""
+@dataclass(frozen=True)
+class PhoneView:
+    """What the phones show the server: a view a phone may see, numbered as it changes."""
 
-    def __init__(self, app: Any) -> None:
-        self.app = app
-
-    def press(self, button: str, long: bool = False) -> bool:
-        from companion.core.config import BUTTONS
-
-        if button not in BUTTONS:
-            raise ValueError(f"unknown button {button!r} (use {', '.join(BUTTONS)})")
-        self.app.loop.post(Call(lambda: self.app.on_press(button, long)))
-        return True
+    seq: int
+    view: dict[str, Any]
 
 
 class PhoneService:
@@ -66,13 +62,14 @@ class PhoneService:
         self.app = app
         self.port = port
         self.host = host  # "" = every address of the box (IPv6 and IPv4); the sim: 127.0.0.1
-        self.controls = controls or BoxControls(app)
+        self.controls = controls or LoopControls(app.loop.post, app.on_press)
         self.pairing = Pairing(
             app.config.state_dir(), clock=app.clock.now, wall=wall, on_change=app.phones_changed
         )
-        self.server: Any = None  # companion.web.phone_server.PhoneServer once serving
-        self.thread: threading.Thread | None = None
+        self.server: Any = None  # companion.web.server.WebServer once serving
+        self.thread: threading.Thread | None = None  # loads aiohttp and starts the server
         self.ready = threading.Event()  # set once the server answers
+        self.lock = threading.Lock()  # the view and the server, handed over between threads
         self.taken = False
         self.missing = ""  # why the phones cannot be served at all (aiohttp not installed)
         self.view: dict[str, Any] | None = None
@@ -135,30 +132,42 @@ class PhoneService:
             self.app.refresh()
 
     def _serve(self, sock: socket.socket) -> None:
-        """The server's thread: serve until stopped."""
+        """Its own thread: load aiohttp, start the web server on ``sock``, then end (the server
+        runs on a thread of its own)."""
         try:
-            from companion.web.phone_server import PhoneServer
+            from companion.web.guard import Guard, own_names
+            from companion.web.phone_routes import PhoneRoutes
+            from companion.web.server import WebServer
 
+            host = self.host or sock.getsockname()[0]
+            guard = Guard.for_names(own_names())
+            server = WebServer(host, self.port, guard, [PhoneRoutes(self)], sock=sock)
             if self.stopped:  # the box stopped while aiohttp was loading
                 sock.close()
                 return
-            server = PhoneServer(self, sock)
-            self.server = server
-            if self.view is not None:
-                server.publish(self.view)
-            server.run(self.ready)
+            with self.lock:  # from now on the loop shows each new view to it
+                self.server = server
+                if self.view is not None:
+                    server.show(PhoneView(self.seq, self.view))
+            server.start()
+            if self.stopped:  # ... or while the server was starting
+                server.stop()
+                return
+            self.ready.set()
         except Exception:
             log.exception("phones: the server stopped; the box plays on without phones")
             sock.close()
 
     def show(self, snapshot: Any) -> None:
-        """A face's show: what a phone may see now, handed to the server's thread."""
+        """A face's show: what a phone may see now, shown to the server when it changed."""
         view = self.make_view(snapshot)
         if view == self.view:
             return
-        self.view = view
-        if self.server is not None:
-            self.server.publish(view)
+        with self.lock:
+            self.view = view
+            self.seq += 1
+            if self.server is not None:
+                self.server.show(PhoneView(self.seq, view))
 
     def make_view(self, snapshot: Any) -> dict[str, Any]:
         """What ``GET /api/state`` answers: a replay line's keys (game, screen, leds, sounds),
@@ -196,10 +205,10 @@ class PhoneService:
     def stop(self) -> None:
         self.stopped = True
         self.app.loop.cancel("phones-retry")
-        if self.server is not None:
-            self.server.stop()
         if self.thread is not None and self.ready.is_set():
             self.thread.join(2.0)  # a thread still loading aiohttp ends by itself
+        if self.server is not None:
+            self.server.stop()
         self.server = None
 
     # --- for the server's thread: everything goes through the loop's queue ------------------

@@ -1,12 +1,15 @@
 """The web server of the box's faces: aiohttp in its own thread with its own asyncio loop.
 
-The box's loop never waits on it. ``show(snapshot)`` (the Face) runs on the loop thread and only
-hands the snapshot over with ``call_soon_threadsafe``; request handlers only post inputs onto the
-box's queue (through a Controls). Each event-stream client keeps only the newest snapshot: a slow
-client skips frames, it never queues them.
+The box's loop never waits on it. ``show(snapshot)`` (the Face) runs on the loop thread: it keeps
+the snapshot as the newest and wakes the server's loop (``call_soon_threadsafe``) only while an
+event stream is open, so with nobody watching a refresh costs the server nothing. Request
+handlers only post inputs onto the box's queue (through a Controls). Each event-stream client
+keeps only the newest snapshot: a slow client skips frames, it never queues them.
 
-Adding routes (the simulator's page, the phones): pass ``routes``, callables that get the
-``aiohttp.web.Application`` and this server, before ``start``::
+One part, used twice: the simulator's page (sim_routes.py) and the phones at the table
+(phone_routes.py, on a socket the phones bind themselves, see phones.py). Adding routes: pass
+``routes``, callables that get the ``aiohttp.web.Application`` and this server, before ``start``
+(they may append a middleware of their own, after the guard's)::
 
     def add_my_routes(app: web.Application, server: WebServer) -> None:
         app.router.add_get("/api/thing", handler)
@@ -18,9 +21,10 @@ Adding routes (the simulator's page, the phones): pass ``routes``, callables tha
     ...
     server.stop()         # at most about 0.5 s, open streams included
 
-``server.latest`` is the newest snapshot (on the server's loop); ``server.stream(render)`` makes
-an event-stream handler that sends ``render(snapshot)`` (a JSON-able dict) for each new one.
-Everything an answer goes through is in guard.py.
+``server.latest`` is the newest snapshot, or whatever the owner shows that has a ``seq`` (the phones
+show their public view); ``server.stream(render)`` makes an event-stream handler that sends
+``render(snapshot)`` (a JSON-able dict) for each new one. Everything an answer goes through is in
+guard.py.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ import errno
 import json
 import logging
 import os
+import socket
 import threading
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -45,8 +50,11 @@ log = logging.getLogger(__name__)
 
 SHUTDOWN_SECONDS = 0.5  # an open event stream must not hold up the box's stop
 START_SECONDS = 10.0
+MAX_STREAMS = 16  # open event streams at once; more answer 503
+PING_SECONDS = 20.0  # a comment on an open stream, so a dead client is noticed
 Routes = Callable[[web.Application, "WebServer"], None]
-Render = Callable[[Snapshot], dict[str, Any]]
+Render = Callable[[Any], dict[str, Any]]  # a shown snapshot (anything with ``seq``) -> JSON
+Allowed = Callable[[web.Request], bool]
 
 
 class WebServer:
@@ -56,11 +64,15 @@ class WebServer:
         port: int,
         guard: Guard | None = None,
         routes: Iterable[Routes] = (),
+        sock: socket.socket | None = None,
     ) -> None:
+        """``sock``: a socket already bound and listening (the phones bind theirs on the box's
+        loop, to retry a taken port there); ``host`` and ``port`` then only name it."""
         self.host, self.port = host, port
         self.guard = guard or Guard()
         self.routes = list(routes)
-        self.latest: Snapshot | None = None  # server loop only
+        self.sock = sock
+        self.latest: Any = None  # a Snapshot, set by the box's thread, read by the server's
         self._wake: set[asyncio.Event] = set()  # one per open event stream
         self._closing = False
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -84,12 +96,14 @@ class WebServer:
 
     # --- the box's side (loop thread) ----------------------------------------------------
 
-    def show(self, snapshot: Snapshot) -> None:
-        """The Face: hand the snapshot to the server's loop and return at once."""
+    def show(self, snapshot: Snapshot | Any) -> None:
+        """The Face: keep the snapshot as the newest and return at once; the server's loop is
+        woken only while an event stream is open to send it."""
+        self.latest = snapshot  # one reference: the server's thread reads it whenever it likes
         loop = self._loop
-        if loop is not None and not self._closing:
+        if loop is not None and self._wake and not self._closing:
             with contextlib.suppress(RuntimeError):  # the loop has just closed
-                loop.call_soon_threadsafe(self._put, snapshot)
+                loop.call_soon_threadsafe(self._notify)
 
     def bind_loop(self, loop: asyncio.AbstractEventLoop) -> None:
         """Serve ``application()`` on a loop run elsewhere (aiohttp's test client) instead of
@@ -155,7 +169,11 @@ class WebServer:
             shutdown_timeout=SHUTDOWN_SECONDS,
         )
         await runner.setup()
-        site = web.TCPSite(runner, self.host, self.port)
+        site: web.BaseSite
+        if self.sock is not None:
+            site = web.SockSite(runner, self.sock)
+        else:
+            site = web.TCPSite(runner, self.host, self.port)
         try:
             await site.start()
         except BaseException:
@@ -180,25 +198,28 @@ class WebServer:
                 log.warning("the web server did not stop in time")
         asyncio.get_running_loop().call_soon(asyncio.get_running_loop().stop)
 
-    def _put(self, snapshot: Snapshot) -> None:
-        if self.latest is not None and snapshot.seq <= self.latest.seq:
-            return
-        self.latest = snapshot
+    def _notify(self) -> None:
         for wake in self._wake:
             wake.set()
 
-    def stream(self, render: Render) -> Callable[[web.Request], Any]:
+    def stream(
+        self, render: Render, allowed: Allowed | None = None
+    ) -> Callable[[web.Request], Any]:
         """An event-stream handler: ``render(snapshot)`` as one event per new snapshot, the
-        newest at once on connecting. Each client sends only the newest it has not sent."""
+        newest at once on connecting. Each client sends only the newest it has not sent; a
+        comment every PING_SECONDS finds a client that is gone. ``allowed(request)``, asked
+        after every wake-up, ends the stream when it says no (a phone forgotten)."""
         cache: dict[str, Any] = {"seq": None, "text": b""}
 
-        def encoded(snapshot: Snapshot) -> bytes:
+        def encoded(snapshot: Any) -> bytes:
             if cache["seq"] != snapshot.seq:  # rendered once for every client
                 data = json.dumps(render(snapshot), separators=(",", ":"), ensure_ascii=False)
-                cache["seq"], cache["text"] = snapshot.seq, f"id: {snapshot.seq}\ndata: {data}\n\n"
+                cache["seq"], cache["text"] = snapshot.seq, f"data: {data}\nid: {snapshot.seq}\n\n"
             return cache["text"].encode()
 
         async def handler(request: web.Request) -> web.StreamResponse:
+            if len(self._wake) >= MAX_STREAMS:
+                return web.json_response({"error": "too many open streams"}, status=503)
             response = web.StreamResponse(
                 headers={"Content-Type": "text/event-stream", "Cache-Control": "no-store"}
             )
@@ -207,16 +228,25 @@ class WebServer:
             wake = asyncio.Event()
             self._wake.add(wake)
             sent = None
+            hello = b"retry: 1000\n\n"  # with the first write: the client sees the stream open
             try:
-                await response.write(b"retry: 1000\n\n")
                 while not self._closing:
                     latest = self.latest
                     if latest is not None and latest.seq != sent:
                         sent = latest.seq
-                        await response.write(encoded(latest))
+                        await response.write(encoded(latest) + hello)
+                        hello = b""
                         continue
-                    await wake.wait()
+                    if hello:
+                        await response.write(hello)
+                        hello = b""
+                    try:
+                        await asyncio.wait_for(wake.wait(), PING_SECONDS)
+                    except TimeoutError:
+                        await response.write(b": ping\n\n")
                     wake.clear()
+                    if allowed is not None and not allowed(request):
+                        break
             except ConnectionResetError:
                 pass  # the tab was closed
             finally:

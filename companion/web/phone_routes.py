@@ -1,0 +1,162 @@
+"""The phones' page and API, served by the same WebServer as the simulator's page.
+
+    GET  /, /phone.css, /phone.js        the page (static/phone.*), open so a phone can pair
+    POST /api/pair                       ``code`` (a form or JSON): the cookie of a paired phone
+    GET  /api/state                      what a phone may see now (``version`` and the public view)
+    GET  /api/events                     the same, pushed as Server-Sent Events
+    POST /api/press/{button}[?long=1]    the six buttons as a remote
+    GET  /api/cards                      the game's enrolled cards and the kinds to enrol
+    POST /api/cards/{uid}/forget         forget one enrolled card
+    POST /api/enrol                      ``card`` and its fields: an enrolment run on the box
+
+Every request first passes guard.py, as the simulator's page does; then everything under /api/
+but pairing needs the cookie of a paired phone (401 otherwise). A refused request changes
+nothing. What needs the box's data is asked on the box's loop (companion/web/phones.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from importlib import resources
+from typing import Any
+from urllib.parse import parse_qsl
+
+from aiohttp import web
+
+from companion.faces.face import BUTTONS
+from companion.web.pairing import COOKIE, TOKEN_SECONDS
+from companion.web.server import WebServer
+
+BODY_SECONDS = 3.0  # a body must arrive within this (the guard's limit is for the handler)
+STATIC = {
+    "/": ("phone.html", "text/html"),
+    "/phone.css": ("phone.css", "text/css"),
+    "/phone.js": ("phone.js", "text/javascript"),
+}
+
+
+def render(shown: Any) -> dict[str, Any]:
+    """What /api/state and each event answer: the view the phones showed, and its number."""
+    return {"version": shown.seq, **shown.view}
+
+
+class PhoneRoutes:
+    def __init__(self, service: Any) -> None:
+        self.service = service  # companion.web.phones.PhoneService
+        self.server: WebServer | None = None
+
+    def __call__(self, app: web.Application, server: WebServer) -> None:
+        self.server = server
+        app.middlewares.append(self._paired)  # after the guard's
+        r = app.router
+        for path in STATIC:
+            r.add_get(path, self._static)
+        r.add_get("/api/state", self._state)
+        r.add_get("/api/events", server.stream(render, self._allowed))
+        r.add_post("/api/pair", self._pair)
+        r.add_post("/api/press/{button}", self._press)
+        r.add_get("/api/cards", self._cards)
+        r.add_post("/api/cards/{uid}/forget", self._forget)
+        r.add_post("/api/enrol", self._enrol)
+
+    def _allowed(self, request: web.Request) -> bool:
+        return bool(self.service.pairing.allows(request.cookies.get(COOKIE)))
+
+    @web.middleware
+    async def _paired(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        """After the guard: the API answers paired phones only (the page itself and pairing
+        are open, so a phone can pair)."""
+        path = request.path
+        if path.startswith("/api/") and path != "/api/pair" and not self._allowed(request):
+            raise _error(web.HTTPUnauthorized, "pair this phone first")
+        return await handler(request)
+
+    async def _static(self, request: web.Request) -> web.Response:
+        name, kind = STATIC[request.path]
+        body = resources.files("companion.web").joinpath("static", name).read_bytes()
+        return web.Response(body=body, content_type=kind, charset="utf-8")
+
+    async def _state(self, request: web.Request) -> web.Response:
+        shown = self.server.latest if self.server else None
+        return web.json_response(render(shown) if shown is not None else {"version": 0})
+
+    async def _form(self, request: web.Request) -> dict[str, str]:
+        try:
+            async with asyncio.timeout(BODY_SECONDS):
+                body = await request.read()
+        except TimeoutError:
+            raise _error(web.HTTPRequestTimeout, "the request took too long") from None
+        kind = request.content_type
+        try:
+            if kind == "application/json":
+                data = json.loads(body or b"{}")
+                if not isinstance(data, dict):
+                    raise ValueError("not an object")
+                return {str(k): str(v) for k, v in data.items()}
+            if kind in ("application/x-www-form-urlencoded", ""):
+                return dict(parse_qsl(body.decode("utf-8"), max_num_fields=20))
+        except (ValueError, UnicodeDecodeError):
+            raise _error(web.HTTPBadRequest, "the body is not valid") from None
+        raise _error(web.HTTPUnsupportedMediaType, "send a form or JSON")
+
+    async def _pair(self, request: web.Request) -> web.Response:
+        form = await self._form(request)
+        attempt = self.service.pairing.attempt(form.get("code"))
+        if attempt.outcome != "paired":
+            headers = {"Retry-After": str(attempt.retry_after)} if attempt.retry_after else None
+            return web.json_response(
+                {"error": attempt.message}, status=attempt.status, headers=headers
+            )
+        response = web.json_response({"paired": True})
+        response.set_cookie(
+            COOKIE,
+            attempt.token,
+            max_age=TOKEN_SECONDS,
+            httponly=True,
+            samesite="Strict",
+            path="/",
+        )
+        return response
+
+    async def _press(self, request: web.Request) -> web.Response:
+        button = request.match_info["button"]
+        if button not in BUTTONS:
+            raise _error(web.HTTPNotFound, f"no button {button!r}: {', '.join(BUTTONS)}")
+        long = request.query.get("long", "0") in ("1", "true", "yes")
+        taken = self.service.controls.press(button, long)
+        return web.json_response({"pressed": button, "long": long, "taken": bool(taken)})
+
+    async def _ask(self, fn: Any) -> Any:
+        try:
+            return await asyncio.to_thread(self.service.ask, fn)
+        except TimeoutError:
+            raise _error(web.HTTPServiceUnavailable, "the box is busy; try again") from None
+        except LookupError as err:
+            raise _error(web.HTTPNotFound, str(err).strip("'\"")) from None
+        except PermissionError as err:
+            raise _error(web.HTTPConflict, str(err)) from None
+        except ValueError as err:
+            raise _error(web.HTTPBadRequest, str(err)) from None
+
+    async def _cards(self, request: web.Request) -> web.Response:
+        return web.json_response(await self._ask(self.service.cards))
+
+    async def _forget(self, request: web.Request) -> web.Response:
+        uid = request.match_info["uid"]
+        if not (0 < len(uid) <= 32 and uid.isascii() and uid.isalnum()):
+            raise _error(web.HTTPBadRequest, "a card UID is hex digits")
+        await self._form(request)
+        return web.json_response(await self._ask(lambda: self.service.forget_card(uid.upper())))
+
+    async def _enrol(self, request: web.Request) -> web.Response:
+        form = await self._form(request)
+        kind = form.pop("card", "")
+        if not kind:
+            raise _error(web.HTTPBadRequest, "name the card to enrol (card=...)")
+        return web.json_response(await self._ask(lambda: self.service.start_enrol(kind, form)))
+
+
+def _error(cls: type[web.HTTPException], text: str) -> web.HTTPException:
+    """An HTTP error whose body says why, as JSON: {"error": "..."} (the guard answers it)."""
+    return cls(text=json.dumps({"error": text}), content_type="application/json")
