@@ -242,19 +242,26 @@ def idle_cpu(seconds: float = 10.0, reader: str = "rdm6300", web: bool = False) 
                 stack.enter_context(_web_face(box))
             _start_game(box, watch, "dice")
             time.sleep(0.5)
-            c0, t0 = time.process_time(), time.perf_counter()
-            w0 = resource.getrusage(resource.RUSAGE_SELF).ru_nvcsw
-            time.sleep(seconds)
-            w1 = resource.getrusage(resource.RUSAGE_SELF).ru_nvcsw
-            c1, t1 = time.process_time(), time.perf_counter()
+            cpu, wakeups = _idle_for(seconds)
         finally:
             _stop(box, consumer)
     prefix = ("" if reader == "rdm6300" else f"{reader}_") + ("web_" if web else "")
     return {
-        f"{prefix}idle_cpu_percent": round(100 * (c1 - c0) / (t1 - t0), 3),
-        f"{prefix}idle_wakeups_per_s": round((w1 - w0) / (t1 - t0), 1),
+        f"{prefix}idle_cpu_percent": cpu,
+        f"{prefix}idle_wakeups_per_s": wakeups,
         f"{prefix}idle_seconds": seconds,
     }
+
+
+def _idle_for(seconds: float) -> tuple[float, float]:
+    """This process's CPU (percent) and voluntary context switches a second over ``seconds``
+    of doing nothing itself: what the box's threads spend and how often they wake."""
+    c0, t0 = time.process_time(), time.perf_counter()
+    w0 = resource.getrusage(resource.RUSAGE_SELF).ru_nvcsw
+    time.sleep(seconds)
+    w1 = resource.getrusage(resource.RUSAGE_SELF).ru_nvcsw
+    c1, t1 = time.process_time(), time.perf_counter()
+    return round(100 * (c1 - c0) / (t1 - t0), 3), round((w1 - w0) / (t1 - t0), 1)
 
 
 def phones_idle(seconds: float = 10.0) -> dict[str, float]:
@@ -276,18 +283,11 @@ def phones_idle(seconds: float = 10.0) -> dict[str, float]:
             if not phones.ready.wait(10):
                 raise RuntimeError(f"the phones' server did not start on port {port}")
             time.sleep(0.5)
-            c0, t0 = time.process_time(), time.perf_counter()
-            w0 = resource.getrusage(resource.RUSAGE_SELF).ru_nvcsw
-            time.sleep(seconds)
-            w1 = resource.getrusage(resource.RUSAGE_SELF).ru_nvcsw
-            c1, t1 = time.process_time(), time.perf_counter()
+            cpu, wakeups = _idle_for(seconds)
         finally:
             box.loop.post(Call(phones.stop))
             _stop(box, consumer)
-    return {
-        "phones_idle_cpu_percent": round(100 * (c1 - c0) / (t1 - t0), 3),
-        "phones_idle_wakeups_per_s": round((w1 - w0) / (t1 - t0), 1),
-    }
+    return {"phones_idle_cpu_percent": cpu, "phones_idle_wakeups_per_s": wakeups}
 
 
 def timer_precision(turns: int = 5, seconds: float = 2.0) -> dict[str, float]:

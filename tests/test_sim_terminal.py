@@ -166,7 +166,9 @@ def test_a_held_key_does_not_queue_presses_for_long_after(tmp_path):
         settled = _rolls(tmp_path)
         time.sleep(0.8)
         assert _rolls(tmp_path) == settled  # nothing is still rolling
-        assert 1 <= settled <= 8 * (burst + 0.7) + 2
+        # At most about eight a second while keys came in, plus slack for a loaded machine
+        # (keys read late arrive together); a queue would give dozens.
+        assert 1 <= settled <= 8 * (burst + 0.7) + 4
         done.set()
         time.sleep(0.2)
     finally:
