@@ -45,7 +45,9 @@ PICK = footer(ok="pick", back="out")
 ASK = footer(ok="yes", back="no")
 
 
-def _window(items: list[str], cursor: int) -> tuple[str, ...]:
+def window(items: list[str], cursor: int) -> tuple[str, ...]:
+    """The kit's list layout: VISIBLE rows around the cursor, the chosen one marked "> "
+    (games that walk a list of their own draw it with this too)."""
     top = max(0, min(cursor - 1, len(items) - VISIBLE))
     return tuple(
         ("> " if i == cursor else "  ") + items[i]
@@ -65,7 +67,7 @@ class ListMenu:
     footer: str = PICK
 
     def screen(self) -> Screen:
-        return Screen(self.title, _window(self.items, self.cursor), footer=self.footer)
+        return Screen(self.title, window(self.items, self.cursor), footer=self.footer)
 
     def press(self, button: str, long: bool) -> Command:
         if button in ("up", "down"):
@@ -115,7 +117,7 @@ class OptionsMenu:
             )
         rows = [f"{o.label}: {self.values[o.name]}" for o in self.options] or ["no options"]
         return Screen(
-            self.title, _window(rows, self.cursor), footer=footer(ok="change", green="start")
+            self.title, window(rows, self.cursor), footer=footer(ok="change", green="start")
         )
 
     @staticmethod
@@ -198,7 +200,7 @@ class Enrol:
         if self.kind is None:
             items = [k.name for k in self.kinds]
             title = f"Enrol {self.uid}" if self.uid else "Enrol copies of"
-            return Screen(title, _window(items, self.cursor), footer=PICK)
+            return Screen(title, window(items, self.cursor), footer=PICK)
         name = self.kind.fields[self.field_index]
         low, high = self.kind.field_range(self.field_index)
         shown = self.values.get(name, self.kind.field_start(self.field_index))
@@ -368,14 +370,14 @@ class FormMenu:
     def screen(self) -> Screen:
         if self.form is None:
             labels = [f.label for f in self.ask.forms]
-            return Screen(self.ask.title, _window(labels, self.cursor), footer=PICK)
+            return Screen(self.ask.title, window(labels, self.cursor), footer=PICK)
         question = self._field()
         items = [question.shown(i) for i in range(len(question.choices))]
         if question.many:
             items = [("*" if i in self.marked else "-") + " " + t for i, t in enumerate(items)]
             marks = footer(ok="mark", green="done")
-            return Screen(question.label, _window(items, self.cursor), footer=marks)
-        return Screen(question.label, _window(items, self.cursor), footer=PICK)
+            return Screen(question.label, window(items, self.cursor), footer=marks)
+        return Screen(question.label, window(items, self.cursor), footer=PICK)
 
     def press(self, button: str, long: bool) -> Command:
         if button in ("back", "red"):

@@ -12,7 +12,13 @@ from typing import Any
 
 from companion.games.base import Action, Input, Tap
 from companion.games.trap_attack import turns
-from companion.games.trap_attack.forms import ask, final_action, menu_entries, progress
+from companion.games.trap_attack.forms import (
+    ask,
+    entry_action,
+    final_action,
+    menu_entries,
+    progress,
+)
 from companion.games.trap_attack.pawns import next_seat
 from companion.games.trap_attack.scoring import question, scored
 from companion.games.trap_attack.state import AI, State
@@ -62,7 +68,7 @@ def _step(cursor: int, size: int, button: str) -> Action | None:
 def in_menu(state: State, button: str) -> Action | None:
     entries = menu_entries(state)
     if button in ("ok", "green"):
-        return entries[state.ui.cursor].action
+        return entry_action(entries[state.ui.cursor])
     if button == "red":
         return Action("close")
     return _step(state.ui.cursor, len(entries), button)

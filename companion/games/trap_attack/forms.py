@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from companion.games.base import Action, BadAction, Field, Rejected
+from companion.games.base import Action, Ask, BadAction, Field, Rejected
+from companion.games.base import Form as Entry
 from companion.games.trap_attack import board, scoring, turns
 from companion.games.trap_attack.state import AI, Form, State, Ui, name
 from companion.games.trap_attack.tables import catalog
@@ -324,51 +325,67 @@ def next_field(state: State) -> State:
 
 
 # --- the menu ---------------------------------------------------------------------------------
+#
+# The players' menu is the kit's Ask: a kit Form per entry, with no fields of its own (an entry
+# that asks questions is the ``ask`` action, which opens one of FORMS above).
 
-
-@dataclass(frozen=True)
-class Entry:
-    label: str
-    action: Action
+MENU_TITLE = "Menu"
 
 
 def ask(kind: str, **preset: str) -> Action:
     return Action("ask", {"form": kind, **preset})
 
 
+def _entry(label: str, action: Action) -> Entry:
+    return Entry(label, action.name, args=dict(action.args))
+
+
+def entry_action(entry: Entry) -> Action:
+    """The game action a menu entry stands for (the same one ``do`` gives in replay)."""
+    return Action(entry.action, dict(entry.args))
+
+
+def players_menu(state: State) -> Ask:
+    return Ask(MENU_TITLE, tuple(_entry(label, action) for label, action in _entries(state)))
+
+
 def menu_entries(state: State) -> tuple[Entry, ...]:
-    out: list[Entry] = []
+    return players_menu(state).forms
+
+
+def _entries(state: State) -> list[tuple[str, Action]]:
+    out: list[tuple[str, Action]] = []
     if not state.race_over:
         if state.pending is None:
             if state.options.ai:
-                out.append(Entry("AI turn", Action("ai_turn")))
-            out.append(Entry("Next turn", Action("turn")))
+                out.append(("AI turn", Action("ai_turn")))
+            out.append(("Next turn", Action("turn")))
             if state.options.ai:
-                out.append(Entry("Attack the AI", ask("attack")))
-            out.append(Entry("First player roll", Action("first_player")))
+                out.append(("Attack the AI", ask("attack")))
+            out.append(("First player roll", Action("first_player")))
         if state.pending == "card":
-            out.append(Entry("Pick the AI's card", ask("card")))
+            out.append(("Pick the AI's card", ask("card")))
         if state.pending is None:
             out += [
-                Entry("Damage a pawn", ask("damage")),
-                Entry("Heal a pawn", ask("heal")),
-                Entry("Paralyze a pawn", ask("paralyze")),
+                ("Damage a pawn", ask("damage")),
+                ("Heal a pawn", ask("heal")),
+                ("Paralyze a pawn", ask("paralyze")),
             ]
     if state.options.ai:
-        out.append(Entry("AI position", ask("set_ai")))
+        out.append(("AI position", ask("set_ai")))
     if state.race_over:  # the end's entries, to correct one; the box asks them in turn
         out += [
-            Entry("Finish space", ask("finish")),
-            Entry("Cards held", ask("held")),
-            Entry("Relic", ask("relic")),
-            Entry("Battle loot", ask("loot")),
-            Entry("Coins", ask("coins")),
+            ("Finish space", ask("finish")),
+            ("Cards held", ask("held")),
+            ("Relic", ask("relic")),
+            ("Battle loot", ask("loot")),
+            ("Coins", ask("coins")),
         ]
     if state.winner is None:
-        out.append(Entry("Race winner", ask("winner")))
+        out.append(("Race winner", ask("winner")))
     if not state.race_over:
-        out.append(Entry("Score now", Action("scoring")))
-    return tuple(out)
+        out.append(("Score now", Action("scoring")))
+    return out
 
 
 def open_next_question(state: State) -> State:

@@ -274,7 +274,8 @@ def apply(state: State, action: Action) -> Outcome:
 
 
 def navigation(action: Action) -> bool:
-    """Menu moves are journaled like any action, but undo takes back game actions only."""
+    """Menu moves are applied and shown but never journaled (as no game's menu is), so undo
+    and a power cut only ever meet game actions."""
     return action.name in UI_ACTIONS
 
 

@@ -8,15 +8,15 @@ knock-out.
 
 from __future__ import annotations
 
-from companion.games.trap_attack.forms import FORMS, menu_entries, progress
+from companion.games.trap_attack.forms import FORMS, players_menu, progress
 from companion.games.trap_attack.pawns import next_seat
 from companion.games.trap_attack.scoring import cards_held, leaders, question, scores
 from companion.games.trap_attack.state import AI, Form, State, name, short
+from companion.ui.menus import window
 from companion.ui.screen import BLUE, GREEN, PURPLE, RED, YELLOW, Lights, Screen
 
 TITLE = "Trap Attack"
 SEAT_COLORS = {"1": BLUE, "2": GREEN, "3": YELLOW, AI: PURPLE}
-MENU_ROWS = 3
 
 
 def view(state: State) -> tuple[Screen, Lights]:
@@ -66,14 +66,10 @@ def block_screen(state: State) -> Screen:
 
 
 def menu_screen(state: State) -> Screen:
-    entries = menu_entries(state)
-    cursor = state.ui.cursor
-    first = max(0, min(cursor - 1, len(entries) - MENU_ROWS))
-    rows = tuple(
-        ("> " if n == cursor else "  ") + entries[n].label
-        for n in range(first, min(first + MENU_ROWS, len(entries)))
-    )
-    return Screen("Menu", rows, footer="G ok  R back")
+    """The players' menu in the kit's list layout, with this game's own footer."""
+    menu = players_menu(state)
+    rows = window([entry.label for entry in menu.forms], state.ui.cursor)
+    return Screen(menu.title, rows, footer="G ok  R back")
 
 
 def form_screen(state: State) -> Screen:
