@@ -10,13 +10,12 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from companion.core.config import Config
+from companion.core.config import BUTTONS, Config
 from companion.errors import UsageError
 from companion.games import registry as games
 from companion.games.base import Action, BadAction, Rejected, decimal_number, whole_number
 from companion.sim.box import SimulatedBox
 
-BUTTONS = ("up", "down", "ok", "back", "green", "red")
 MAX_WAIT = 24 * 3600.0
 REPLAY_DATE = "2000-01-01"  # the date replay gives results: the same output on every run
 

@@ -115,6 +115,17 @@ class Table:
         self.must("escaped")
         self.end_turn()
 
+    def to_the_vault(self) -> None:
+        """The seat on turn alone goes from its build to the vault, one turn a step (the other
+        seats pass); its turn goes on at the vault."""
+        self.built()
+        self.around()
+        self.must("enter", 1, 2)
+        self.must("entered")
+        self.around()
+        self.must("move", 4)
+        self.must("vault")
+
     def raid(self) -> None:
         """Every seat in turn: build, enter, reach the vault, escape (one full round)."""
         players = self.options["players"]

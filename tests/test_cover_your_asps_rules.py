@@ -195,13 +195,7 @@ def test_reaching_the_vault_takes_a_treasure_and_starts_the_escape():
 def _escaping(players: int) -> Table:
     """Seat 1 has reached the vault; its next turn starts the escape."""
     table = Table.new(players=players)
-    table.built()
-    table.around()
-    table.must("enter", 1, 2)
-    table.must("entered")
-    table.around()
-    table.must("move", 4)
-    table.must("vault")
+    table.to_the_vault()
     table.around()
     return table
 
@@ -228,13 +222,7 @@ def test_the_pillar_goes_to_the_previous_seat_whoever_escapes():
     table = Table.new(players=4)
     table.end_turn()
     table.end_turn()
-    table.built()
-    table.around()
-    table.must("enter", 1, 2)
-    table.must("entered")
-    table.around()
-    table.must("move", 4)
-    table.must("vault")
+    table.to_the_vault()
     table.around()
     table.must("move", 2)
     table.must("escaped")
@@ -245,13 +233,7 @@ def test_no_escape_in_the_vaults_turn_and_no_build_in_the_escapes_turn():
     """Escape Phase: "on subsequent turns" the raider moves back; the escape uncovers a pit
     that the new build phase must cover first."""
     table = Table.new()
-    table.built()
-    table.around()
-    table.must("enter", 1, 2)
-    table.must("entered")
-    table.around()
-    table.must("move", 4)
-    table.must("vault")
+    table.to_the_vault()
     assert table.refused("escaped") == "Seat 1 escapes on a later turn"
     table.around()
     table.must("move", 3)

@@ -87,13 +87,7 @@ def test_the_vault_and_escape_checklists_name_the_seat_on_the_right():
     """The scorpion is placed by the seat on the right; the escaping seat puts the pillar in
     the antechamber of the seat on its right (rulings 9)."""
     table = Table.new(players=4)
-    table.built()
-    table.around()
-    table.must("enter", 1, 2)
-    table.must("entered")
-    table.around()
-    table.must("move", 4)
-    table.must("vault")
+    table.to_the_vault()
     assert shown(table)[1:] == [
         "Step off the vault",
         "Take a treasure card",
