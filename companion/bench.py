@@ -513,11 +513,13 @@ def _web_face(box: SimulatedBox) -> Any:
             for _ in events:
                 pass
 
-    threading.Thread(target=read, name="bench-page", daemon=True).start()
+    reader = threading.Thread(target=read, name="bench-page", daemon=True)
+    reader.start()
     try:
         yield server
     finally:
         server.stop()  # ends the stream, so the reading thread lets go of it
+        reader.join(2.0)  # before the close, which pulls the socket from under a read
         stream.close()
 
 
