@@ -12,6 +12,7 @@ from companion.app import App, Parts
 from companion.core.clock import Clock, RealClock
 from companion.core.config import Config
 from companion.core.events import Stop
+from companion.core.signals import SignalRelay
 from companion.hal.display import Display, open_device
 from companion.hal.pins import make_factory
 from companion.pi.notify import Notifier
@@ -114,19 +115,15 @@ class Daemon:
         app = self.app
         app.start()
         loop = app.loop
-        previous = {
-            sig: signal.signal(sig, lambda signum, frame: self.stop(signal.Signals(signum).name))
-            for sig in (signal.SIGTERM, signal.SIGINT)
-        }
+        relay = SignalRelay((signal.SIGTERM, signal.SIGINT), self.stop)
         try:
-            self.ready()
-            self.start_phones()  # after READY: the games first, the phones a moment later
-            stop = loop.run()
-            log.info("stopping (%s)", stop.reason)
-            self.notifier.stopping()
+            with relay:
+                self.ready()
+                self.start_phones()  # after READY: the games first, the phones a moment later
+                stop = loop.run()
+                log.info("stopping (%s)", stop.reason)
+                self.notifier.stopping()
         finally:
-            for sig, handler in previous.items():
-                signal.signal(sig, handler)
             if self.phones is not None:
                 self.phones.stop()
             app.shutdown()

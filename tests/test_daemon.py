@@ -1,6 +1,7 @@
 """`trap-companion run` as systemd runs it: READY=1 once the loop runs, STATUS= lines, WATCHDOG=1,
 a clean stop on SIGTERM or Ctrl-C within 2 s, and exit 78 on a bad config."""
 
+import os
 import signal
 import socket
 import subprocess
@@ -103,3 +104,31 @@ def test_no_gpio_backend_on_a_laptop_is_a_clear_hardware_error(tmp_path):
     )
     assert proc.returncode == 69
     assert "hardware.pin_factory = 'auto'" in proc.stderr
+
+
+def test_a_sigterm_the_kernel_hands_to_another_thread_still_stops_the_box(tmp_path):
+    """With no display, no reader and no watchdog the loop has no deadline to wake it: a signal
+    that lands on a worker thread once left the daemon asleep until systemd killed it."""
+    config = tmp_path / "config.toml"
+    config.write_text(
+        '[hardware]\npin_factory = "mock"\n[display]\ndriver = "none"\n'
+        f'[reader]\ntype = "none"\n[state]\ndir = "{tmp_path}/state"\n'
+    )
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(str(tmp_path / "notify.sock"))
+    sock.settimeout(20)
+    env = {"NOTIFY_SOCKET": str(tmp_path / "notify.sock"), "PATH": "/usr/bin:/bin"}
+    proc = _start(config, env)
+    try:
+        _messages_until(sock, "READY=1")
+        workers = sorted(int(t) for t in os.listdir(f"/proc/{proc.pid}/task") if t != str(proc.pid))
+        assert workers, "the box runs worker threads"
+        os.kill(workers[-1], signal.SIGTERM)  # a thread id: the kernel tries that thread first
+        code = proc.wait(timeout=20)  # before the fix: never
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        sock.close()
+    stderr = proc.stderr.read()
+    assert code == 0, stderr
+    assert "stopping (SIGTERM)" in stderr

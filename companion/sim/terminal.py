@@ -103,6 +103,7 @@ class TerminalSim:
             self.state.message = f"web: {self.web.url}"
         self.state.deck = self._deck()
         self._wake_r, self._wake_w = os.pipe()
+        os.set_blocking(self._wake_w, False)
         self._resized = False
         self._clear = False
 
@@ -242,6 +243,8 @@ class TerminalSim:
         captured = _Captured(self._show_problem)
         root = logging.getLogger()
         handlers, signals = list(root.handlers), {}
+        # A signal the kernel gives to another thread must still wake the key reader's select.
+        old_wakeup = signal.set_wakeup_fd(self._wake_w, warn_on_full_buffer=False)
         try:
             root.handlers = [captured]
             for signum in (signal.SIGTERM, signal.SIGHUP):
@@ -280,6 +283,7 @@ class TerminalSim:
             self._quietly(lambda: self._write(LEAVE))
             for signum, handler in signals.items():
                 signal.signal(signum, handler)
+            signal.set_wakeup_fd(old_wakeup)
             root.handlers = handlers
             for line in captured.lines:
                 print(line, file=sys.stderr)
