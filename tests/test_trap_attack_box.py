@@ -69,3 +69,14 @@ def test_score_pages_turn_with_up_and_down_and_green_opens_the_menu():
     out = run_script("\n".join(lines) + "\n")
     assert [o["state"]["menu"] for o in out[-3:]] == ["detail", "detail", "menu"]
     assert [o["screen"][0] for o in out[-3:]] == ["Score Player 1", "Score AI", "Menu"]
+
+
+def test_the_tables_dice_asked_for_an_answer_leave_the_question_under_them():
+    # "Dice: table" from the box's menu, then Attack the AI from the players' menu.
+    presses = ["back", "down", "down", "down", "down", "ok"]
+    lines = ["game trap-attack", *[f"press {b}" for b in presses], "wait 3"]
+    lines += [f"press {b}" for b in ("red", "down", "down", "ok", "ok", "red")]
+    out = run_script("\n".join(lines) + "\n")
+    asked, back = out[-2], out[-1]
+    assert asked["screen"][0] == "AI block die" and asked["state"]["menu"] == "form"
+    assert back["screen"][:3] == ["Attack the AI", "Attack the AI", "< Damage 1 >"]

@@ -68,8 +68,12 @@ class MenuControl:
             return
         self.menu = None
         if isinstance(reply, Action):
-            if not self.submit(reply, from_input=True) and self.menu is None:
-                self.menu = self.play_form = form
+            state = self.session.state
+            if not self.submit(reply, from_input=True):
+                if self.menu is None:
+                    self.menu = self.play_form = form
+                elif isinstance(self.menu, menus.DiceEntry):  # the table's dice: it waits
+                    self.under_menu = (form, state)
             return
         if isinstance(reply, Ask) and len(reply.forms) == 1 and reply.forms[0].refused:
             self.menu = self.play_form = form
