@@ -80,3 +80,11 @@ def test_the_tables_dice_asked_for_an_answer_leave_the_question_under_them():
     asked, back = out[-2], out[-1]
     assert asked["screen"][0] == "AI block die" and asked["state"]["menu"] == "form"
     assert back["screen"][:3] == ["Attack the AI", "Attack the AI", "< Damage 1 >"]
+
+
+def test_a_question_waits_while_an_unknown_card_is_enrolled(tmp_path):
+    lines = ["game trap-attack", "do scoring", "tap 0A0B0C0D99", "press green", "press ok"]
+    out = run_script("\n".join(lines) + "\n", state_dir=tmp_path)
+    assert out[2]["screen"][0] == "Unknown card" and out[2]["state"]["menu"] == "form"
+    assert out[-1]["log"] == ["enrolled 0A0B0C0D99 as Damage 1"]
+    assert out[-1]["state"]["menu"] == "form"  # the finish question, under the notice

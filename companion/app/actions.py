@@ -49,9 +49,11 @@ class Actions:
             if reply.walk.in_play and refused:  # refused as an action is: nothing changes
                 self.reject(refused)
                 return
+            self.under_menu = None  # a new question replaces one that waited
             self.menu = self.play_form = menus.FormMenu(reply)
             self._menu_command(self.menu.start())
         elif isinstance(reply, Pages):
+            self.under_menu = None
             self.menu = self.play_form = menus.PageMenu(reply)
 
     def perform(self, action: Action) -> None:

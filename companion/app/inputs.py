@@ -51,10 +51,8 @@ class Inputs:
 
     def on_press(self, button: str, long: bool) -> None:
         self._dismiss_toast()
-        if self.menu is not None and button == "back" and self.in_play_menu():
-            # The box's own menu opens over a question that is a part of play; it waits.
-            self.under_menu = (self.menu, self.session.state)
-            self.menu = self.play_form = None
+        if button == "back":  # the box's own menu opens over a question of play: it waits
+            self.cover_play_menu()
         if self.menu is not None:
             self._menu_press(button, long)
         elif button == "back":
@@ -68,6 +66,12 @@ class Inputs:
             self.answer(self.session.rules.control(self.session.state, Press(button, long)))
         self.back_under_menu()
         self.refresh()
+
+    def cover_play_menu(self) -> None:
+        """The box's own menu is about to open: a menu that is a part of play waits under it."""
+        if self.in_play_menu():
+            self.under_menu = (self.menu, self.session.state)
+            self.menu = self.play_form = None
 
     def back_under_menu(self) -> None:
         """The box's menu is gone: the question of play it covered comes back, if play is
@@ -92,6 +96,7 @@ class Inputs:
             self.play("card_unknown")
             if isinstance(self.menu, menus.Enrol):
                 self.menu = None
+            self.cover_play_menu()
             self.offer_enrol(uid)
             self.refresh()
             return

@@ -279,6 +279,7 @@ class PhoneService:
             chosen[name] = int(raw)
         if isinstance(app.menu, menus.EnrolRun | menus.Confirm | menus.DiceEntry):
             raise PermissionError("the box is busy with a question: answer it there first")
+        app.cover_play_menu()
         if app.menu is None:
             app._game_hook("pause_action")
         app._dismiss_toast()
