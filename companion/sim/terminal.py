@@ -162,8 +162,10 @@ class TerminalSim:
         )
 
     def draw(self) -> None:
-        text = joined(self.lines(*self.size()))
+        # Sized under the lock: a picture laid out for the old size must never follow the wipe
+        # a resize asks for (the wipe would then leave the old layout on the new window).
         with self.lock:
+            text = joined(self.lines(*self.size()))
             if self._clear:
                 text, self._clear = "\x1b[2J" + text, False
             self.out.write(text)
