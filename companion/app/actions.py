@@ -129,9 +129,9 @@ class Actions:
             if self.in_play_menu():  # play went on: a question that was a part of it closes
                 self.menu = self.play_form = None
             self.under_menu = None
-        # else a timer's tick (the screen's, ``journal`` false) or a move in a menu the game
-        # keeps in its state: shown, never journaled and never a step (a fold, an undo or a
-        # power cut comes back with the menu closed, by restore)
+        # else a timer's tick (the screen's, ``journal`` false) or a change the game only
+        # shows (``navigation``: the dice tool's history page): shown, never journaled and
+        # never a step (a fold, an undo or a power cut comes back without it, by restore)
         session.state = outcome.state
         self.effects(outcome.effects)
         self.keep_result(announce=True)
