@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from companion.core.registry import Card
 from companion.ui import menus
+from companion.ui.forms import CardKind
 
 
 class Enrolment:
@@ -33,6 +34,18 @@ class Enrolment:
             self.note(f"card {uid}: {card.name}, asking before making it {run.kind.name}")
             run.asking = (uid, card.name)
             self.play("card_unknown")
+
+    def enrol_copies(self, kind: CardKind, values: dict[str, int], source: str) -> None:
+        """Open a run of copies of ``kind`` as the game menu's "Enrol copies" does, for a face
+        that chose the kind itself (a phone). Refused while the box asks a question."""
+        if isinstance(self.menu, menus.EnrolRun | menus.Confirm | menus.DiceEntry):
+            raise PermissionError("the box is busy with a question: answer it there first")
+        self.cover_play_menu()  # a question that is a part of play waits under the run
+        if self.menu is None:
+            self._game_hook("pause_action")
+        self._dismiss_toast()
+        self.menu = menus.EnrolRun(self.session.name, kind, dict(values))
+        self.note(f"enrolling copies of {kind.name} (from {source})")
 
     def _take_waiting_copies(self) -> None:
         """The run's question is answered: the tags tapped meanwhile are taken in turn (one

@@ -24,6 +24,11 @@ class Toasts:
         self.toast, self.toast_pages = (first, Lights(color)), tuple(rest)
         self.loop.call_later(TOAST_SECONDS, self._toast_over, "toast")
 
+    def notice(self, lines: tuple[str, ...]) -> None:
+        """A notice from outside the app (a face: the phones' port, their file): loop thread."""
+        self._toast(lines)
+        self.refresh()
+
     def _toast_over(self) -> None:
         if self.toast is not None and self.toast_pages:
             (page, *rest), lights = self.toast_pages, self.toast[1]

@@ -7,15 +7,13 @@ aiohttp is imported here only when a web face is asked for.
 from __future__ import annotations
 
 import logging
-import os
-import select
 import signal
-import threading
 from typing import Any
 
 from companion.core.clock import RealClock
 from companion.core.config import Config
 from companion.core.events import Stop
+from companion.core.signals import SignalRelay
 from companion.sim.box import SimulatedBox
 from companion.sim.controls import SimControls
 
@@ -57,50 +55,19 @@ class WebOnlySim:
         return str(self.server.url)
 
     def run(self, ready: Any = None) -> int:
-        """Until SIGINT, SIGTERM or SIGHUP. The loop runs on its own thread; this one sleeps in
-        select on the signal wake-up pipe, which any thread's signal reaches at once."""
+        """Until SIGINT, SIGTERM or SIGHUP, whichever thread the kernel gives it to."""
         app, loop = self.box.app, self.box.loop
-        wake_r, wake_w = os.pipe()
-        os.set_blocking(wake_w, False)
-        done_r, done_w = os.pipe()
-        caught: list[int] = []
-        failure: list[BaseException] = []
-
-        def consume() -> None:
-            try:
-                loop.run()
-            except BaseException as err:  # reported below, on the main thread
-                failure.append(err)
-            finally:
-                os.write(done_w, b"!")
-
-        saved = {}
-        old_fd = signal.set_wakeup_fd(wake_w)
-        consumer = threading.Thread(target=consume, name="loop", daemon=True)
+        relay = SignalRelay(
+            (signal.SIGINT, signal.SIGTERM, signal.SIGHUP), lambda name: loop.post(Stop(name))
+        )
         try:
-            for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-                saved[signum] = signal.signal(signum, lambda signum, frame: caught.append(signum))
-            app.start()
-            consumer.start()
-            if ready is not None:
-                ready(self.url)
-            while not caught:
-                readable, _, _ = select.select([wake_r, done_r], [], [])
-                if done_r in readable:
-                    break
-                os.read(wake_r, 64)
+            with relay:
+                app.start()
+                if ready is not None:
+                    ready(self.url)
+                loop.run()
         finally:
-            if consumer.is_alive():
-                loop.post(Stop(signal.Signals(caught[0]).name if caught else "stop"))
-                consumer.join(timeout=2)
-            signal.set_wakeup_fd(old_fd)
-            for signum, handler in saved.items():
-                signal.signal(signum, handler)
             self.server.stop()
             self.controls.close()
             self.box.close()
-            for fd in (wake_r, wake_w, done_r, done_w):
-                os.close(fd)
-        if failure:
-            raise failure[0]
         return 0

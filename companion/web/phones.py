@@ -82,7 +82,7 @@ class PhoneService:
         """Bind the port and start serving; if it is taken, say so and try again later."""
         app = self.app
         if self.pairing.problem:  # logged by the pairing; no phone is paired now
-            app._toast(("Phones file unreadable", "set aside, see log"))
+            app.notice(("Phones file unreadable", "set aside, see log"))
         app.phones = self
         app.faces.add(self)
         if importlib.util.find_spec("aiohttp") is None:
@@ -92,8 +92,7 @@ class PhoneService:
                 "pip install 'trap-companion[web]', or sudo make install again)",
                 self.missing,
             )
-            app._toast(("Phones off:", "aiohttp missing,", "see the log"))
-            app.refresh()
+            app.notice(("Phones off:", "aiohttp missing,", "see the log"))
             return
         if getattr(app.menu, "on_pick", None) == "pick_game":  # offer pairing there too
             app.open_game_menu()
@@ -116,11 +115,11 @@ class PhoneService:
                     why,
                     RETRY_SECONDS,
                 )
-                self.app._toast((f"Phones: port {self.port}", f"is {why},", "retrying"))
+                self.app.notice((f"Phones: port {self.port}", f"is {why},", "retrying"))
             else:
                 log.debug("phones: port %d still %s", self.port, why)
+                self.app.refresh()  # STATUS says so (the notice refreshed the first time)
             self.app.loop.call_later(RETRY_SECONDS, self._listen, "phones-retry")
-            self.app.refresh()  # STATUS says so
             return
         was_taken, self.taken = self.taken, False
         # aiohttp is imported on the server's own thread: READY is not held up by it.
@@ -277,14 +276,7 @@ class PhoneService:
             if not (raw.isascii() and raw.lstrip("-").isdigit()) or not low <= int(raw) <= high:
                 raise ValueError(f"{name} must be a whole number {low}..{high}")
             chosen[name] = int(raw)
-        if isinstance(app.menu, menus.EnrolRun | menus.Confirm | menus.DiceEntry):
-            raise PermissionError("the box is busy with a question: answer it there first")
-        app.cover_play_menu()
-        if app.menu is None:
-            app._game_hook("pause_action")
-        app._dismiss_toast()
-        app.menu = menus.EnrolRun(session.name, kind, chosen)
-        app.note(f"enrolling copies of {kind.name} (from a phone)")
+        app.enrol_copies(kind, chosen, source="a phone")
         return {"card": kind.name, "count": 0}
 
 
