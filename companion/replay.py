@@ -86,7 +86,7 @@ class Replay:
             else:
                 action = Action(args[0], parse_kv(args[1:], what=f"do {args[0]}"))
                 try:
-                    app.submit(action)
+                    app.perform(action)
                 except BadAction as err:
                     bare = args[1] if args[1:] and "=" not in args[1] else None
                     if bare is not None and "'id'" in str(err):
@@ -156,7 +156,7 @@ class Replay:
             "line": line,
             "t": round(self.box.clock.now(), 3),
             "game": session.name if session else None,
-            "state": session.rules.public(session.state) if session else None,
+            "state": app.public_state(),
             "screen": screen.text_lines(),
             "leds": {"led": [round(c, 3) for c in lights.shown()]},
             "sounds": list(app.sounds),

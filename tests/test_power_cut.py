@@ -37,6 +37,7 @@ from companion.core.journal import read_journal
 from companion.games import registry as games
 from companion.replay import Replay
 from companion.sim.box import SimulatedBox
+from companion.ui import menus
 
 READ_TIMEOUT = 20.0
 ROUNDS = 8  # cuts in play, per game
@@ -115,7 +116,15 @@ def as_cut_leaves_it(replay: Replay) -> tuple[str | None, Any]:
     last_at = getattr(state, "last_at", None)
     exact = getattr(rules, "restore_at", None)
     cut = exact(state, last_at) if exact and last_at is not None else rules.restore(state)
-    return session.name, rules.public(cut)
+    public = rules.public(cut)
+    named = getattr(rules, "menu_public", None)
+    if named is not None:  # a game's own menu: only the question it asks by itself comes back
+        asked = rules.next_question(cut)
+        walker = menus.FormMenu(asked) if asked is not None else None
+        if walker is not None:
+            walker.start()
+        public.update(named(walker.showing() if walker is not None else None))
+    return session.name, public
 
 
 class Box:

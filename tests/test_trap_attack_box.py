@@ -32,3 +32,59 @@ def test_a_long_press_in_the_ai_position_picker_moves_five_spaces():
 def test_a_long_press_in_a_short_list_moves_one_place():
     out = run_script("game trap-attack\ndo ask form=damage\nhold down 1.5\n")
     assert out[-1]["screen"][1:3] == ["Who?", "< AI >"]
+
+
+def test_the_box_menu_opens_over_a_question_and_the_question_waits_under_it():
+    out = run_script(
+        "game trap-attack\ndo ask form=damage player=ai\npress back\npress red\nhold back 1.5\n"
+    )
+    assert out[2]["screen"][0] == "Trap Attack" and out[2]["state"]["menu"] == "form"
+    assert out[3]["screen"][:3] == ["Damage AI", "Damage", "< 1 >"]  # back where it was
+    assert out[3]["leds"]["led"] == [0.0, 0.0, 1.0]  # the turn's colour, not the menu's
+    assert out[4]["rejected"] == "nothing to undo"  # nothing journaled yet
+    assert out[4]["state"]["menu"] == "form"  # and the question is still there
+
+
+def test_a_card_tapped_while_a_question_is_open_is_played_at_once(tmp_path):
+    out = run_script(
+        "game trap-attack players=2\ndo ask form=damage\ntap @heal-2\n", state_dir=tmp_path
+    )
+    assert out[-1]["state"]["menu"] == "form"  # the item's own question replaced it
+    assert out[-1]["screen"][1] == "Who plays it?"
+
+
+def test_score_pages_turn_with_up_and_down_and_green_opens_the_menu():
+    lines = [
+        "game trap-attack",
+        "do relic player=1 value=3 combo=2",
+        "do scoring",
+        "do finish player=1 crystal=no",
+        "do held player=1 relics=1 loot=0",
+        "do coins player=1 n=0",
+        "do finish player=ai crystal=no",
+        "press down",
+        "press down",
+        "press green",
+    ]
+    out = run_script("\n".join(lines) + "\n")
+    assert [o["state"]["menu"] for o in out[-3:]] == ["detail", "detail", "menu"]
+    assert [o["screen"][0] for o in out[-3:]] == ["Score Player 1", "Score AI", "Menu"]
+
+
+def test_the_tables_dice_asked_for_an_answer_leave_the_question_under_them():
+    # "Dice: table" from the box's menu, then Attack the AI from the players' menu.
+    presses = ["back", "down", "down", "down", "down", "ok"]
+    lines = ["game trap-attack", *[f"press {b}" for b in presses], "wait 3"]
+    lines += [f"press {b}" for b in ("red", "down", "down", "ok", "ok", "red")]
+    out = run_script("\n".join(lines) + "\n")
+    asked, back = out[-2], out[-1]
+    assert asked["screen"][0] == "AI block die" and asked["state"]["menu"] == "form"
+    assert back["screen"][:3] == ["Attack the AI", "Attack the AI", "< Damage 1 >"]
+
+
+def test_a_question_waits_while_an_unknown_card_is_enrolled(tmp_path):
+    lines = ["game trap-attack", "do scoring", "tap 0A0B0C0D99", "press green", "press ok"]
+    out = run_script("\n".join(lines) + "\n", state_dir=tmp_path)
+    assert out[2]["screen"][0] == "Unknown card" and out[2]["state"]["menu"] == "form"
+    assert out[-1]["log"] == ["enrolled 0A0B0C0D99 as Damage 1"]
+    assert out[-1]["state"]["menu"] == "form"  # the finish question, under the notice

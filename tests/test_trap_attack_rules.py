@@ -435,7 +435,7 @@ def test_ruling_11_a_players_hit_on_the_ai_goes_through_attack_and_its_block_rol
     assert ai(table)["life"] == 5
     # The menu's Damage form, aimed at the AI, offers only a hit by nobody (a correction).
     table.do("ask", form="damage", player="ai")
-    table.do("next")  # the amount: 1
+    table.press("ok")  # the amount: 1
     assert table.screen()[1:3] == ["Hit by?", "< Nobody >"]
     table.press("ok")
     assert ai(table)["life"] == 4

@@ -45,10 +45,46 @@ class Actions:
         if isinstance(reply, Action):
             self.submit(reply, from_input=True)
         elif isinstance(reply, Ask):
+            refused = reply.forms[0].refused if len(reply.forms) == 1 else None
+            if reply.walk.in_play and refused:  # refused as an action is: nothing changes
+                self.reject(refused)
+                return
+            self.under_menu = None  # a new question replaces one that waited
             self.menu = self.play_form = menus.FormMenu(reply)
             self._menu_command(self.menu.start())
         elif isinstance(reply, Pages):
+            self.under_menu = None
             self.menu = self.play_form = menus.PageMenu(reply)
+
+    def perform(self, action: Action) -> None:
+        """``do ACTION`` in replay: an action the game answers with a question (its
+        ``opens``) opens it; any other is submitted. BadAction propagates."""
+        session = self.session
+        opens = getattr(session.rules, "opens", None) if session else None
+        reply = opens(session.state, action) if opens is not None else None
+        if reply is None:
+            self.submit(action)
+        else:
+            self.answer(reply)
+
+    def ask_next(self) -> None:
+        """Open the question a game puts by itself now (its ``next_question``: after an
+        action, an undo or a power cut), unless a menu is open."""
+        session = self.session
+        asks = getattr(session.rules, "next_question", None) if session else None
+        if asks is None or self.menu is not None:
+            return
+        reply = asks(session.state)
+        if reply is not None:
+            self.answer(reply)
+
+    def in_play_menu(self) -> bool:
+        """A menu that is a part of play (Walk.in_play) is open."""
+        menu = self.menu
+        if menu is None or menu is not self.play_form:
+            return False
+        shown = menu.ask if isinstance(menu, menus.FormMenu) else getattr(menu, "pages", None)
+        return shown is not None and shown.walk.in_play
 
     def submit(
         self, action: Action, from_input: bool = False, auto: bool = False, journal: bool = True
@@ -86,15 +122,21 @@ class Actions:
                 raise
             log.error("control map produced a bad action %r: %s", action, err)
             return False
-        if journal and not getattr(rules, "navigation", lambda action: False)(action):
+        played = journal and not getattr(rules, "navigation", lambda action: False)(action)
+        if played:
             self.journal.action(action.to_json(), auto=auto)  # fsync before anything shows
             session.add(Step(action, auto), outcome.effects)
-        # else a timer's tick (the screen's, ``journal`` false) or a move in a menu the game
-        # keeps in its state: shown, never journaled and never a step (a fold, an undo or a
-        # power cut comes back with the menu closed, by restore)
+            if self.in_play_menu():  # play went on: a question that was a part of it closes
+                self.menu = self.play_form = None
+            self.under_menu = None
+        # else a timer's tick (the screen's, ``journal`` false) or a change the game only
+        # shows (``navigation``: the dice tool's history page): shown, never journaled and
+        # never a step (a fold, an undo or a power cut comes back without it, by restore)
         session.state = outcome.state
         self.effects(outcome.effects)
         self.keep_result(announce=True)
+        if played:
+            self.ask_next()
         return True
 
     def keep_result(self, announce: bool) -> None:
@@ -191,7 +233,7 @@ class Actions:
         )
         self.session = session
         self.menu = None
-        self.play_form, self.held_taps = None, []
+        self.play_form, self.held_taps, self.under_menu = None, [], None
         self.note(f"new game: {session.rules.title}")
         self.effects(session.opening)
         self.refresh()
@@ -214,4 +256,6 @@ class Actions:
         self.keep_result(announce=False)
         self.note(f"undone: {label}")
         self.play("undo")
+        self.under_menu = None
+        self.ask_next()
         return True

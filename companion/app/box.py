@@ -97,6 +97,9 @@ class App(Inputs, Actions, MenuControl, Enrolment, Toasts, Refresh, Phones):
         self.menu: menus.Menu | None = None
         self.play_form: menus.Menu | None = None  # a game's form or pages a tap opened
         self.held_taps: list[Card] = []  # this game's cards tapped while that form was open
+        # A menu that is a part of play (Walk.in_play) waiting under the box's own menu, with
+        # the state it was opened on: it comes back when the box's menu closes on that state.
+        self.under_menu: tuple[menus.Menu, Any] | None = None
         self.toast: tuple[Screen, Lights] | None = None  # a notice over the screen for a moment
         self.toast_pages: tuple[Screen, ...] = ()  # the notice's pages still to come
         self.time_offset = 0.0
@@ -182,6 +185,7 @@ class App(Inputs, Actions, MenuControl, Enrolment, Toasts, Refresh, Phones):
         session.started_at, session.game_id = record.started_at, record.game_id
         self.session = session
         self._restore()
+        self.ask_next()  # the question the game was asking when the power went
         self.keep_result(announce=False)  # a cut between the journal and the records
         actions = record.actions
         # Game time goes on from the last moment the journal holds (a clean stop's restore).

@@ -40,6 +40,7 @@ class Enrolment:
         that chose the kind itself (a phone). Refused while the box asks a question."""
         if isinstance(self.menu, menus.EnrolRun | menus.Confirm | menus.DiceEntry):
             raise PermissionError("the box is busy with a question: answer it there first")
+        self.cover_play_menu()  # a question that is a part of play waits under the run
         if self.menu is None:
             self._game_hook("pause_action")
         self._dismiss_toast()

@@ -51,6 +51,8 @@ class Inputs:
 
     def on_press(self, button: str, long: bool) -> None:
         self._dismiss_toast()
+        if button == "back":  # the box's own menu opens over a question of play: it waits
+            self.cover_play_menu()
         if self.menu is not None:
             self._menu_press(button, long)
         elif button == "back":
@@ -62,7 +64,25 @@ class Inputs:
                 self.open_session_menu()
         elif self.session is not None:
             self.answer(self.session.rules.control(self.session.state, Press(button, long)))
+        self.back_under_menu()
         self.refresh()
+
+    def cover_play_menu(self) -> None:
+        """The box's own menu is about to open: a menu that is a part of play waits under it."""
+        if self.in_play_menu():
+            self.under_menu = (self.menu, self.session.state)
+            self.menu = self.play_form = None
+
+    def back_under_menu(self) -> None:
+        """The box's menu is gone: the question of play it covered comes back, if play is
+        where it was (an undo or a new game took it away)."""
+        waiting, self.under_menu = self.under_menu, None
+        if waiting is None or self.menu is not None:
+            self.under_menu = waiting
+            return
+        menu, state = waiting
+        if self.session is not None and self.session.state is state:
+            self.menu = self.play_form = menu
 
     def on_tap(self, uid: str) -> None:
         self._dismiss_toast()
@@ -76,6 +96,7 @@ class Inputs:
             self.play("card_unknown")
             if isinstance(self.menu, menus.Enrol):
                 self.menu = None
+            self.cover_play_menu()
             self.offer_enrol(uid)
             self.refresh()
             return
@@ -86,12 +107,13 @@ class Inputs:
             secret = getattr(session.rules, "secret_card", lambda card: None)
             name = secret(card.as_tap()) or name
         self.note(f"card {uid}: {name}")
-        if session is not None and card.game == session.name and self._form_open():
+        in_play = self.in_play_menu()  # a question that is a part of play: the tap plays
+        if session is not None and card.game == session.name and self._form_open() and not in_play:
             # Cards laid fast (a claim's hostages, a play's cards) while a question of the
             # game is still being answered: each is still a tap, taken once it is done.
             self.held_taps.append(card)
             self.note(f"card {uid}: taken once the form is done")
-        elif session is None or self.menu is not None:
+        elif session is None or (self.menu is not None and not in_play):
             self._toast((name, "start a game first" if session is None else ""))
         elif card.game != session.name:
             title = games.get(card.game).title if card.game in games.available() else card.game

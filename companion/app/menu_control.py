@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from companion.core.registry import Card
 from companion.games import registry as games
-from companion.games.base import Action, BadAction
+from companion.games.base import Action, Ask, BadAction, Press, Reply
 from companion.ui import menus, notice
 from companion.ui import records as record_pages
 
@@ -60,6 +60,27 @@ class MenuControl:
         what = [*what[:2], " ".join(what[2:])] if len(what) > 2 else ["Take back:", *what]
         self.menu = menus.Confirm("Undo?", tuple(what), menus.Command("undo"))
 
+    def _built(self, reply: Reply, form: menus.Menu | None) -> None:
+        """What a finished form built: an action, or another menu to open. A menu that is a
+        part of play stays as it was when that is refused."""
+        if not (isinstance(form, menus.FormMenu) and form.ask.walk.in_play):
+            self.answer(reply)
+            return
+        self.menu = None
+        if isinstance(reply, Action):
+            state = self.session.state
+            if not self.submit(reply, from_input=True):
+                if self.menu is None:
+                    self.menu = self.play_form = form
+                elif isinstance(self.menu, menus.DiceEntry):  # the table's dice: it waits
+                    self.under_menu = (form, state)
+            return
+        if isinstance(reply, Ask) and len(reply.forms) == 1 and reply.forms[0].refused:
+            self.menu = self.play_form = form
+            self.reject(reply.forms[0].refused)
+            return
+        self.answer(reply)
+
     def _menu_press(self, button: str, long: bool) -> None:
         self._menu_command(self.menu.press(button, long))
         self._take_waiting_copies()
@@ -73,6 +94,7 @@ class MenuControl:
         if from_play and self.menu is not self.play_form:
             self.play_form = None
             self._take_held_taps(answered=kind != "close")
+        self.back_under_menu()
 
     def _menu_step(self, kind: str, data: dict) -> None:
         form = self.menu
@@ -134,7 +156,14 @@ class MenuControl:
             self.phone_command(data["do"])
         elif kind == "form_done":
             self.submit(Action(data["name"], data["args"]), from_input=True)
+        elif kind == "form_built":
+            self._built(data["reply"], form)
+        elif kind == "play_press":  # pages of play: ok or green go on as on the game screen
+            session = self.session
+            self.answer(session.rules.control(session.state, Press(data["button"], data["long"])))
         elif kind == "refused":
+            if isinstance(form, menus.FormMenu) and form.ask.walk.in_play:
+                self.menu = form  # refused as an action is: the menu stays as it was
             self.reject(data["reason"])
         elif kind == "dice_entered":
             self.submit(replace(data["action"], rolls=data["rolls"]), from_input=True)

@@ -17,10 +17,34 @@ class Refresh:
         if self.toast is not None:
             return self.toast
         if self.menu is not None:
-            return self.menu.screen(), Lights(MENU_LIGHT, "solid")
+            drawn = self._game_drawn()
+            return drawn or (self.menu.screen(), Lights(MENU_LIGHT, "solid"))
         if self.session is not None:
             return self.session.rules.view(self.session.state)
         return Screen("Trap Companion", ("Press back",)), Lights(OFF)
+
+    def _game_drawn(self) -> tuple[Screen, Lights] | None:
+        """A game's own menu drawn by the game (its optional ``menu_view``), else None."""
+        session = self.session
+        draw = getattr(session.rules, "menu_view", None) if session else None
+        if draw is None or self.menu is not self.play_form:
+            return None
+        return draw(session.state, self.menu.showing())
+
+    def public_state(self) -> dict | None:
+        """The game's public state, with what its own menu shows where the game names that
+        (its optional ``menu_public``, given the menu of play open or waiting, or None)."""
+        session = self.session
+        if session is None:
+            return None
+        out = session.rules.public(session.state)
+        named = getattr(session.rules, "menu_public", None)
+        if named is not None:
+            menu = self.menu if self.menu is self.play_form else None
+            if menu is None and self.under_menu is not None:
+                menu = self.under_menu[0]
+            out.update(named(menu.showing() if menu is not None else None))
+        return out
 
     def refresh(self) -> None:
         screen, lights = self.current()
@@ -55,7 +79,7 @@ class Refresh:
             pattern=lights.pattern,
             sounds=sounds,
             log=logs,
-            state=session.rules.public(session.state) if session else None,
+            state=self.public_state(),
             reader=self.reader_status,
             rejected=rejected,
             view=screen,

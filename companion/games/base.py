@@ -13,7 +13,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from companion.ui.forms import Ask, CardKind, DieLabel, Field, Form, Option, Pages, Scalar
+from companion.ui.forms import (
+    Ask,
+    CardKind,
+    DieLabel,
+    Field,
+    Form,
+    Option,
+    Pages,
+    Scalar,
+    Showing,
+    Walk,
+)
 from companion.ui.screen import Lights, Screen
 
 # The menu kit's value types are ui's (companion/ui/forms.py): named here too, so a game takes
@@ -39,8 +50,10 @@ __all__ = [
     "Reply",
     "Scalar",
     "Schedule",
+    "Showing",
     "Sound",
     "Tap",
+    "Walk",
     "check_arguments",
     "decimal_number",
     "whole_number",
@@ -251,9 +264,18 @@ class Game(Protocol):
     # (companion/core/records.py): board, won, score, unit, better ("lower" or "higher"), and
     # any whole-number details; None while the game is not finished. The app dates and keeps it.
     #
-    # Optional: ``navigation(action) -> bool``, true for an action that only moves a menu kept
-    # in the game's state (Trap Attack's): it is applied and shown but never journaled and never
-    # an undo step, so ``restore`` must close such a menu.
+    # Optional: ``navigation(action) -> bool``, true for an action that only changes what is
+    # shown (the dice tool's history page): it is applied and shown but never journaled and
+    # never an undo step, so ``restore`` must undo what it shows.
+    #
+    # Optional hooks for a game whose own menus (``Ask``, ``Pages``) differ from the kit's:
+    # ``menu_view(state, showing) -> (Screen, Lights) | None`` draws the menu of play that is
+    # open (a ``Showing``) in the game's own way, with its own LED; ``menu_public(showing)``
+    # -> dict is added to the public state (``showing`` None: no menu of play is open);
+    # ``opens(state, action) -> Ask | Pages | None`` answers replay's ``do`` of an action that
+    # is a question (``do ask form=...``) with the menu to open; ``next_question(state) ->
+    # Ask | None`` is a question the game asks by itself after an accepted action, an undo
+    # or a power cut, when no menu is open.
     #
     # Optional: ``pause_action(state) -> Action | None``, submitted (as an automatic step, never
     # an undo step) when the box's own menu opens, and ``resume_action(state) -> Action | None``

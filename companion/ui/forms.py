@@ -8,8 +8,9 @@ app (which knows both) turns a finished form into a game's Action. Nothing here 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from companion.ui.screen import Screen
 
@@ -118,6 +119,30 @@ class Form:
     fields: tuple[Field, ...] = ()
     args: Mapping[str, Scalar] = field(default_factory=dict)
     refused: str | None = None
+    # Where a later question depends on earlier answers (no crystal: no space to ask): the
+    # questions given the answers so far, in place of ``fields``.
+    more: Callable[[Mapping[str, str]], tuple[Field, ...]] | None = None
+    # Where the answers make the action in code rather than as its arguments: what it
+    # answers (an action, or another Ask or Pages to open), given ``args`` and the answers.
+    build: Callable[[Mapping[str, str]], Any] | None = None
+
+    def questions(self, answers: Mapping[str, str]) -> tuple[Field, ...]:
+        """The questions of this form after ``answers``."""
+        return self.more(answers) if self.more is not None else self.fields
+
+
+@dataclass(frozen=True)
+class Walk:
+    """How a game's menu is walked where it differs from the kit's defaults."""
+
+    up_raises: bool = False  # in a question of numbers, up picks the next higher one
+    long_after: int = 0  # a long press moves by five only in lists longer than this...
+    long_wraps: bool = False  # ...and goes round the end as a short press does
+    back_keeps: bool = False  # back to the previous question shows the answer it had
+    # The menu is a part of play, as if drawn on the game screen: the back button opens the
+    # box's menu over it (it waits underneath), a card tapped is played at once, an action
+    # refused leaves it as it was, and any other action accepted closes it.
+    in_play: bool = False
 
 
 @dataclass(frozen=True)
@@ -126,12 +151,31 @@ class Ask:
 
     title: str
     forms: tuple[Form, ...]
+    walk: Walk = Walk()
 
 
 @dataclass(frozen=True)
 class Pages:
     """Show information pages (a scoreboard, the seats): up/down turn them, any other button
-    closes them. ``start`` is the page shown first."""
+    closes them. ``start`` is the page shown first. With ``walk.in_play`` red closes them and
+    ok or green go on as on the game screen."""
 
     screens: tuple[Screen, ...]
     start: int = 0
+    walk: Walk = Walk()
+
+
+@dataclass(frozen=True)
+class Showing:
+    """What a game's menu shows now, for a game that draws its menus itself (``menu_view``)
+    or names them in its public state (``menu_public``): the list of an Ask's entries, one of
+    its questions, or a page."""
+
+    kind: str  # list, question or pages
+    title: str
+    cursor: int = 0  # the entry, the choice or the page
+    labels: tuple[str, ...] = ()  # the list's entries
+    form: Form | None = None  # the form being answered
+    question: Field | None = None  # the question being asked
+    answers: Mapping[str, str] = field(default_factory=dict)
+    page: Screen | None = None  # the page shown

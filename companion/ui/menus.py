@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from companion.ui.forms import Ask, CardKind, DieLabel, Field, Form, Option, Pages
+from companion.ui.forms import Ask, CardKind, DieLabel, Field, Form, Option, Pages, Showing
 from companion.ui.notice import wrap
 from companion.ui.screen import Screen
 
@@ -365,7 +365,21 @@ class FormMenu:
     def _field(self) -> Field:
         """The question being asked, without the choices earlier answers rule out."""
         assert self.form is not None
-        return self.form.fields[self.index].limited(self.values)
+        return self.form.questions(self.values)[self.index].limited(self.values)
+
+    def showing(self) -> Showing:
+        """What is on screen, for a game that draws its menus itself."""
+        if self.form is None:
+            labels = tuple(f.label for f in self.ask.forms)
+            return Showing("list", self.ask.title, self.cursor, labels)
+        return Showing(
+            "question",
+            self.ask.title,
+            self.cursor,
+            form=self.form,
+            question=self._field(),
+            answers=dict(self.values),
+        )
 
     def screen(self) -> Screen:
         if self.form is None:
@@ -384,11 +398,7 @@ class FormMenu:
             return self._back()
         count = len(self.ask.forms) if self.form is None else len(self._field().choices)
         if button in ("up", "down"):
-            step = (5 if long else 1) * (1 if button == "down" else -1)
-            if long:
-                self.cursor = max(0, min(count - 1, self.cursor + step))
-            else:
-                self.cursor = (self.cursor + step) % count
+            self._move(button, long, count)
             return STAY
         if button not in ("ok", "green"):
             return STAY
@@ -405,6 +415,23 @@ class FormMenu:
             self.values[question.key] = question.choices[self.cursor]
         return self._ask(self.index + 1)
 
+    def _move(self, button: str, long: bool, count: int) -> None:
+        walk = self.ask.walk
+        down = button == "down"
+        if (
+            self.form is not None
+            and walk.up_raises
+            and all(c.isdigit() for c in self._field().choices)
+        ):
+            down = not down  # the numbers run upwards: up raises
+        step = 1 if down else -1
+        if long and count > walk.long_after:
+            step *= 5
+            if not walk.long_wraps:
+                self.cursor = max(0, min(count - 1, self.cursor + step))
+                return
+        self.cursor = (self.cursor + step) % count
+
     def _choose(self, form: Form) -> Command:
         if form.refused:
             return Command("refused", {"reason": form.refused})
@@ -414,8 +441,10 @@ class FormMenu:
 
     def _ask(self, index: int) -> Command:
         assert self.form is not None
-        if index >= len(self.form.fields):
+        if index >= len(self.form.questions(self.values)):
             args = {**self.form.args, **self.values}
+            if self.form.build is not None:
+                return Command("form_built", {"reply": self.form.build(args)})
             return Command("form_done", {"name": self.form.action, "args": args})
         self.index = index
         question = self._field()
@@ -427,8 +456,12 @@ class FormMenu:
         if self.form is None:
             return CLOSE
         if self.index > 0:
-            self.values.pop(self.form.fields[self.index - 1].key, None)
+            key = self.form.questions(self.values)[self.index - 1].key
+            answer = self.values.pop(key, None)
             self._ask(self.index - 1)
+            if self.ask.walk.back_keeps:
+                choices = self._field().choices
+                self.cursor = choices.index(answer) if answer in choices else 0
             return STAY
         if len(self.ask.forms) == 1:
             return CLOSE
@@ -454,11 +487,19 @@ class PageMenu:
         shown = footer(updown=turn, back="out")
         return Screen(page.title, page.lines, page.big, shown, page.inverted, page.picture)
 
+    def showing(self) -> Showing:
+        """What is on screen, for a game that draws its pages itself."""
+        page = self.pages.screens[self.index]
+        return Showing("pages", page.title, self.index, page=page)
+
     def press(self, button: str, long: bool) -> Command:
-        if button in ("up", "down") and len(self.pages.screens) > 1:
+        in_play = self.pages.walk.in_play
+        if button in ("up", "down") and (len(self.pages.screens) > 1 or in_play):
             step = 1 if button == "down" else -1
             self.index = (self.index + step) % len(self.pages.screens)
             return STAY
+        if in_play and button in ("ok", "green"):  # on as on the game screen
+            return Command("play_press", {"button": button, "long": long})
         return CLOSE
 
 

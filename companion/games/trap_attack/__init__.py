@@ -7,15 +7,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from companion.games.base import Action, CardKind, DieLabel
+from companion.games.base import Action, Ask, CardKind, DieLabel, Showing
 from companion.games.modular import ModularGame
-from companion.games.trap_attack import ai, rules, turns, view
+from companion.games.trap_attack import ai, forms, rules, turns, view
 from companion.games.trap_attack import control as control_map
 from companion.games.trap_attack import options as opts
 from companion.games.trap_attack import public as contract
 from companion.games.trap_attack.state import State, short
 from companion.games.trap_attack.tables import catalog
 from companion.games.trap_attack.tables import rules as rule_table
+from companion.ui.screen import Lights, Screen
 
 
 class TrapAttack(ModularGame):
@@ -48,8 +49,19 @@ class TrapAttack(ModularGame):
             return tuple(DieLabel(f"{short(s)} die") for s in turns.first_player_seats(state))
         return ()
 
-    def navigation(self, action: Action) -> bool:
-        return rules.navigation(action)
+    # The players' menu, its questions and score pages are the shared kit's; these hooks let
+    # the app walk them as the table knows them (companion/games/base.py names each hook).
+    def opens(self, state: State, action: Action) -> Ask | None:
+        return forms.opens(state, action)
+
+    def next_question(self, state: State) -> Ask | None:
+        return forms.next_question(state)
+
+    def menu_view(self, state: State, showing: Showing) -> tuple[Screen, Lights]:
+        return view.menu_view(state, showing)
+
+    def menu_public(self, showing: Showing | None) -> dict[str, Any]:
+        return view.menu_public(showing)
 
     def catalog(self) -> tuple[CardKind, ...]:
         cards = catalog()

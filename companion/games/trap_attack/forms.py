@@ -1,19 +1,20 @@
-"""The players' menu and its questions, answered with up/down and ok.
+"""The players' menu and its questions, in the shared menu kit (companion/ui/forms.py).
 
 Every entry ends in a plain game action (the same one ``do`` gives in replay), so buttons and
-scripts reach the same rules. A form asks one field at a time. Dice are never fields: the app
-rolls what ``dice_for`` asks, or asks the table for the faces (its own dice entry screen).
+scripts reach the same rules; the app walks the questions, one field at a time, and only the
+finished action reaches the rules and the journal. Later questions follow from earlier answers
+(``Form.more``) and the answers make the action in code (``Form.build``). Dice are never
+fields: the app rolls what ``dice_for`` asks, or asks the table for the faces.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
-from companion.games.base import Action, Ask, BadAction, Field, Rejected
-from companion.games.base import Form as Entry
+from companion.games.base import Action, Ask, BadAction, Field, Form, Walk
 from companion.games.trap_attack import board, scoring, turns
-from companion.games.trap_attack.state import AI, Form, State, Ui, name
+from companion.games.trap_attack.state import AI, State, name, short
 from companion.games.trap_attack.tables import catalog
 
 Values = dict[str, str]
@@ -256,100 +257,96 @@ FORMS: dict[str, FormSpec] = {
 }
 
 
-# --- reading a form's progress ----------------------------------------------------------------
+# --- a question, as the kit asks it ------------------------------------------------------------
+
+LONG_LIST = 10  # lists longer than this move by five on a long press (the AI's position, values)
+
+# The players' menu and its questions are a part of play, as if on the game screen: up raises a
+# number, a long press moves fast through long lists and round the end, back to the previous
+# question shows its answer, the back button opens the box's menu over them, a card tapped is
+# played at once, and a refused answer leaves the question as it was.
+WALK = Walk(up_raises=True, long_after=LONG_LIST, long_wraps=True, back_keeps=True, in_play=True)
 
 
-@dataclass(frozen=True)
-class Progress:
-    """Where a form stands: the field being asked, the answers so far, and whether it is last."""
+def question(state: State, kind: str, preset: Values) -> Ask:
+    """One of FORMS, with ``preset`` answers already given, as the kit's Ask.
 
-    spec: FormSpec
-    field: Field
-    values: Values
-    last: bool
-
-
-def progress(state: State, form: Form) -> Progress:
-    spec = FORMS[form.kind]
-    preset = dict(form.preset)
-    values = dict(preset)
-
-    def remaining(known: Values) -> list[Field]:
-        return [f for f in spec.fields(state, known) if f.key not in preset]
-
-    fields = remaining(values)
-    for answer in form.values:
-        values[fields[len(values) - len(preset)].key] = answer
-        fields = remaining(values)
-    field = fields[len(form.values)]
-    with_current = {**values, field.key: field.choices[form.cursor]}
-    return Progress(spec, field, values, len(remaining(with_current)) == len(form.values) + 1)
-
-
-def final_action(state: State, form: Form) -> Action:
-    """The game action a form ends in, built from its answers and the current choice."""
-    p = progress(state, form)
-    return p.spec.build(state, {**p.values, p.field.key: p.field.choices[form.cursor]})
-
-
-def open_form(state: State, kind: str, preset: Values) -> State:
+    An unknown form or a bad preset raise BadAction; a form the rules refuse now carries the
+    reason (``Form.refused``), which the app shows instead of asking."""
     spec = FORMS.get(kind)
     if spec is None:
         raise BadAction(f"no form {kind!r} (known: {', '.join(FORMS)})")
+    title = question_title(state, kind, preset)
     reason = spec.refused(state)
     if reason:
-        raise Rejected(reason)
-    form = Form(kind, tuple(sorted(preset.items())))
+        return Ask(title, (Form(spec.title, kind, refused=reason),), WALK)
     if kind in ("target", "user"):
         group = "attack" if kind == "target" else "item"
         effect = catalog().effect(preset.get("card", ""))
         if effect is None or effect.group != group:
             raise BadAction(f"form={kind} needs card=ID of an {group} card")
-    fields = [f for f in spec.fields(state, dict(preset)) if f.key not in preset]
+
+    def more(answers: Mapping[str, str]) -> tuple[Field, ...]:
+        known = {**preset, **answers}
+        return tuple(f for f in spec.fields(state, known) if f.key not in preset)
+
+    fields = more({})
     if not fields or not all(f.choices for f in fields):
-        raise Rejected(f"nothing to choose for {spec.title}")
-    form = replace(form, cursor=fields[0].start)
-    return replace(state, ui=Ui("form", form=form))
+        reason = f"nothing to choose for {spec.title}"
+    form = Form(
+        spec.title,
+        kind,
+        fields,
+        args=dict(preset),
+        refused=reason,
+        more=more,
+        build=lambda answers: spec.build(state, {k: str(v) for k, v in answers.items()}),
+    )
+    return Ask(title, (form,), WALK)
 
 
-def next_field(state: State) -> State:
-    form = state.ui.form
-    if form is None:
-        raise Rejected("no question is open")
-    p = progress(state, form)
-    if p.last:
-        raise Rejected("that was the last question: confirm it with its action")
-    answered = replace(form, values=(*form.values, p.field.choices[form.cursor]))
-    after = progress(state, replace(answered, cursor=0))
-    return replace(state, ui=Ui("form", form=replace(answered, cursor=after.field.start)))
+def question_title(state: State, kind: str, preset: Values) -> str:
+    """The form's name, and for whom when that is settled: "Relic AI 1/2" counts the cards."""
+    head = FORMS[kind].title
+    who = preset.get("player")
+    if who is None:
+        return head
+    head = f"{head} {short(who)}"
+    held = scoring.cards_held(state, who)
+    if held is not None and kind in ("relic", "loot"):
+        entry = state.entry(who)
+        count, filed = (held[0], entry.relics) if kind == "relic" else (held[1], entry.loot)
+        if len(filed) < count:
+            head = f"{head} {len(filed) + 1}/{count}"
+    return head
 
 
 # --- the menu ---------------------------------------------------------------------------------
 #
-# The players' menu is the kit's Ask: a kit Form per entry, with no fields of its own (an entry
-# that asks questions is the ``ask`` action, which opens one of FORMS above).
+# The players' menu is the kit's Ask: an entry either is a game action or opens one of FORMS
+# above (as replay's ``do ask form=KIND`` does).
 
 MENU_TITLE = "Menu"
 
 
 def ask(kind: str, **preset: str) -> Action:
+    """The action that opens a question in replay: ``do ask form=KIND [KEY=VALUE ...]``."""
     return Action("ask", {"form": kind, **preset})
 
 
-def _entry(label: str, action: Action) -> Entry:
-    return Entry(label, action.name, args=dict(action.args))
-
-
-def entry_action(entry: Entry) -> Action:
-    """The game action a menu entry stands for (the same one ``do`` gives in replay)."""
-    return Action(entry.action, dict(entry.args))
+def _entry(state: State, label: str, action: Action) -> Form:
+    if action.name == "ask":
+        kind = str(action.args["form"])
+        return Form(label, "ask", args=dict(action.args), build=lambda a: question(state, kind, {}))
+    return Form(label, action.name, args=dict(action.args), build=lambda answers: action)
 
 
 def players_menu(state: State) -> Ask:
-    return Ask(MENU_TITLE, tuple(_entry(label, action) for label, action in _entries(state)))
+    entries = tuple(_entry(state, label, action) for label, action in _entries(state))
+    return Ask(MENU_TITLE, entries, WALK)
 
 
-def menu_entries(state: State) -> tuple[Entry, ...]:
+def menu_entries(state: State) -> tuple[Form, ...]:
     return players_menu(state).forms
 
 
@@ -388,13 +385,24 @@ def _entries(state: State) -> list[tuple[str, Action]]:
     return out
 
 
-def open_next_question(state: State) -> State:
+def opens(state: State, action: Action) -> Ask | None:
+    """Replay's ``do ask form=KIND [KEY=VALUE ...]`` and ``do menu``: the question or the menu
+    the buttons would open (None: a game action)."""
+    if action.name == "menu":
+        return players_menu(state)
+    if action.name != "ask":
+        return None
+    kind = str(action.arg("form"))
+    preset = {k: str(v) for k, v in action.args.items() if k != "form"}
+    return question(state, kind, preset)
+
+
+def next_question(state: State) -> Ask | None:
     """Once the race is over the box walks the table through the entries it still needs,
     one question after another, before it shows final scores (rulings, Trap Attack 8)."""
-    if state.ui.mode:
-        return state
     asked = scoring.question(state)
     if asked is None:
-        return state
+        return None
     kind, player = asked
-    return open_form(state, kind, {"player": player})
+    ask_ = question(state, kind, {"player": player})
+    return None if ask_.forms[0].refused else ask_

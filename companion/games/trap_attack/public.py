@@ -1,6 +1,7 @@
 """The replay contract's state object (shared/notes/replay.md, section trap-attack).
 
-Relic and loot values appear here for replay checks; the screen keeps them hidden.
+Relic and loot values appear here for replay checks; the screen keeps them hidden. The key
+``menu`` (what of the players' menu is open) is the app's to add: view.menu_public.
 """
 
 from __future__ import annotations
@@ -74,5 +75,4 @@ def public(state: State) -> dict[str, Any]:
             "ai_move": state.options.ai_move,
             "ai": "on" if state.options.ai else "off",
         },
-        "menu": state.ui.mode or None,
     }

@@ -12,18 +12,15 @@ from dataclasses import replace
 from typing import Any
 
 from companion.games.base import Action, BadAction, Outcome, Rejected, check_arguments
-from companion.games.trap_attack import ai, forms, pawns, scoring, turns
+from companion.games.trap_attack import ai, pawns, scoring, turns
 from companion.games.trap_attack.board import Spot, load_board
 from companion.games.trap_attack.options import DEFAULT_BOARD, check_options
-from companion.games.trap_attack.scoring import scored
-from companion.games.trap_attack.state import AI, HUMANS, Options, Pawn, Played, State, Ui, name
+from companion.games.trap_attack.state import AI, HUMANS, Options, Pawn, Played, State, name
 from companion.games.trap_attack.step import Step, check_rolls, optional_pawn, pawn_arg
 from companion.games.trap_attack.tables import rules as rule_table
 
 Handler = Callable[[Step, Action, tuple[int, ...]], None]
 
-# Actions that only move the menu's cursor: they leave the game's books alone.
-UI_ACTIONS = ("menu", "ask", "pick", "next", "close")
 # Actions of the race itself, refused once it is over.
 RACE_ACTIONS = (
     *("ai_turn", "attack", "turn", "first_player", "card", "blocked", "take", "aim", "play"),
@@ -32,7 +29,7 @@ RACE_ACTIONS = (
 # Actions that start something new, refused while the AI's card waits.
 FLOW_ACTIONS = ("ai_turn", "attack", "turn", "first_player")
 # The arguments each action takes; anything else is a typo that must not pass unnoticed
-# (``amout=3`` would otherwise quietly mean the default). ``ask`` takes any preset answers.
+# (``amout=3`` would otherwise quietly mean the default).
 ARGS: dict[str, tuple[str, ...]] = {
     "card": ("id", "card", "target"),
     "aim": ("player",),
@@ -48,7 +45,6 @@ ARGS: dict[str, tuple[str, ...]] = {
     "held": ("player", "relics", "loot"),
     "finish": ("player", "space", "crystal"),
     "winner": ("player",),
-    "pick": ("index",),
 }
 
 
@@ -71,8 +67,6 @@ def refusal(state: State, action: Action) -> None:
 
 def understood(state: State, action: Action) -> None:
     """Raise BadAction for a malformed action, before asking whether the rules allow it now."""
-    if action.name == "ask":  # a menu form: its fields are checked by the form itself
-        return
     if "rolled" in action.args:
         raise BadAction("die faces go in a 'dice N ...' line before the action, not rolled=")
     check_arguments("trap-attack", action, {name: ARGS.get(name, ()) for name in HANDLERS})
@@ -154,54 +148,6 @@ def _paralyze(step: Step, action: Action, rolls: tuple[int, ...]) -> None:
     pawns.paralyze(step, pawn_arg(step.state, action, "player"))
 
 
-def _menu(step: Step, action: Action, rolls: tuple[int, ...]) -> None:
-    step.state = replace(step.state, ui=Ui("menu"))
-
-
-def _ask(step: Step, action: Action, rolls: tuple[int, ...]) -> None:
-    kind = str(action.arg("form"))
-    preset = {k: str(v) for k, v in action.args.items() if k != "form"}
-    step.state = forms.open_form(step.state, kind, preset)
-
-
-def _pick(step: Step, action: Action, rolls: tuple[int, ...]) -> None:
-    state = step.state
-    ui = state.ui
-    if ui.mode == "menu":
-        size = len(forms.menu_entries(state))
-    elif ui.mode == "form" and ui.form is not None:
-        size = len(forms.progress(state, ui.form).field.choices)
-    elif state.race_over:
-        size = len(scored(state))
-        ui = Ui("detail")
-    else:
-        raise Rejected("nothing to choose from now")
-    index = action.int_arg("index", 0, max(0, size - 1))
-    if ui.mode == "form" and ui.form is not None:
-        step.state = replace(state, ui=replace(ui, form=replace(ui.form, cursor=index)))
-    else:
-        step.state = replace(state, ui=replace(ui, cursor=index))
-
-
-def _next(step: Step, action: Action, rolls: tuple[int, ...]) -> None:
-    step.state = forms.next_field(step.state)
-
-
-def _close(step: Step, action: Action, rolls: tuple[int, ...]) -> None:
-    """Red in a question steps back one field; elsewhere it closes."""
-    ui = step.state.ui
-    if not ui.mode:
-        raise Rejected("nothing to close")
-    form = ui.form
-    if form is not None and form.values:
-        shorter = replace(form, values=form.values[:-1], cursor=0)
-        field = forms.progress(step.state, shorter).field
-        cursor = field.choices.index(form.values[-1]) if form.values[-1] in field.choices else 0
-        step.state = replace(step.state, ui=replace(ui, form=replace(shorter, cursor=cursor)))
-    else:
-        step.state = replace(step.state, ui=Ui())
-
-
 def _only(fn: Callable[[Step], None]) -> Handler:
     return lambda step, action, rolls: fn(step)
 
@@ -231,11 +177,6 @@ HANDLERS: dict[str, Handler] = {
     "finish": _with_action(scoring.finish),
     "winner": _with_action(scoring.winner),
     "scoring": _only(scoring.enter_scoring),
-    "menu": _menu,
-    "ask": _ask,
-    "pick": _pick,
-    "next": _next,
-    "close": _close,
 }
 
 
@@ -264,22 +205,13 @@ def apply(state: State, action: Action) -> Outcome:
     rolls = action.rolls
     check_rolls(action.name, rolls, faces(state, action))
     step = Step(state)
-    fresh = (Ui(), None, False)  # a game action closes menus and one-shot hints
-    if action.name not in UI_ACTIONS and (state.ui, state.card_to, state.alert) != fresh:
-        step.state = replace(state, ui=Ui(), card_to=None, alert=False)
+    if (state.card_to, state.alert) != (None, False):  # an action ends the one-shot hints
+        step.state = replace(state, card_to=None, alert=False)
     HANDLERS[action.name](step, action, rolls)
-    if action.name not in UI_ACTIONS:
-        step.state = forms.open_next_question(step.state)
     return step.outcome()
 
 
-def navigation(action: Action) -> bool:
-    """Menu moves are applied and shown but never journaled (as no game's menu is), so undo
-    and a power cut only ever meet game actions."""
-    return action.name in UI_ACTIONS
-
-
 def restore(state: State) -> State:
-    """After a power cut or an undo a half-answered menu question is dropped; after the
-    race the box asks its next question afresh."""
-    return forms.open_next_question(replace(state, ui=Ui()))
+    """Nothing waits on a clock; the question the box was asking after the race is asked again
+    by the app (``next_question``)."""
+    return state

@@ -77,23 +77,6 @@ class Roll:
 
 
 @dataclass(frozen=True)
-class Form:
-    """A question being answered with up/down and ok: one field after another."""
-
-    kind: str
-    preset: tuple[tuple[str, str], ...] = ()
-    values: tuple[str, ...] = ()
-    cursor: int = 0
-
-
-@dataclass(frozen=True)
-class Ui:
-    mode: str = ""  # "" (game screen), menu, form, detail (one player's score)
-    cursor: int = 0
-    form: Form | None = None
-
-
-@dataclass(frozen=True)
 class State:
     options: Options
     board: Board
@@ -115,7 +98,6 @@ class State:
     card_to: tuple[str, str] | None = None  # (relic|loot, who takes the next tapped one)
     message: tuple[str, ...] = ()  # the current instruction, at most three screen lines
     alert: bool = False
-    ui: Ui = field(default_factory=Ui)
 
     @property
     def seats(self) -> tuple[str, ...]:

@@ -8,10 +8,11 @@ knock-out.
 
 from __future__ import annotations
 
-from companion.games.trap_attack.forms import FORMS, players_menu, progress
+from companion.games.base import Showing
+from companion.games.trap_attack.forms import FORMS
 from companion.games.trap_attack.pawns import next_seat
-from companion.games.trap_attack.scoring import cards_held, leaders, question, scores
-from companion.games.trap_attack.state import AI, Form, State, name, short
+from companion.games.trap_attack.scoring import leaders, question, scores
+from companion.games.trap_attack.state import AI, State, name, short
 from companion.ui.menus import window
 from companion.ui.screen import BLUE, GREEN, PURPLE, RED, YELLOW, Lights, Screen
 
@@ -21,10 +22,6 @@ SEAT_COLORS = {"1": BLUE, "2": GREEN, "3": YELLOW, AI: PURPLE}
 
 def view(state: State) -> tuple[Screen, Lights]:
     turn_light = Lights(SEAT_COLORS[state.turn])
-    if state.ui.mode == "menu":
-        return menu_screen(state), turn_light
-    if state.ui.mode == "form":
-        return form_screen(state), turn_light
     if state.race_over:
         return score_screen(state), race_light(state)
     if state.pending == "block" and state.threat is not None:
@@ -65,44 +62,30 @@ def block_screen(state: State) -> Screen:
     return Screen(title(state), tuple(lines), footer="G blocked  R taken")
 
 
-def menu_screen(state: State) -> Screen:
-    """The players' menu in the kit's list layout, with this game's own footer."""
-    menu = players_menu(state)
-    rows = window([entry.label for entry in menu.forms], state.ui.cursor)
-    return Screen(menu.title, rows, footer="G ok  R back")
+def menu_view(state: State, showing: Showing) -> tuple[Screen, Lights]:
+    """The players' menu, its questions and the score pages, drawn in this game's own way
+    ("< value >", "G ok  R back"), with the game's LED kept as it was."""
+    if showing.kind == "pages" and showing.page is not None:
+        return showing.page, race_light(state)
+    turn_light = Lights(SEAT_COLORS[state.turn])
+    if showing.kind == "question" and showing.question is not None:
+        shown = showing.question.shown(showing.cursor)
+        lines = (showing.question.label, f"< {shown} >")
+        return Screen(showing.title, lines, footer="G ok  R back"), turn_light
+    rows = window(list(showing.labels), showing.cursor)  # the kit's list layout
+    return Screen(showing.title, rows, footer="G ok  R back"), turn_light
 
 
-def form_screen(state: State) -> Screen:
-    form = state.ui.form
-    assert form is not None
-    p = progress(state, form)
-    shown = p.field.shown(form.cursor)
-    return Screen(form_title(state, form), (p.field.label, f"< {shown} >"), footer="G ok  R back")
+def menu_public(showing: Showing | None) -> dict[str, str | None]:
+    """The replay state's ``menu``: what of the players' menu is open (menu, form, detail)."""
+    kinds = {"list": "menu", "question": "form", "pages": "detail"}
+    return {"menu": None if showing is None else kinds[showing.kind]}
 
 
-def form_title(state: State, form: Form) -> str:
-    """The form's name, and for whom when that is settled: "Relic AI 1/2" counts the cards."""
-    head = FORMS[form.kind].title
-    who = dict(form.preset).get("player")
-    if who is None:
-        return head
-    head = f"{head} {short(who)}"
-    held = cards_held(state, who)
-    if held is not None and form.kind in ("relic", "loot"):
-        entry = state.entry(who)
-        count, filed = (held[0], entry.relics) if form.kind == "relic" else (held[1], entry.loot)
-        if len(filed) < count:
-            head = f"{head} {len(filed) + 1}/{count}"
-    return head
-
-
-def score_screen(state: State) -> Screen:
-    table = scores(state)
-    order = list(table)
-    if state.ui.mode == "detail" and order:
-        who = order[min(state.ui.cursor, len(order) - 1)]
-        s = table[who]
-        return Screen(
+def score_pages(state: State) -> tuple[Screen, ...]:
+    """One player's score a page, in the order of the overview."""
+    return tuple(
+        Screen(
             f"Score {name(who)}",
             (
                 f"Race {s.race}  Relics {s.relics}",
@@ -111,6 +94,12 @@ def score_screen(state: State) -> Screen:
             ),
             footer="G menu  R back",
         )
+        for who, s in scores(state).items()
+    )
+
+
+def score_screen(state: State) -> Screen:
+    table = scores(state)
     asked = question(state)
     if asked is not None:
         kind, who = asked
