@@ -9,6 +9,8 @@ import sys
 import time
 
 import pytest
+from test_damaged_state import _config as damaged_state_config
+from test_damaged_state import run_until_ready
 
 from companion.hal.readers.fake import FakeRdm6300, PtyPort
 
@@ -106,29 +108,14 @@ def test_no_gpio_backend_on_a_laptop_is_a_clear_hardware_error(tmp_path):
     assert "hardware.pin_factory = 'auto'" in proc.stderr
 
 
+def _sigterm_to_a_worker(proc: subprocess.Popen) -> None:
+    workers = sorted(int(t) for t in os.listdir(f"/proc/{proc.pid}/task") if t != str(proc.pid))
+    assert workers, "the box runs worker threads"
+    os.kill(workers[-1], signal.SIGTERM)  # a thread id: the kernel tries that thread first
+
+
 def test_a_sigterm_the_kernel_hands_to_another_thread_still_stops_the_box(tmp_path):
     """With no display, no reader and no watchdog the loop has no deadline to wake it: a signal
     that lands on a worker thread once left the daemon asleep until systemd killed it."""
-    config = tmp_path / "config.toml"
-    config.write_text(
-        '[hardware]\npin_factory = "mock"\n[display]\ndriver = "none"\n'
-        f'[reader]\ntype = "none"\n[state]\ndir = "{tmp_path}/state"\n'
-    )
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    sock.bind(str(tmp_path / "notify.sock"))
-    sock.settimeout(20)
-    env = {"NOTIFY_SOCKET": str(tmp_path / "notify.sock"), "PATH": "/usr/bin:/bin"}
-    proc = _start(config, env)
-    try:
-        _messages_until(sock, "READY=1")
-        workers = sorted(int(t) for t in os.listdir(f"/proc/{proc.pid}/task") if t != str(proc.pid))
-        assert workers, "the box runs worker threads"
-        os.kill(workers[-1], signal.SIGTERM)  # a thread id: the kernel tries that thread first
-        code = proc.wait(timeout=20)  # before the fix: never
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        sock.close()
-    stderr = proc.stderr.read()
-    assert code == 0, stderr
-    assert "stopping (SIGTERM)" in stderr
+    _, log = run_until_ready(tmp_path, damaged_state_config(tmp_path), stop=_sigterm_to_a_worker)
+    assert "stopping (SIGTERM)" in log

@@ -13,6 +13,7 @@ import stat
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -58,8 +59,11 @@ def _command(config: Path, *args: str, stdin: str = "") -> subprocess.CompletedP
     )
 
 
-def run_until_ready(tmp_path: Path, config: Path) -> tuple[str, str]:
-    """`trap-companion run` as systemd starts it: its READY=1 status and its log."""
+def run_until_ready(
+    tmp_path: Path, config: Path, stop: Callable[[subprocess.Popen], None] | None = None
+) -> tuple[str, str]:
+    """`trap-companion run` as systemd starts it, then ``stop`` (SIGTERM to the process by
+    default): its READY=1 status and its log. It must exit 0."""
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     sock.bind(str(tmp_path / "notify.sock"))
     sock.settimeout(20)
@@ -78,7 +82,10 @@ def run_until_ready(tmp_path: Path, config: Path) -> tuple[str, str]:
             except TimeoutError:
                 proc.kill()
                 pytest.fail(f"no READY=1: {proc.communicate()[1]}")
-        proc.send_signal(signal.SIGTERM)
+        if stop is None:
+            proc.send_signal(signal.SIGTERM)
+        else:
+            stop(proc)
         assert proc.wait(timeout=30) == 0  # it stops in ms; 30 s only catches a hang
     finally:
         if proc.poll() is None:
