@@ -8,6 +8,7 @@ name never reused (``set_aside``), with one ERROR line, and the box starts witho
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import logging
@@ -16,6 +17,7 @@ import re
 import stat
 import sys
 import tomllib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -95,6 +97,39 @@ def _check(path: Path, st: os.stat_result, cap: int) -> None:
         raise TooBig(path, f"is too big ({st.st_size} bytes; at most {cap})")
 
 
+_OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+
+@contextlib.contextmanager
+def _opened(path: Path) -> Iterator[int | None]:
+    """The file opened without following a link and without blocking (None: nothing there);
+    an error while reading it is Unreadable naming it."""
+    try:
+        fd = os.open(path, _OPEN_FLAGS)
+    except FileNotFoundError:
+        yield None
+        return
+    except OSError as err:
+        if err.errno == errno.ELOOP:  # a link, or became one since a look
+            raise Unreadable(path, f"is {_link(path)}") from None
+        raise Unreadable(path, f"cannot be opened ({err.strerror or err})") from None
+    try:
+        yield fd
+    except OSError as err:
+        raise Unreadable(path, f"cannot be read ({err.strerror or err})") from None
+    finally:
+        os.close(fd)
+
+
+def _read_upto(fd: int, limit: int) -> bytes:
+    chunks: list[bytes] = []
+    left = limit
+    while left > 0 and (chunk := os.read(fd, min(MIB, left))):
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
 def read_bytes(path: Path, cap: int) -> bytes | None:
     """The whole file, or None when nothing is there; Unreadable for anything else."""
     try:
@@ -103,55 +138,25 @@ def read_bytes(path: Path, cap: int) -> bytes | None:
         return None
     except OSError as err:
         raise Unreadable(path, f"cannot be looked at ({err.strerror or err})") from None
-    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-    try:
-        fd = os.open(path, flags)
-    except FileNotFoundError:
-        return None  # gone since the look: as if never there
-    except OSError as err:
-        if err.errno == errno.ELOOP:  # became a link since the look
-            raise Unreadable(path, f"is {_link(path)}") from None
-        raise Unreadable(path, f"cannot be opened ({err.strerror or err})") from None
-    try:
+    with _opened(path) as fd:
+        if fd is None:
+            return None  # gone since the look: as if never there
         _check(path, os.fstat(fd), cap)  # what was opened, whatever the look saw
-        chunks: list[bytes] = []
-        size = 0
-        while True:
-            chunk = os.read(fd, min(MIB, cap + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-            if size > cap:
-                raise TooBig(path, f"is too big (more than {cap} bytes)")
-        return b"".join(chunks)
-    except OSError as err:
-        raise Unreadable(path, f"cannot be read ({err.strerror or err})") from None
-    finally:
-        os.close(fd)
+        data = _read_upto(fd, cap + 1)  # one byte more: a file that grew past its cap
+        if len(data) > cap:
+            raise TooBig(path, f"is too big (more than {cap} bytes)")
+        return data
 
 
 def read_tail(path: Path, size: int) -> bytes:
     """The last ``size`` bytes of a regular file (opened as ``read_bytes`` opens it)."""
-    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-    try:
-        fd = os.open(path, flags)
-    except OSError as err:
-        raise Unreadable(path, f"cannot be opened ({err.strerror or err})") from None
-    try:
+    with _opened(path) as fd:
+        if fd is None:
+            raise Unreadable(path, "cannot be opened (it is gone)")
         st = os.fstat(fd)
         _check(path, st, st.st_size)
         os.lseek(fd, max(0, st.st_size - size), os.SEEK_SET)
-        chunks: list[bytes] = []
-        left = size
-        while left > 0 and (chunk := os.read(fd, min(MIB, left))):
-            chunks.append(chunk)
-            left -= len(chunk)
-        return b"".join(chunks)
-    except OSError as err:
-        raise Unreadable(path, f"cannot be read ({err.strerror or err})") from None
-    finally:
-        os.close(fd)
+        return _read_upto(fd, size)
 
 
 def decode(path: Path, data: bytes) -> str:
