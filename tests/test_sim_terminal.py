@@ -79,11 +79,16 @@ def _stop(proc, master, slave):
         assert b"\x1b[?25h" in _read_until(master, b"simulator stopped")
         assert proc.wait(timeout=10) == 0
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        os.close(master)
-        os.close(slave)
+        _close(proc, master, slave)
+
+
+def _close(proc, master, slave):
+    """Whatever happened: no simulator left running, the pty closed."""
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+    os.close(master)
+    os.close(slave)
 
 
 def test_the_simulator_runs_in_a_terminal_and_quits_cleanly(tmp_path):
@@ -254,9 +259,5 @@ def test_sighup_on_any_worker_thread_still_closes_the_simulator(tmp_path):
             assert b"\x1b[?25h" in _read_until(master, b"\x1b[?1049l")  # the terminal back
             assert proc.wait(timeout=20) == 128 + signal.SIGHUP
         finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-            os.close(master)
-            os.close(slave)
+            _close(proc, master, slave)
         index += 1
