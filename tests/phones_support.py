@@ -26,6 +26,15 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def taken_port() -> tuple[int, socket.socket]:
+    """A port another program listens on: the port and that program's socket (close it to
+    free the port)."""
+    blocker = socket.socket()
+    blocker.bind(("127.0.0.1", 0))
+    blocker.listen()
+    return blocker.getsockname()[1], blocker
+
+
 class LiveBox:
     def __init__(self, state_dir: Path, port: int | None = None, reader: str = "pn532") -> None:
         config = Config()

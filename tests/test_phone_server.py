@@ -215,12 +215,9 @@ def test_the_event_stream_pushes_the_new_view(box) -> None:
 
 def test_a_taken_port_leaves_the_box_playing_and_is_retried(tmp_path: Path) -> None:
     from companion.web import phones as phone_module
-    from tests.phones_support import LiveBox, free_port
+    from tests.phones_support import LiveBox, taken_port
 
-    port = free_port()
-    blocker = socket.socket()
-    blocker.bind(("127.0.0.1", port))
-    blocker.listen()
+    port, blocker = taken_port()
     live = LiveBox(tmp_path, port=port)
     try:
         live.start()
@@ -280,13 +277,10 @@ def test_without_aiohttp_the_box_plays_on_and_says_why(tmp_path: Path, monkeypat
 def test_the_retry_is_a_deadline_on_the_loop_that_fires_by_itself(
     tmp_path: Path, monkeypatch
 ) -> None:
-    from tests.phones_support import LiveBox, free_port
+    from tests.phones_support import LiveBox, taken_port
 
     monkeypatch.setattr("companion.web.phones.RETRY_SECONDS", 0.3)
-    port = free_port()
-    blocker = socket.socket()
-    blocker.bind(("127.0.0.1", port))
-    blocker.listen()
+    port, blocker = taken_port()
     live = LiveBox(tmp_path, port=port)
     try:
         live.start()
