@@ -9,8 +9,7 @@ import sys
 import time
 
 import pytest
-from test_damaged_state import _config as damaged_state_config
-from test_damaged_state import run_until_ready
+from test_damaged_state import box_config, run_until_ready
 
 from companion.hal.readers.fake import FakeRdm6300, PtyPort
 
@@ -117,5 +116,5 @@ def _sigterm_to_a_worker(proc: subprocess.Popen) -> None:
 def test_a_sigterm_the_kernel_hands_to_another_thread_still_stops_the_box(tmp_path):
     """With no display, no reader and no watchdog the loop has no deadline to wake it: a signal
     that lands on a worker thread once left the daemon asleep until systemd killed it."""
-    _, log = run_until_ready(tmp_path, damaged_state_config(tmp_path), stop=_sigterm_to_a_worker)
+    _, log = run_until_ready(tmp_path, box_config(tmp_path), stop=_sigterm_to_a_worker)
     assert "stopping (SIGTERM)" in log

@@ -39,10 +39,11 @@ BAD_REGISTRIES = [
 ]
 
 
-def _config(tmp_path: Path) -> Path:
+def box_config(tmp_path: Path, display: str = "none") -> Path:
+    """A box on mock pins with no reader, its state in tmp_path/state."""
     config = tmp_path / "config.toml"
     config.write_text(
-        '[hardware]\npin_factory = "mock"\n[display]\ndriver = "none"\n'
+        f'[hardware]\npin_factory = "mock"\n[display]\ndriver = "{display}"\n'
         f'[reader]\ntype = "none"\n[state]\ndir = "{tmp_path / "state"}"\n'
     )
     (tmp_path / "state").mkdir(exist_ok=True)
@@ -101,7 +102,7 @@ def run_until_ready(
 
 @pytest.mark.parametrize(("text", "message"), BAD_REGISTRIES)
 def test_cards_list_on_a_damaged_registry_names_it_and_exits_65(tmp_path, text, message):
-    config = _config(tmp_path)
+    config = box_config(tmp_path)
     (tmp_path / "state" / "cards.toml").write_text(text)
     proc = _command(config, "cards", "list")
     assert proc.returncode == 65, proc.stderr
@@ -113,7 +114,7 @@ def test_cards_list_on_a_damaged_registry_names_it_and_exits_65(tmp_path, text, 
 
 @pytest.mark.parametrize(("text", "message"), BAD_REGISTRIES[:2])
 def test_the_daemon_sets_a_damaged_registry_aside_and_starts(tmp_path, text, message):
-    config = _config(tmp_path)
+    config = box_config(tmp_path)
     (tmp_path / "state" / "cards.toml").write_text(text)
     ready, log = run_until_ready(tmp_path, config)
     assert "READY=1" in ready
@@ -124,7 +125,7 @@ def test_the_daemon_sets_a_damaged_registry_aside_and_starts(tmp_path, text, mes
 
 
 def test_replay_on_a_damaged_registry_says_so_on_screen(tmp_path):
-    config = _config(tmp_path)
+    config = box_config(tmp_path)
     (tmp_path / "state" / "cards.toml").write_text("cards = 5\n")
     proc = _command(config, "replay", "-", stdin="wait 0\n")
     assert proc.returncode == 0, proc.stderr
@@ -170,7 +171,7 @@ DAMAGED_LINES = [
 
 def _played_journal(tmp_path: Path) -> Path:
     """A journal of a dice game with two rolls, written by the box itself."""
-    config = _config(tmp_path)
+    config = box_config(tmp_path)
     proc = _command(config, "replay", "-", stdin=PLAYED)
     assert proc.returncode == 0, proc.stderr
     return tmp_path / "state" / "journal.jsonl"

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from test_damaged_state import run_until_ready
+from test_damaged_state import box_config, run_until_ready
 
 from companion.core import statefile
 from companion.core.registry import Card, Registry
@@ -121,13 +121,7 @@ LAST_GOOD_CASES = {
 
 
 def _config(tmp_path: Path) -> Path:
-    config = tmp_path / "config.toml"
-    config.write_text(
-        '[hardware]\npin_factory = "mock"\n[display]\ndriver = "dummy"\n'
-        f'[reader]\ntype = "none"\n[state]\ndir = "{tmp_path / "state"}"\n'
-    )
-    (tmp_path / "state").mkdir(exist_ok=True)
-    return config
+    return box_config(tmp_path, display="dummy")  # the OLED's notice is read off its picture
 
 
 def _errors(log: str) -> list[str]:
