@@ -3,37 +3,12 @@ a clean stop on SIGTERM or Ctrl-C within 2 s, and exit 78 on a bad config."""
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
 
 import pytest
 from test_damaged_state import box_config, run_until_ready
-
-from companion.hal.readers.fake import FakeRdm6300, PtyPort
-
-
-@pytest.fixture
-def daemon_env(tmp_path):
-    with PtyPort() as port:
-        device = FakeRdm6300(port)
-        config = tmp_path / "config.toml"
-        config.write_text(
-            '[hardware]\npin_factory = "mock"\n[display]\ndriver = "dummy"\n'
-            f'[reader]\nport = "{port.path}"\n[state]\ndir = "{tmp_path}/state"\n'
-        )
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        sock.bind(str(tmp_path / "notify.sock"))
-        sock.settimeout(10)
-        env = {
-            "NOTIFY_SOCKET": str(tmp_path / "notify.sock"),
-            "WATCHDOG_USEC": "200000",
-            "PATH": "/usr/bin:/bin",
-        }
-        yield config, sock, env, device
-        sock.close()
-        device.close()
 
 
 def _start(config, env):

@@ -8,8 +8,6 @@ import urllib.request
 
 from browser_support import sim_web
 
-from companion.hal.readers.fake import FakeRdm6300, PtyPort
-
 
 def _sim(*args, timeout=30):
     return subprocess.run(
@@ -50,42 +48,26 @@ def test_web_options_without_web_are_usage_errors(tmp_path):
     assert out.returncode == 2 and "'http' is not a port" in out.stderr
 
 
-def test_run_without_a_web_face_imports_no_aiohttp(tmp_path):
+def test_run_without_a_web_face_imports_no_aiohttp(daemon_env):
     """The daemon started and stopped under -X importtime: every module it imported is listed."""
-    with PtyPort() as port:
-        device = FakeRdm6300(port)
-        config = tmp_path / "config.toml"
-        config.write_text(
-            '[hardware]\npin_factory = "mock"\n[display]\ndriver = "dummy"\n'
-            f'[reader]\nport = "{port.path}"\n[state]\ndir = "{tmp_path}/state"\n'
-        )
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-X",
-                "importtime",
-                "-m",
-                "companion",
-                "-v",
-                "run",
-                "--config",
-                config,
-            ],
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        try:
-            lines = []
-            for line in proc.stderr:
-                lines.append(line)
-                if "ready" in line.lower() and "import time" not in line:
-                    break
-            proc.terminate()
-            _, rest = proc.communicate(timeout=10)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-            device.close()
+    config, _, env, _ = daemon_env
+    proc = subprocess.Popen(
+        [sys.executable, "-X", "importtime", "-m", "companion", "-v", "run", "--config", config],
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        lines = []
+        for line in proc.stderr:
+            lines.append(line)
+            if "ready" in line.lower() and "import time" not in line:
+                break
+        proc.terminate()
+        _, rest = proc.communicate(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
     imported = "".join(lines) + rest
     assert "companion.app" in imported  # the box really started
     assert "aiohttp" not in imported
