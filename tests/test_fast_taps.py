@@ -112,9 +112,9 @@ def test_uids_typed_in_the_simulator_a_tenth_of_a_second_apart_all_tap(
         def open_run() -> None:
             app.new_game("trap-attack", {})
             app.open_session_menu()
-            app.menu.cursor = len(app.menu.items) - 1
-            app._menu_press("ok", False)  # Enrol copies
-            app._menu_press("ok", False)  # of Damage 1
+            app.on_press("up", False)  # the last entry: Enrol copies
+            app.on_press("ok", False)  # Enrol copies
+            app.on_press("ok", False)  # of Damage 1
             on_loop.set()
 
         app.loop.post(Call(open_run))

@@ -127,8 +127,7 @@ def test_a_solo_win_is_kept_with_the_date_across_restarts_and_shown(tmp_path: Pa
         assert len(box.app.records.results) == 1  # resuming the finished game adds nothing
         _play(box, "dice 1 1\n" + SOLO_WIN.replace("dice 3 5\n", "dice 2 2\npress green\n"))
         assert box.app.current()[0].lines[:2] == ("Won: 2 rolls", "Best: 1 roll (2.)")
-        box.app.menu = None
-        _play(box, "press back\n")
+        _play(box, "press red\npress back\n")  # the pages closed, the game menu
         menu = box.app.menu
         assert "Records" in menu.items
     finally:

@@ -1,8 +1,11 @@
-"""The box: config, parts, the loop, the journal, the card registry and the game, wired together.
+"""The box: config, parts, the loop, the journal, the card list, the records and the value of
+what the box is doing, wired together. The App is the interpreter of the box's step (step.py):
+it turns each input into ``step(box, event, world)``, performs the effects in order, keeps the
+new value, draws it and publishes it to the faces. It holds no other state about play.
 
 Everything here runs on the loop's consumer thread. The order that makes power cuts harmless:
-rules accept an action -> journal append + fsync -> effects (sound, timers) -> screen.
-The App's behaviour is split by what it is about, one module each (see companion/app/__init__.py).
+the step decides -> each journal entry appended and fsync'ed as it comes -> sounds, timers,
+log lines -> the screen, drawn once every effect is done.
 """
 
 from __future__ import annotations
@@ -11,39 +14,57 @@ import datetime
 import logging
 import random
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
-from companion.app.actions import Actions
+from companion.app import events, view
+from companion.app.boxstate import BoxState
 from companion.app.dice_source import DiceSource
-from companion.app.enrolment import Enrolment
-from companion.app.inputs import Inputs
-from companion.app.menu_control import MenuControl
+from companion.app.effects import (
+    DiceLeft,
+    EnrolCard,
+    ForgetPhones,
+    JournalAction,
+    JournalNewGame,
+    JournalRestore,
+    JournalUndo,
+    KeepResult,
+    LogLine,
+    NewPairingCode,
+    Note,
+    Play,
+    Refusal,
+    Unwake,
+    Wake,
+)
 from companion.app.parts import Parts
-from companion.app.phones import Phones
-from companion.app.refresh import Refresh
-from companion.app.session import Session, from_journal, restored
-from companion.app.toasts import Toasts
+from companion.app.session import Session, from_journal, resumed
+from companion.app.step import World, step
 from companion.core.clock import Clock
 from companion.core.config import Config
-from companion.core.events import CardSeen, ReaderStatus
-from companion.core.journal import GameRecord, Journal, Step
+from companion.core.events import ButtonEdge, Call, CardSeen, ReaderStatus
+from companion.core.events import Event as LoopEvent
+from companion.core.journal import GameRecord, Journal
 from companion.core.loop import Loop
 from companion.core.records import RECORDS_FILE, Records
 from companion.core.registry import Card, Registry, demo_uid
 from companion.faces.hub import Hub
+from companion.faces.snapshot import Snapshot
 from companion.games import registry as games
 from companion.games.base import Action, BadAction, Rejected
 from companion.hal.buttons import ButtonPins, PressLogic
 from companion.hal.lights import Led
 from companion.hal.sound import Sound as Buzzer
-from companion.ui import menus
+from companion.ui.forms import CardKind
 from companion.ui.screen import Lights, Screen
 
-# One name for all the box's log lines, the same as before the App was split into pieces.
+# One name for all the box's log lines.
 log = logging.getLogger("companion.app")
 
+JOURNALED = (JournalNewGame, JournalAction, JournalRestore, JournalUndo)
 
-class App(Inputs, Actions, MenuControl, Enrolment, Toasts, Refresh, Phones):
+
+class App:
     def __init__(
         self,
         config: Config,
@@ -92,20 +113,11 @@ class App(Inputs, Actions, MenuControl, Enrolment, Toasts, Refresh, Phones):
         self.records, records_problem = Records.open_or_set_aside(state_dir / RECORDS_FILE)
         if records_problem:
             self.problems.append(("Records unreadable", "set aside, see log"))
-        self.table_dice = config.dice.source == "table"
-        self.session: Session | None = None
-        self.menu: menus.Menu | None = None
-        self.play_form: menus.Menu | None = None  # a game's form or pages a tap opened
-        self.held_taps: list[Card] = []  # this game's cards tapped while that form was open
-        # A menu that is a part of play (Walk.in_play) waiting under the box's own menu, with
-        # the state it was opened on: it comes back when the box's menu closes on that state.
-        self.under_menu: tuple[menus.Menu, Any] | None = None
-        self.toast: tuple[Screen, Lights] | None = None  # a notice over the screen for a moment
-        self.toast_pages: tuple[Screen, ...] = ()  # the notice's pages still to come
+        reader = "no reader" if parts.reader is None else "reader starting"
+        self.box = BoxState(table_dice=config.dice.source == "table", reader_status=reader)
         self.time_offset = 0.0
         self.runner: Any = None
         self.presence: Any = None
-        self.reader_status = "no reader" if parts.reader is None else "reader starting"
         # What replay reports per line, reset by whoever reads it.
         self.recording = recording  # only replay and the simulator read these; the daemon not
         self.sounds: list[str] = []
@@ -115,6 +127,194 @@ class App(Inputs, Actions, MenuControl, Enrolment, Toasts, Refresh, Phones):
         self.on_refresh: list[Callable[[], None]] = []
         self.faces = Hub()  # the terminal, the web page, phones: each sees every refresh
         self.phones: Any = None  # the phones at the table, when a phone face is on (phones.py)
+
+    # --- the value, as the rest of the tree reads it ------------------------------------------
+
+    @property
+    def session(self) -> Session | None:
+        return self.box.session
+
+    @property
+    def menu(self) -> Any:
+        return self.box.menu
+
+    @property
+    def toast(self) -> tuple[Screen, Lights] | None:
+        return self.box.toast
+
+    @property
+    def reader_status(self) -> str:
+        return self.box.reader_status
+
+    # --- the interpreter ----------------------------------------------------------------------
+
+    def world(self) -> World:
+        return World(
+            now=self.clock.now(),
+            game_time=self.game_time(),
+            today=self.today(),
+            dice=self.dice.now(),
+            registry=self.registry,
+            records=self.records,
+            phones=self.phones,
+        )
+
+    def feed(self, event: events.Event, draw: bool = True) -> None:
+        """One step of the box: the new value kept, its effects performed in order, then the
+        screen drawn (``draw`` false: the caller draws). What the step raises propagates and
+        leaves the box as it was; a journal entry that cannot be written leaves it as it was
+        too (StorageFailed is fed, then the error propagates)."""
+        before = self.box
+        self.box, effects = step(before, event, self.world())
+        try:
+            for effect in effects:
+                self._do(effect)
+        except OSError as err:
+            if not isinstance(effect, JOURNALED):
+                raise
+            self.box = before
+            self.feed(events.StorageFailed(str(err)), draw=False)
+            raise
+        if draw:
+            self.refresh()
+
+    def _do(self, effect: Any) -> None:
+        if isinstance(effect, JournalAction):
+            self.journal.action(effect.action, auto=effect.auto)  # fsync before anything shows
+        elif isinstance(effect, JournalRestore):
+            self.journal.restore(effect.at)
+        elif isinstance(effect, JournalUndo):
+            self.journal.undo()
+        elif isinstance(effect, JournalNewGame):
+            game_id = self.journal.new_game(
+                effect.game, dict(effect.options), effect.rolls, effect.at
+            )
+            self.feed(events.GameJournaled(game_id), draw=False)
+        elif isinstance(effect, Note):
+            self.note(effect.text)
+        elif isinstance(effect, Play):
+            self.play(effect.cue)
+        elif isinstance(effect, LogLine):
+            log.log(effect.level, "%s", effect.text)
+        elif isinstance(effect, Refusal):
+            self.rejected = effect.reason
+        elif isinstance(effect, Wake):
+            event = effect.event
+            self.loop.call_at(effect.due, lambda: self.feed(event), effect.key)
+        elif isinstance(effect, Unwake):
+            if effect.prefix:
+                self.loop.cancel_prefix(effect.key)
+            else:
+                self.loop.cancel(effect.key)
+        elif isinstance(effect, EnrolCard):
+            self.registry.enrol(effect.card)
+        elif isinstance(effect, KeepResult):
+            self._keep_result(effect)
+        elif isinstance(effect, DiceLeft):
+            self.dice.take(effect.dice)
+        elif isinstance(effect, NewPairingCode):
+            self.phones.pairing.new_code()
+            deadline = self.phones.pairing.code_deadline()
+            if deadline is not None:  # the screen says so the moment the code runs out
+                self.loop.call_at(deadline, lambda: self.feed(events.Redraw()), "phones-code")
+        elif isinstance(effect, ForgetPhones):
+            self.feed(events.PhonesForgotten(self.phones.pairing.forget_all()), draw=False)
+
+    def _keep_result(self, effect: KeepResult) -> None:
+        try:
+            added = self.records.sync(effect.key, effect.game, effect.report, effect.date)
+        except OSError as err:
+            log.error("records not saved: %s", err)
+            self.feed(events.RecordsFailed(), draw=False)
+            return
+        if added is not None and effect.announce:
+            self.feed(events.ResultKept(added), draw=False)
+
+    def game_time(self) -> float:
+        """The clock as games see it: continuous across restarts of the daemon."""
+        return round(self.clock.now() + self.time_offset, 6)
+
+    def play(self, cue: str) -> None:
+        """Sound a cue, and note it for replay's ``sounds`` and the faces."""
+        if self.recording or self.faces:
+            self.sounds.append(cue)
+        self.buzzer.play(cue)
+
+    def note(self, text: str) -> None:
+        """A line for replay's ``log`` and journald."""
+        log.info("%s", text)
+        if self.recording or self.faces:
+            self.logs.append(text)
+
+    # --- inputs, as the loop, replay and the faces give them ------------------------------------
+
+    def handle(self, event: LoopEvent) -> None:
+        if isinstance(event, ButtonEdge):
+            self.presses.edge(event.button, event.pressed, event.t)
+        elif isinstance(event, CardSeen):
+            self._card_seen(event.uid, event.t)
+        elif isinstance(event, ReaderStatus):
+            self.feed(events.ReaderSaid(event.text))
+
+    def _card_seen(self, uid: str, t: float) -> None:
+        # The read's own time, not the handling time: a busy loop must not re-tap a resting card.
+        for what, who in self.presence.seen(uid, t):
+            if what == "tap":
+                self.on_tap(who)
+        deadline = self.presence.deadline()
+        if deadline is not None:
+            self.loop.call_at(deadline, self._presence_expire, "presence")
+
+    def _presence_expire(self) -> None:
+        for what, who in self.presence.expire(self.clock.now()):
+            log.debug("card %s %s", who, what)
+
+    def on_press(self, button: str, long: bool) -> None:
+        self.feed(events.Pressed(button, long))
+
+    def on_tap(self, uid: str) -> None:
+        self.feed(events.Tapped(uid))
+
+    def new_game(self, name: str, raw_options: dict[str, str]) -> None:
+        """Start a game; BadAction (unknown game or option) propagates to the caller."""
+        self.feed(events.NewGame(name, dict(raw_options)))
+
+    def perform(self, action: Action) -> None:
+        """Replay's ``do``; BadAction propagates (replay draws afterwards)."""
+        self.feed(events.Perform(action), draw=False)
+
+    def submit(self, action: Action) -> None:
+        """An action as it is (the bench, tests); Rejected without a game."""
+        if self.box.session is None:
+            raise Rejected("no game is being played")
+        self.feed(events.Submit(action), draw=False)
+
+    def reject(self, reason: str) -> None:
+        self.feed(events.Refuse(reason), draw=False)
+
+    def notice(self, lines: tuple[str, ...]) -> None:
+        """A notice from outside the app (a face: the phones' port, their file): loop thread."""
+        self.feed(events.ShowNotice(tuple(lines)))
+
+    def open_game_menu(self) -> None:
+        self.feed(events.OpenGameMenu(), draw=False)
+
+    def open_session_menu(self) -> None:
+        self.feed(events.OpenSessionMenu(), draw=False)
+
+    def enrol_copies(self, kind: CardKind, values: dict[str, int], source: str) -> None:
+        """Open a run of copies of ``kind`` for a face that chose the kind itself (a phone).
+        PermissionError while the box asks a question."""
+        self.feed(events.EnrolCopies(kind, dict(values), source), draw=False)
+
+    def phone_command(self, what: str) -> None:
+        self.feed(events.PhoneCommand(what), draw=False)
+
+    def phones_changed(self, what: str) -> None:
+        """From the web server's thread: a phone paired, or the code went void."""
+        self.loop.post(Call(lambda: self.feed(events.PhonesChanged(what))))
+
+    # --- start and stop -----------------------------------------------------------------------
 
     def _demo_cards(self) -> list[Card]:
         """Every catalog card gets a made-up UID, so the simulator and replay have a deck."""
@@ -131,11 +331,9 @@ class App(Inputs, Actions, MenuControl, Enrolment, Toasts, Refresh, Phones):
     def _attach_games(self, state_dir: Any) -> None:
         """Games that read the owner's own files (a card pack) read them from the state dir."""
         for name in games.available():
-            attach = getattr(games.get(name), "attach", None)
-            if attach is not None:
-                problem = attach(state_dir)
-                if problem:
-                    self.problems.append(tuple(problem))
+            problem = games.get(name).attach(state_dir)
+            if problem:
+                self.problems.append(tuple(problem))
 
     def start(self) -> None:
         record = self.journal.open()
@@ -152,7 +350,8 @@ class App(Inputs, Actions, MenuControl, Enrolment, Toasts, Refresh, Phones):
         if self.parts.reader is not None:
             self._start_reader()
         if self.problems:  # every one of them, paged
-            self._toast(tuple(line for problem in self.problems for line in problem))
+            lines = tuple(line for problem in self.problems for line in problem)
+            self.feed(events.ShowNotice(lines), draw=False)
         self.refresh()
 
     def _start_reader(self) -> None:
@@ -169,8 +368,9 @@ class App(Inputs, Actions, MenuControl, Enrolment, Toasts, Refresh, Phones):
     def _resume(self, record: GameRecord) -> None:
         session = None
         try:
-            session = self._build(record.game, record.options, record.setup_rolls)
-            session.rebuild(from_journal(record.steps))
+            session = resumed(record.game, record.options, record.setup_rolls)
+            for step_ in from_journal(record.steps):
+                session = session.folded(step_)
         except (BadAction, Rejected, KeyError, TypeError, ValueError) as err:
             why = f"cannot replay the saved {record.game} game: {err}"
             self.journal.close()
@@ -182,27 +382,14 @@ class App(Inputs, Actions, MenuControl, Enrolment, Toasts, Refresh, Phones):
             self.journal.open()
             self.open_game_menu()
             return
-        session.started_at, session.game_id = record.started_at, record.game_id
-        self.session = session
-        self._restore()
-        self.ask_next()  # the question the game was asking when the power went
-        self.keep_result(announce=False)  # a cut between the journal and the records
+        session = replace(session, started_at=record.started_at, game_id=record.game_id)
+        self.feed(events.Resumed(session), draw=False)
         actions = record.actions
         # Game time goes on from the last moment the journal holds (a clean stop's restore).
         moments = [Action.from_json(s.action).at if s.action else s.at for s in record.steps]
         last_at = max([record.started_at, *(at for at in moments if at is not None)])
         self.time_offset = max(0.0, last_at - self.clock.now())
         log.info("resumed %s after %d actions", record.game, len(actions))
-
-    def _restore(self, at: float | None = None) -> None:
-        """Pause what a power cut or an undo (at ``at``) interrupted, and say so in the journal,
-        so that folding the journal later gives this very state (not the unpaused one)."""
-        session = self.session
-        state = restored(session.rules, session.state, at)
-        if state != session.state:
-            self.journal.restore(at)
-            session.state = state
-            session.add(Step(None, at=at))
 
     def workers_alive(self) -> bool:
         reader_ok = self.runner is None or self.runner.alive
@@ -214,9 +401,9 @@ class App(Inputs, Actions, MenuControl, Enrolment, Toasts, Refresh, Phones):
         screen."""
         if self.runner is not None:
             self.runner.stop(timeout=1.0)
-        if self.session is not None:
+        if self.box.session is not None:
             try:
-                self._restore(self.game_time())
+                self.feed(events.Stopping(), draw=False)
             except (OSError, RuntimeError) as err:  # a journal that cannot be written now
                 log.error("turn timer not paused at the stop: %s", err)
         self.journal.close()
@@ -225,3 +412,61 @@ class App(Inputs, Actions, MenuControl, Enrolment, Toasts, Refresh, Phones):
         self.display.show(Screen("Trap Companion", ("Stopped",), footer=""))
         self.display.close(keep_picture=True)
         self.pins.close()
+
+    # --- drawing and publishing ---------------------------------------------------------------
+
+    def current(self) -> tuple[Screen, Lights]:
+        return view.current(self.box)
+
+    def public_state(self) -> dict | None:
+        return view.public_state(self.box)
+
+    def refresh(self) -> None:
+        screen, lights = view.current(self.box)
+        if self.shown is None or self.shown[0] != screen:
+            self.display.show(screen)
+        self.led.show(lights)
+        self.shown = (screen, lights)
+        for hook in self.on_refresh:
+            hook()
+        if self.faces:  # no face, no snapshot: the box alone pays nothing more
+            self.faces.publish(self.snapshot)
+
+    def snapshot(self, seq: int) -> Snapshot:
+        """What the box shows now, for the faces. The sounds, log lines and refusal since the
+        last snapshot are handed over (and cleared): with faces, they are theirs."""
+        screen, lights = self.shown if self.shown else self.current()
+        session = self.box.session
+        size, pixels = Snapshot.pack(self.display.image)
+        sounds, logs, rejected = tuple(self.sounds), tuple(self.logs), self.rejected
+        self.sounds.clear()
+        self.logs.clear()
+        self.rejected = None
+        return Snapshot(
+            seq=seq,
+            t=self.clock.now(),
+            game=session.name if session else None,
+            title=session.rules.title if session else "Trap Companion",
+            screen=tuple(screen.text_lines()),
+            size=size,
+            pixels=pixels,
+            led=lights.shown(),
+            pattern=lights.pattern,
+            sounds=sounds,
+            log=logs,
+            state=self.public_state(),
+            reader=self.box.reader_status,
+            rejected=rejected,
+            view=screen,
+        )
+
+    def status_line(self) -> str:
+        session = self.box.session
+        game = session.rules.title if session else "menu"
+        reader = self.box.reader_status
+        if reader.startswith(view.READER_DOWN):
+            reader = f"{reader} (retrying)"
+        line = f"{game}; {self.display.status}; {reader}"
+        if self.phones is not None:
+            line += f"; {self.phones.status()}"
+        return line

@@ -9,15 +9,16 @@ line for STATUS, e.g. the port being taken).
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from companion.core.events import Call
+from companion.app import menu_flow
+from companion.app.effects import ForgetPhones, NewPairingCode, Unwake
 from companion.ui import menus
 from companion.ui.screen import Screen
 
-log = logging.getLogger("companion.app")
+if TYPE_CHECKING:
+    from companion.app.step import Draft
 
 TITLE = "Pair a phone"
 
@@ -56,56 +57,52 @@ class PairCode:
         return menus.STAY
 
 
-class Phones:
-    """The phone entries of the game menu and their answers (a part of App)."""
+def phone_items(d: Draft) -> tuple[list[str], list[str]]:
+    phones = d.world.phones
+    if phones is None or getattr(phones, "missing", ""):
+        return [], []
+    return ["Pair a phone", "Forget phones"], ["pair_phone", "forget_phones"]
 
-    phones: Any = None
 
-    def phone_items(self) -> tuple[list[str], list[str]]:
-        if self.phones is None or getattr(self.phones, "missing", ""):
-            return [], []
-        return ["Pair a phone", "Forget phones"], ["pair_phone", "forget_phones"]
+def phone_command(d: Draft, what: str) -> None:
+    """An entry of the phones' menus, in the box's step (the pairing itself is the phones'
+    part's: a new code and forgetting leave as effects)."""
+    phones = d.world.phones
+    if phones is None:
+        return
+    if what in ("pair_phone", "new_code"):
+        d.out.append(NewPairingCode())  # the screen redraws when the code runs out
+        d.menu = PairCode(phones)
+        d.note("phone pairing code shown")
+    elif what == "forget_phones":
+        n = phones.pairing.count()
+        d.menu = menus.Confirm(
+            "Forget phones?",
+            (f"{n} paired", "each must pair again"),
+            menus.Command("phones", {"do": "forget_yes"}),
+        )
+    elif what == "forget_yes":
+        d.out.append(ForgetPhones())  # answered with PhonesForgotten
 
-    def phone_command(self, what: str) -> None:
-        phones = self.phones
-        if phones is None:
-            return
-        if what in ("pair_phone", "new_code"):
-            phones.pairing.new_code()
-            self.menu = PairCode(phones)
-            deadline = phones.pairing.code_deadline()
-            if deadline is not None:  # the screen says so the moment the code runs out
-                self.loop.call_at(deadline, self.refresh, "phones-code")
-            self.note("phone pairing code shown")
-        elif what == "forget_phones":
-            n = phones.pairing.count()
-            self.menu = menus.Confirm(
-                "Forget phones?",
-                (f"{n} paired", "each must pair again"),
-                menus.Command("phones", {"do": "forget_yes"}),
-            )
-        elif what == "forget_yes":
-            n = phones.pairing.forget_all()
-            self.note(f"forgot {n} paired phones")
-            self._toast((f"{n} phone{'' if n == 1 else 's'} forgotten",), title="Phones")
 
-    def phones_changed(self, what: str) -> None:
-        """From the web server's thread: a phone paired, or the code went void."""
-        self.loop.post(Call(lambda: self._phones_changed(what)))
+def forgotten(d: Draft, n: int) -> None:
+    d.note(f"forgot {n} paired phones")
+    d.toast_up((f"{n} phone{'' if n == 1 else 's'} forgotten",), title="Phones")
 
-    def _phones_changed(self, what: str) -> None:
-        if what == "paired":
-            if isinstance(self.menu, PairCode):
-                self.menu = None
-                self.loop.cancel("phones-code")
-                if self.session is None:
-                    self.open_game_menu()
-            self.note("a phone was paired")
-            self.play("card_ok")
-            self._toast(("Phone paired",), title="Phones")
-        elif what == "void":
-            self.note("pairing code void after too many wrong codes")
-            self.play("error")
-        elif what == "port":
-            pass  # the status line and the notice come from the phones part itself
-        self.refresh()
+
+def phones_changed(d: Draft, what: str) -> None:
+    """From the web server's thread, through the loop: a phone paired, or the code went
+    void."""
+    if what == "paired":
+        if isinstance(d.menu, PairCode):
+            d.menu = None
+            d.out.append(Unwake("phones-code"))
+            if d.session is None:
+                menu_flow.open_game_menu(d)
+        d.note("a phone was paired")
+        d.play("card_ok")
+        d.toast_up(("Phone paired",), title="Phones")
+    elif what == "void":
+        d.note("pairing code void after too many wrong codes")
+        d.play("error")
+    # "port": the status line and the notice come from the phones part itself

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from companion.ui.forms import (
     Ask,
@@ -228,91 +228,123 @@ Input = Press | Tap
 Reply = Action | Ask | Pages | None
 
 
-class Game(Protocol):
-    """What a game module provides (as module-level names or an object with these attributes)."""
+class Game:
+    """What a game provides, declared once: the hooks every game has, and the optional ones
+    with what a game that leaves them out gets. A game is an object of a subclass (the app
+    looks nothing up by name)."""
 
     name: str  # replay name, e.g. "trap-attack"
     title: str  # shown on screen, e.g. "Trap Attack"
-    options: tuple[Option, ...]
+    options: tuple[Option, ...] = ()
+    uses_dice: bool = True  # False: the game never rolls, its menu offers no dice source
 
     def check_options(self, options: Mapping[str, str]) -> dict[str, Any]:
         """Parse and validate options (defaults filled in); raise BadAction naming the bad one."""
-        ...
+        raise NotImplementedError
 
     def setup_dice(self, options: Mapping[str, Any]) -> tuple[int, ...]:
         """Faces of the dice ``initial`` needs (e.g. a random monster); usually ()."""
-        ...
+        return ()
 
     def initial(self, options: Mapping[str, Any], rolls: tuple[int, ...]) -> Outcome:
         """The state of a new game, with any opening effects."""
-        ...
+        raise NotImplementedError
 
     def dice_for(self, state: Any, action: Action) -> tuple[int, ...]:
         """Faces of the dice ``action`` needs in this state, in roll order (``(4, 6)`` = d4, d6).
 
         Raise BadAction for an action this game does not know.
         """
-        ...
+        raise NotImplementedError
 
     def apply(self, state: Any, action: Action) -> Outcome:
         """The rules. Raise Rejected (rule refusal) or BadAction (malformed)."""
-        ...
-
-    # Optional: ``dice_labels(state, action) -> tuple[DieLabel, ...]``, one per die of
-    # ``dice_for``, to name the dice when the table rolls its own.
-    # Optional: ``result(state) -> dict | None``, a finished game's result for the box's records
-    # (companion/core/records.py): board, won, score, unit, better ("lower" or "higher"), and
-    # any whole-number details; None while the game is not finished. The app dates and keeps it.
-    #
-    # Optional: ``navigation(action) -> bool``, true for an action that only changes what is
-    # shown (the dice tool's history page): it is applied and shown but never journaled and
-    # never an undo step, so ``restore`` must undo what it shows.
-    #
-    # Optional hooks for a game whose own menus (``Ask``, ``Pages``) differ from the kit's:
-    # ``menu_view(state, showing) -> (Screen, Lights) | None`` draws the menu of play that is
-    # open (a ``Showing``) in the game's own way, with its own LED; ``menu_public(showing)``
-    # -> dict is added to the public state (``showing`` None: no menu of play is open);
-    # ``opens(state, action) -> Ask | Pages | None`` answers replay's ``do`` of an action that
-    # is a question (``do ask form=...``) with the menu to open; ``next_question(state) ->
-    # Ask | None`` is a question the game asks by itself after an accepted action, an undo
-    # or a power cut, when no menu is open.
-    #
-    # Optional: ``pause_action(state) -> Action | None``, submitted (as an automatic step, never
-    # an undo step) when the box's own menu opens, and ``resume_action(state) -> Action | None``
-    # when that menu is left to play on (Resume, back, or the dice switch): a turn timer stands
-    # still while the table is in the menu.
-    #
-    # Optional: ``secret_card(card) -> str | None``: what to call a tapped card of this game
-    # instead of its name wherever the box would show the name (None: its name). Cards in a
-    # hidden hand (Hostage Trap!'s hostages) must not be named to the table.
-    #
-    # Optional: ``uses_dice = False`` for a game that never rolls a die (its menu then offers
-    # no choice of where dice come from); absent means it does.
-    #
-    # Optional: ``attach(state_dir) -> tuple[str, ...]``: read the owner's own data files
-    # kept in the state directory (a card pack); lines to show the owner if one was bad.
+        raise NotImplementedError
 
     def public(self, state: Any) -> dict[str, Any]:
         """The replay contract's ``state`` object (JSON-safe)."""
-        ...
+        raise NotImplementedError
 
     def view(self, state: Any) -> tuple[Screen, Lights]:
         """What the OLED and the LED show now."""
-        ...
+        raise NotImplementedError
 
     def control(self, state: Any, event: Input) -> Reply:
         """The control map: a button or card event to an action, a menu (Ask) or pages to show
         (Pages), or None to ignore it."""
-        ...
+        raise NotImplementedError
 
     def restore(self, state: Any) -> Any:
         """The state after a power cut (e.g. a running timer comes back paused)."""
-        ...
-
-    # Optional: ``restore_at(state, at) -> state``: as ``restore``, for play stopped at game
-    # time ``at`` rather than at the last journaled action (an undo: the moment of the action
-    # taken back). Games whose timers tick without journaling need it.
+        raise NotImplementedError
 
     def catalog(self) -> tuple[CardKind, ...]:
         """Cards of this game that can be enrolled."""
-        ...
+        return ()
+
+    # --- optional: a game that has nothing to say here keeps these -----------------------------
+
+    def restore_at(self, state: Any, at: float) -> Any:
+        """As ``restore``, for play stopped at game time ``at`` rather than at the last
+        journaled action (an undo: the moment of the action taken back). Games whose timers
+        tick without journaling need it."""
+        return self.restore(state)
+
+    def dice_labels(self, state: Any, action: Action) -> tuple[DieLabel, ...]:
+        """One per die of ``dice_for``, to name the dice when the table rolls its own."""
+        return ()
+
+    def result(self, state: Any) -> dict[str, Any] | None:
+        """A finished game's result for the box's records (companion/core/records.py): board,
+        won, score, unit, better ("lower" or "higher"), and any whole-number details; None
+        while the game is not finished. The app dates and keeps it."""
+        return None
+
+    @property
+    def keeps_records(self) -> bool:
+        """The game reports results (it has its own ``result``): its menu offers Records."""
+        return type(self).result is not Game.result
+
+    def navigation(self, action: Action) -> bool:
+        """True for an action that only changes what is shown (the dice tool's history page):
+        applied and shown but never journaled and never an undo step, so ``restore`` must
+        undo what it shows."""
+        return False
+
+    def opens(self, state: Any, action: Action) -> Ask | Pages | None:
+        """Replay's ``do`` of an action that is a question (``do ask form=...``): the menu to
+        open, or None to submit the action as it is."""
+        return None
+
+    def next_question(self, state: Any) -> Ask | None:
+        """A question the game asks by itself after an accepted action, an undo or a power
+        cut, when no menu is open."""
+        return None
+
+    def menu_view(self, state: Any, showing: Showing) -> tuple[Screen, Lights] | None:
+        """The menu of play that is open (a ``Showing``) drawn in the game's own way, with its
+        own LED; None: the kit draws it."""
+        return None
+
+    def menu_public(self, showing: Showing | None) -> dict[str, Any]:
+        """Added to the public state: what the menu of play shows (None: none is open)."""
+        return {}
+
+    def pause_action(self, state: Any) -> Action | None:
+        """Submitted (as an automatic step, never an undo step) when the box's own menu opens:
+        a turn timer stands still while the table is in the menu."""
+        return None
+
+    def resume_action(self, state: Any) -> Action | None:
+        """Submitted when the box's menu is left to play on (Resume, back, the dice switch)."""
+        return None
+
+    def secret_card(self, card: Mapping[str, Any]) -> str | None:
+        """What to call a tapped card of this game instead of its name wherever the box would
+        show it (None: its name): cards in a hidden hand must not be named to the table."""
+        return None
+
+    def attach(self, state_dir: Any) -> tuple[str, ...]:
+        """Read the owner's own data files kept in the state directory (a card pack); lines to
+        show the owner if one was bad."""
+        return ()

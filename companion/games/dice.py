@@ -11,6 +11,7 @@ from companion.games.base import (
     Action,
     BadAction,
     CardKind,
+    Game,
     Input,
     Log,
     Option,
@@ -55,7 +56,7 @@ class DiceState:
         return self.last_die == "2d6" and len(self.last) == 2 and self.last[0] == self.last[1]
 
 
-class DiceGame:
+class DiceGame(Game):
     name = "dice"
     title = "Dice"
     options = (Option("die", "Die", "d6", choices=ORDER),)

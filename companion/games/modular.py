@@ -7,12 +7,12 @@ from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
 
-from companion.games.base import Action, CardKind, Input, Option, Outcome, Reply
+from companion.games.base import Action, CardKind, Game, Input, Option, Outcome, Reply
 from companion.games.options import parse
 from companion.ui.screen import Lights, Screen
 
 
-class ModularGame:
+class ModularGame(Game):
     """``rules`` has initial(options), apply, check_name and restore; ``contract`` has public;
     ``screens`` has view; ``controls`` has control. Override a method where a game differs
     (setup dice, a table read at start, a state without timers)."""

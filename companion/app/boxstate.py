@@ -1,0 +1,44 @@
+"""What the box is doing, as one value: the game in play, the menu on screen over it, the
+question of play waiting under the box's own menu, the cards held for an open question, the
+notice, where dice come from, and what the reader said. Nothing else about play lives anywhere:
+the App keeps only the devices and this value.
+
+A menu object changes when a button moves it, so the step works on a copy of the menu in the
+value it was given (``thawed``): a value, once made, is never changed."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, fields, is_dataclass
+from typing import Any
+
+from companion.app.session import Session
+from companion.core.registry import Card
+from companion.ui.screen import Lights, Screen
+
+
+@dataclass(frozen=True)
+class BoxState:
+    session: Session | None = None  # the game being played
+    menu: Any = None  # the menu on screen (companion.ui.menus.Menu, or the phones' PairCode)
+    menu_of_play: bool = False  # that menu is a question or pages the game opened
+    # A question of play waiting under the box's own menu, with the state it was opened on:
+    # it comes back when the box's menu closes on that very state.
+    under_menu: tuple[Any, Any] | None = None
+    held_taps: tuple[Card, ...] = ()  # this game's cards tapped while its question was open
+    toast: tuple[Screen, Lights] | None = None  # a notice over the screen for a moment
+    toast_pages: tuple[Screen, ...] = ()  # the notice's pages still to come
+    table_dice: bool = False  # dice from the table (entered by hand), else the box rolls
+    reader_status: str = "no reader"
+
+
+def thawed(menu: Any) -> Any:
+    """A copy of ``menu`` a press may change (its lists, dicts and sets copied too)."""
+    if menu is None or not is_dataclass(menu):
+        return menu
+    out = copy.copy(menu)
+    for f in fields(out):
+        value = getattr(out, f.name)
+        if isinstance(value, list | dict | set):
+            setattr(out, f.name, copy.copy(value))
+    return out

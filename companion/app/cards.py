@@ -1,0 +1,172 @@
+"""Cards in the box's step: a tap played, held for an open question, or offered for enrolment;
+runs of copies enrolled in a row. Every function takes the step's ``Draft`` and changes only
+it; an enrolment leaves as an effect (EnrolCard)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from companion.app import menu_flow, play
+from companion.app.effects import EnrolCard
+from companion.core.registry import Card
+from companion.games.base import Tap
+from companion.ui import menus
+from companion.ui.forms import CardKind
+
+if TYPE_CHECKING:
+    from companion.app.step import Draft
+
+
+def on_tap(d: Draft, uid: str) -> None:
+    d.dismiss_toast()
+    card = d.lookup(uid)
+    if isinstance(d.menu, menus.EnrolRun):
+        copy_tapped(d, d.menu, uid, card)
+        return
+    if card is None:
+        d.note(f"card {uid}: unknown")
+        d.play("card_unknown")
+        if isinstance(d.menu, menus.Enrol):
+            d.menu = None
+        menu_flow.cover_play_menu(d)
+        offer_enrol(d, uid)
+        return
+    d.play("card_ok")
+    session = d.session
+    name = card.name
+    if session is not None and card.game == session.name:
+        name = session.rules.secret_card(card.as_tap()) or name
+    d.note(f"card {uid}: {name}")
+    in_play = play.in_play_menu(d)  # a question that is a part of play: the tap plays
+    if session is not None and card.game == session.name and form_open(d) and not in_play:
+        # Cards laid fast (a claim's hostages, a play's cards) while a question of the game
+        # is still being answered: each is still a tap, taken once it is done.
+        d.held_taps.append(card)
+        d.note(f"card {uid}: taken once the form is done")
+    elif session is None or (d.menu is not None and not in_play):
+        d.toast_up((name, "start a game first" if session is None else ""))
+    elif card.game != session.name:
+        d.toast_up((name, f"a {play.game_title(card.game)} card"))
+    elif not play_card(d, card):
+        d.toast_up((name, "not needed now"))
+
+
+def form_open(d: Draft) -> bool:
+    """A form or pages that play opened (not the box's own menus) is on screen."""
+    return d.menu is not None and d.menu is d.play_form
+
+
+def take_held_taps(d: Draft, answered: bool) -> None:
+    """The form the held taps waited for is gone: with an answer, each is played in turn
+    (one may open a form again: the rest wait for it); left with back, they are dropped and
+    the screen says so, as the table gave up what the first card began."""
+    if not d.held_taps:
+        return
+    if d.menu is not None and answered:  # the answer asks on (the table's dice): wait
+        d.play_form = d.menu
+        return
+    held, d.held_taps = d.held_taps, []
+    if not answered:
+        d.note(f"{len(held)} tapped cards dropped with the form")
+        many = "card" if len(held) == 1 else "cards"
+        d.toast_up((f"{len(held)} tapped {many}", "not taken:", "tap again"))
+        return
+    for n, card in enumerate(held):
+        if d.menu is not None:
+            d.held_taps = held[n:]
+            return
+        if not play_card(d, card):
+            d.toast_up((card.name, "not needed now"))
+
+
+def play_card(d: Draft, card: Card) -> bool:
+    """A tap of a card of the game being played, as its control map reads it."""
+    session = d.session
+    if session is None or card.game != session.name:
+        return False
+    reply = session.rules.control(session.state, Tap(card.uid, card.as_tap()))
+    if reply is None:
+        return False
+    play.answer(d, reply)
+    return True
+
+
+def enrol(d: Draft, card: Card) -> None:
+    """The card list learns ``card`` (at once for the rest of this step)."""
+    d.enrolled[card.uid] = card
+    d.out.append(EnrolCard(card))
+
+
+def copy_tapped(d: Draft, run: menus.EnrolRun, uid: str, card: Card | None) -> None:
+    """A tap during an enrolment run: a new tag is enrolled and counted; a tag that is
+    already something else is named and waits for a yes. Tags tapped while that question is
+    open wait for its answer (a run goes fast: none is lost)."""
+    if run.asking is not None:
+        if uid != run.asking[0] and uid not in run.waiting:
+            run.waiting.append(uid)
+            d.note(f"card {uid}: taken once {run.asking[0]} is answered")
+            d.play("card_ok")
+        return
+    if uid in run.seen:
+        run.said = f"again {uid}"
+        d.play("card_ok")
+    elif card is None:
+        enrol_copy(d, run, uid)
+    elif (card.game, card.card, card.fields) == (run.game, run.kind.id, run.values):
+        run.seen.add(uid)
+        run.count += 1
+        run.said = f"already {uid}"
+        d.play("card_ok")
+    else:
+        d.note(f"card {uid}: {card.name}, asking before making it {run.kind.name}")
+        run.asking = (uid, card.name)
+        d.play("card_unknown")
+
+
+def enrol_copies(d: Draft, kind: CardKind, values: dict[str, int], source: str) -> None:
+    """Open a run of copies of ``kind`` as the game menu's "Enrol copies" does, for a face
+    that chose the kind itself (a phone). Refused while the box asks a question."""
+    if isinstance(d.menu, menus.EnrolRun | menus.Confirm | menus.DiceEntry):
+        raise PermissionError("the box is busy with a question: answer it there first")
+    menu_flow.cover_play_menu(d)  # a question that is a part of play waits under the run
+    if d.menu is None:
+        menu_flow.pause_play(d)
+    d.dismiss_toast()
+    d.menu = menus.EnrolRun(d.session.name, kind, dict(values))
+    d.note(f"enrolling copies of {kind.name} (from {source})")
+
+
+def take_waiting_copies(d: Draft) -> None:
+    """The run's question is answered: the tags tapped meanwhile are taken in turn (one may
+    ask again: the rest wait for that answer)."""
+    run = d.menu
+    if not isinstance(run, menus.EnrolRun):
+        return
+    while run.asking is None and run.waiting:
+        uid = run.waiting.pop(0)
+        copy_tapped(d, run, uid, d.lookup(uid))
+
+
+def enrol_copy(d: Draft, run: menus.EnrolRun, uid: str) -> None:
+    card = Card(uid, run.game, run.kind.id, run.kind.name, dict(run.values))
+    enrol(d, card)
+    run.seen.add(uid)
+    run.count += 1
+    run.said = f"added {uid}"
+    d.note(f"enrolled {uid} as {run.kind.name} ({run.count} in this run)")
+    d.play("card_ok")
+
+
+def offer_enrol(d: Draft, uid: str) -> None:
+    session = d.session
+    game = session.name if session else None
+    kinds: tuple = ()
+    if session is not None:
+        kinds = tuple(session.rules.catalog())
+    if not kinds:
+        d.menu = None
+        d.toast_up(("Unknown card", uid, "no cards to enrol"))
+        return
+    d.menu = menus.Confirm(
+        "Unknown card", (uid, "Enrol it?"), menus.Command("enrol", {"uid": uid, "game": game})
+    )

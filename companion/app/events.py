@@ -1,0 +1,206 @@
+"""What the box's step takes: every input to the box's flow, as a value. Dice and time do not
+come in here: they come with the step's ``World`` (see step.py).
+
+Inputs from the table (a press, a tap, the reader's word, a deadline) and commands from whoever
+drives the box (replay, a face, the daemon), and the answers the box gets back from the effects
+it asked for (a game's id from the journal, a result kept in the records)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from companion.app.session import Session
+from companion.games.base import Action
+from companion.ui.forms import CardKind
+
+# --- from the table ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Pressed:
+    """A debounced button press (``long``: held past the hold time)."""
+
+    button: str
+    long: bool = False
+
+
+@dataclass(frozen=True)
+class Tapped:
+    """A card put on the reader (its UID; the registry says what it is)."""
+
+    uid: str
+
+
+@dataclass(frozen=True)
+class ReaderSaid:
+    """The card reader's status line changed."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class TimerFired:
+    """A game's timer ran out (a turn's time, a claim's wait): its action is due."""
+
+    action: Action
+    journal: bool = True  # false: a tick the screen shows, never journaled
+
+
+@dataclass(frozen=True)
+class NoticeTurned:
+    """A notice's moment is over: its next page, or the screen under it."""
+
+
+@dataclass(frozen=True)
+class Redraw:
+    """Nothing changed but the screen should be drawn again (a pairing code ran out)."""
+
+
+# --- from whoever drives the box ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NewGame:
+    """Start ``game`` with these options; BadAction (unknown game or option) propagates."""
+
+    game: str
+    options: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class Perform:
+    """Replay's ``do``: an action, or the question the game opens for it."""
+
+    action: Action
+
+
+@dataclass(frozen=True)
+class Submit:
+    """An action submitted as it is (the bench, tests)."""
+
+    action: Action
+
+
+@dataclass(frozen=True)
+class Refuse:
+    """Say no, with this reason (replay's refused lines)."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class ShowNotice:
+    """A notice from outside the box's flow (a face, start-up's problems)."""
+
+    lines: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class OpenGameMenu:
+    """The choice of game (no game saved, or a face asks for it)."""
+
+
+@dataclass(frozen=True)
+class OpenSessionMenu:
+    """The game menu, as back opens it."""
+
+
+@dataclass(frozen=True)
+class EnrolCopies:
+    """A face chose a kind to enrol copies of; PermissionError while a question is open."""
+
+    kind: CardKind
+    values: Mapping[str, int]
+    source: str
+
+
+@dataclass(frozen=True)
+class PhoneCommand:
+    """An entry of the phones' menus: pair_phone, new_code, forget_phones, forget_yes."""
+
+    what: str
+
+
+@dataclass(frozen=True)
+class PhonesChanged:
+    """From the phones' server: a phone paired (``paired``), the code went void, the port."""
+
+    what: str
+
+
+@dataclass(frozen=True)
+class Resumed:
+    """A saved game folded back from the journal at start-up."""
+
+    session: Session
+
+
+@dataclass(frozen=True)
+class Stopping:
+    """The box stops cleanly: a running timer pauses as it stands."""
+
+
+# --- answers from the effects -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GameJournaled:
+    """The journal took the new game and named it."""
+
+    game_id: str
+
+
+@dataclass(frozen=True)
+class ResultKept:
+    """The records took a new result of the game being played: announce it."""
+
+    result: Any  # companion.core.records.Result
+
+
+@dataclass(frozen=True)
+class RecordsFailed:
+    """The records could not be written."""
+
+
+@dataclass(frozen=True)
+class PhonesForgotten:
+    """The paired phones were forgotten (how many)."""
+
+    count: int
+
+
+@dataclass(frozen=True)
+class StorageFailed:
+    """A journal entry could not be written: the box was left as it was before the step (the
+    error goes on to whoever fed the step). The seam where a lasting notice can go."""
+
+    error: str
+
+
+Event = (
+    Pressed
+    | Tapped
+    | ReaderSaid
+    | TimerFired
+    | NoticeTurned
+    | Redraw
+    | NewGame
+    | Perform
+    | Submit
+    | Refuse
+    | ShowNotice
+    | OpenGameMenu
+    | OpenSessionMenu
+    | EnrolCopies
+    | PhoneCommand
+    | PhonesChanged
+    | Resumed
+    | Stopping
+    | GameJournaled
+    | ResultKept
+    | RecordsFailed
+    | PhonesForgotten
+    | StorageFailed
+)

@@ -1,0 +1,258 @@
+"""The game's part of the box's step: an action rolled, applied, journaled, then its effects;
+the questions a game asks; new games, undo, a saved game resumed, the records of finished
+games. Every function takes the step's ``Draft`` and changes only it."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from companion.app import cards, menu_flow
+from companion.app.effects import (
+    JournalAction,
+    JournalNewGame,
+    JournalRestore,
+    JournalUndo,
+    KeepResult,
+    Unwake,
+)
+from companion.app.events import TimerFired
+from companion.app.session import Session, checked, restored, set_up
+from companion.core.journal import Step, undo_steps
+from companion.games import registry as games
+from companion.games.base import (
+    Action,
+    Ask,
+    BadAction,
+    Cancel,
+    Effect,
+    Log,
+    Pages,
+    Rejected,
+    Reply,
+    Schedule,
+    Sound,
+)
+from companion.ui import menus
+from companion.ui import records as record_pages
+
+if TYPE_CHECKING:
+    from companion.app.step import Draft
+
+
+def answer(d: Draft, reply: Reply) -> None:
+    """Do what a control map answered: an action is submitted; a menu of the game's forms
+    or its information pages opens (walking them is never journaled)."""
+    if isinstance(reply, Action):
+        submit(d, reply, from_input=True)
+    elif isinstance(reply, Ask):
+        refused = reply.forms[0].refused if len(reply.forms) == 1 else None
+        if reply.walk.in_play and refused:  # refused as an action is: nothing changes
+            d.reject(refused)
+            return
+        d.under_menu = None  # a new question replaces one that waited
+        d.menu = d.play_form = menus.FormMenu(reply)
+        menu_flow.menu_command(d, d.menu.start())
+    elif isinstance(reply, Pages):
+        d.under_menu = None
+        d.menu = d.play_form = menus.PageMenu(reply)
+
+
+def perform(d: Draft, action: Action) -> None:
+    """``do ACTION`` in replay: an action the game answers with a question (its ``opens``)
+    opens it; any other is submitted. BadAction propagates."""
+    session = d.session
+    reply = session.rules.opens(session.state, action) if session else None
+    if reply is None:
+        submit(d, action)
+    else:
+        answer(d, reply)
+
+
+def ask_next(d: Draft) -> None:
+    """Open the question a game puts by itself now (its ``next_question``: after an action,
+    an undo or a power cut), unless a menu is open."""
+    session = d.session
+    if session is None or d.menu is not None:
+        return
+    reply = session.rules.next_question(session.state)
+    if reply is not None:
+        answer(d, reply)
+
+
+def in_play_menu(d: Draft) -> bool:
+    """A menu that is a part of play (Walk.in_play) is open."""
+    menu = d.menu
+    if menu is None or menu is not d.play_form:
+        return False
+    if isinstance(menu, menus.FormMenu):
+        return menu.ask.walk.in_play
+    return isinstance(menu, menus.PageMenu) and menu.pages.walk.in_play
+
+
+def submit(
+    d: Draft, action: Action, from_input: bool = False, auto: bool = False, journal: bool = True
+) -> bool:
+    """Roll what the action needs, apply the rules, journal, then effects. True if accepted.
+
+    BadAction propagates to callers that feed text (replay); input from buttons is logged.
+    ``journal`` false: a timer's tick, applied for the screen but never journaled.
+    """
+    session = d.session
+    if session is None:
+        raise Rejected("no game is being played")
+    rules = session.rules
+    before = dice = d.dice
+    try:
+        faces = rules.dice_for(session.state, action)
+        rolls = action.rolls
+        if faces and not rolls and d.table_dice and not dice.forced:
+            labels = tuple(rules.dice_labels(session.state, action))
+            d.menu = menus.DiceEntry(tuple(faces), action, labels)
+            return False
+        if faces and not rolls:
+            rolls, dice = dice.roll(tuple(faces))
+            d.dice = dice
+        action = replace(action, rolls=tuple(rolls), at=d.world.game_time)
+        outcome = rules.apply(session.state, action)
+    except (Rejected, BadAction) as err:
+        d.dice = replace(d.dice, forced=before.forced)  # values entered come back; luck not
+        if isinstance(err, Rejected):
+            d.reject(err.reason)
+            return False
+        if not from_input:
+            raise
+        d.log(logging.ERROR, f"control map produced a bad action {action!r}: {err}")
+        return False
+    played = journal and not rules.navigation(action)
+    if played:
+        d.out.append(JournalAction(action.to_json(), auto))  # before anything shows
+        session = session.added(Step(action, auto), outcome.effects)
+        if in_play_menu(d):  # play went on: a question that was a part of it closes
+            d.menu = d.play_form = None
+        d.under_menu = None
+    # else a timer's tick (the screen's, ``journal`` false) or a change the game only shows
+    # (``navigation``: the dice tool's history page): shown, never journaled and never a step
+    # (a fold, an undo or a power cut comes back without it, by restore)
+    d.session = session.with_state(outcome.state)
+    game_effects(d, outcome.effects)
+    keep_result(d, announce=True)
+    if played:
+        ask_next(d)
+    return True
+
+
+def keep_result(d: Draft, announce: bool) -> None:
+    """Bring the records in line with the game's result, if the game keeps one (a game just
+    finished, or undone past its end); a new one is announced with its pages (ResultKept)."""
+    session = d.session
+    if session is None or not session.rules.keeps_records:
+        return
+    report = session.rules.result(session.state)
+    d.out.append(KeepResult(session.record_key, session.name, report, d.world.today, announce))
+
+
+def result_kept(d: Draft, added: Any) -> None:
+    """The records took a new result: say so, and show where it stands."""
+    session = d.session
+    if session is None:
+        return
+    d.note(f"result kept: {added.score} {added.unit} on {added.date}")
+    book = record_pages.pages(session.rules.title, d.world.records, session.name, added)
+    d.menu = menus.PageMenu(book)
+
+
+def game_effects(d: Draft, effects: Iterable[Effect]) -> None:
+    for effect in effects:
+        if isinstance(effect, Log):
+            d.note(effect.text)
+        elif isinstance(effect, Sound):
+            d.play(effect.cue)
+        elif isinstance(effect, Schedule):
+            d.wake(f"game:{effect.key}", effect.seconds, TimerFired(effect.action, effect.journal))
+        elif isinstance(effect, Cancel):
+            d.out.append(Unwake(f"game:{effect.key}"))
+
+
+def timer_fired(d: Draft, action: Action, journal: bool) -> None:
+    if d.session is None:
+        return
+    moved = submit(d, action, from_input=True, auto=True, journal=journal)
+    if moved and journal and isinstance(d.menu, menus.FormMenu):
+        # The game moved on by itself (a time-up ended the turn, a claim's wait ran out): a
+        # question asked before it no longer fits. Close it, as back would (cards tapped
+        # while it was open are not taken).
+        d.menu = None
+        d.note("the game moved on: its question is closed")
+        d.play_form = None
+        cards.take_held_taps(d, answered=False)  # what waited for it goes with it
+
+
+def build(d: Draft, name: str, raw: dict[str, Any]) -> Session:
+    """A new game with its setup dice rolled; BadAction (unknown game or option)."""
+    rules, options = checked(name, raw)
+    rolls, d.dice = d.dice.roll(tuple(rules.setup_dice(options)))
+    return set_up(name, rules, raw, options, rolls)
+
+
+def new_game(d: Draft, name: str, raw_options: dict[str, str]) -> None:
+    """Start a game; BadAction (unknown game or option) propagates to the caller."""
+    session = build(d, name, raw_options)
+    d.out.append(Unwake("game:", prefix=True))
+    session = replace(session, started_at=d.world.game_time)
+    d.out.append(
+        JournalNewGame(name, dict(raw_options), session.setup_rolls, session.started_at)
+    )  # answered with GameJournaled: the game's id
+    d.session = session
+    d.menu = None
+    d.play_form, d.held_taps, d.under_menu = None, [], None
+    d.note(f"new game: {session.rules.title}")
+    game_effects(d, session.opening)
+
+
+def restore(d: Draft, at: float | None = None) -> None:
+    """Pause what a power cut or an undo (at ``at``) interrupted, and say so in the journal,
+    so that folding the journal later gives this very state (not the unpaused one)."""
+    session = d.session
+    state = restored(session.rules, session.state, at)
+    if state != session.state:
+        d.out.append(JournalRestore(at))
+        d.session = session.with_state(state).added(Step(None, at=at))
+
+
+def resumed(d: Draft, session: Session) -> None:
+    """A saved game folded back at start-up: paused as the power cut left it, its question
+    asked again, its result kept if the records missed it."""
+    d.session = session
+    restore(d)
+    ask_next(d)  # the question the game was asking when the power went
+    keep_result(d, announce=False)  # a cut between the journal and the records
+
+
+def undo(d: Draft) -> bool:
+    """Take back the last action a person made (and the timer ticks after it)."""
+    session = d.session
+    last = session.last_by_person() if session else None
+    if last is None:
+        d.reject("nothing to undo")
+        return False
+    d.out.append(JournalUndo())
+    label = session.labels[last]
+    stopped = session.steps[last].action.at  # play stopped at the action taken back
+    steps = list(session.steps)
+    undo_steps(steps)
+    d.session = session.rebuilt(steps)
+    d.out.append(Unwake("game:", prefix=True))
+    restore(d, stopped)
+    keep_result(d, announce=False)
+    d.note(f"undone: {label}")
+    d.play("undo")
+    d.under_menu = None
+    ask_next(d)
+    return True
+
+
+def game_title(name: str) -> str:
+    return games.get(name).title if name in games.available() else name

@@ -1,0 +1,220 @@
+"""The whole box under random input, for every game: presses (short and long), taps of this
+game's cards, of another game's, of unknown tags (which may get enrolled and tapped again),
+and waits. The box's flow is a value and a pure step (companion/app/step.py), so each
+invariant is checked on values, with no device and no second box:
+
+- no input raises, and the same input on the same value gives the same value and effects;
+- from any screen, back (a few times at most) leads to play: the game's screen or a question
+  of play, or the choice of game when none is in play;
+- folding the journal after any prefix of the run gives the game live play has (its standing
+  steps always; its state too wherever nothing unjournaled, a page turned or a tick, shows);
+- undo right after an action a person made gives the game as it was before that action;
+- a card tapped while a question of the game is open is held once, and leaves the hold only
+  by being played (once) or dropped with a notice.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from companion.app import BoxState, World, step
+from companion.app.effects import Note
+from companion.app.events import Pressed, Tapped
+from companion.app.session import Session, from_journal, restored, resumed
+from companion.core.config import Config, ReaderConfig, StateConfig
+from companion.core.journal import fold
+from companion.games import registry as games
+from companion.games.base import Tap
+from companion.sim.box import SimulatedBox
+from companion.ui import menus
+
+GAMES = games.available()
+BUTTONS = ("up", "down", "ok", "green", "red", "back")
+UNKNOWN = ("0A0B0C0D01", "0A0B0C0D02")
+WAITS = (0.5, 3.0, 30.0, 200.0)
+BACKS = 8  # presses of back that must lead to play from any screen
+
+press = st.builds(
+    lambda button, long: ("press", button, long),
+    st.sampled_from(BUTTONS),
+    st.sampled_from((False, False, False, True)),
+)
+tap = st.tuples(
+    st.just("tap"),
+    st.sampled_from(("mine", "mine", "mine", "other", "unknown")),
+    st.integers(0, 50),
+)
+wait = st.tuples(st.just("wait"), st.sampled_from(WAITS), st.just(0))
+inputs = st.lists(st.one_of(press, press, tap, wait), min_size=1, max_size=30)
+
+
+def _box(state_dir: Path) -> SimulatedBox:
+    config = Config(state=StateConfig(dir=str(state_dir)), reader=ReaderConfig(type="none"))
+    return SimulatedBox(config, seed=7, today=lambda: "2026-11-25")
+
+
+def _uid(box: SimulatedBox, game: str, which: str, n: int) -> str:
+    demo = sorted(box.app.registry.demo.values(), key=lambda card: card.uid)
+    mine = [card.uid for card in demo if card.game == game]
+    other = [card.uid for card in demo if card.game != game]
+    if which == "mine" and mine:
+        return mine[n % len(mine)]
+    if which == "other" and other:
+        return other[n % len(other)]
+    return UNKNOWN[n % len(UNKNOWN)]
+
+
+def _played(box: BoxState) -> bool:
+    """The screen is play: the game's screen or a question of play (or, with no game, the
+    choice of game)."""
+    if box.session is None:
+        return isinstance(box.menu, menus.ListMenu) and box.menu.on_pick == "pick_game"
+    return box.menu is None or box.menu_of_play
+
+
+def _back_to_play(box: BoxState, world: World) -> bool:
+    for _ in range(BACKS):
+        if _played(box):
+            return True
+        box, _ = step(box, Pressed("back"), world)
+    return _played(box)
+
+
+def _folded(journal: Path) -> Session | None:
+    entries = [json.loads(line) for line in journal.read_text().splitlines() if line]
+    record = fold(entries)
+    if record is None:
+        return None
+    session = resumed(record.game, record.options, record.setup_rolls)
+    for standing in from_journal(record.steps):
+        session = session.folded(standing)
+    return session
+
+
+def _shown(session: Session) -> Any:
+    """The game as a power cut would bring it back (a running timer paused)."""
+    return session.rules.public(session.rules.restore(session.state))
+
+
+def _by_person(session: Session) -> list[Any]:
+    return [s.action for s in session.steps if s.action is not None]
+
+
+class Taps:
+    """Counts the taps the game's control map is given, by UID."""
+
+    def __init__(self, rules: Any) -> None:
+        self.rules, self.seen = rules, Counter()
+        self.control = rules.control
+
+    def __enter__(self) -> Taps:
+        def counted(state: Any, event: Any) -> Any:
+            if isinstance(event, Tap):
+                self.seen[event.uid] += 1
+            return self.control(state, event)
+
+        self.rules.control = counted  # an instance attribute over the class's method
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        del self.rules.control
+
+
+def _check_held(before: BoxState, after: BoxState, effects: tuple, taps: Counter) -> None:
+    held_before = [card.uid for card in before.held_taps]
+    held_after = [card.uid for card in after.held_taps]
+    gone = held_before[: len(held_before) - len(held_after)] if held_after else held_before
+    if held_after and held_after[: len(held_before)] == held_before:
+        gone = []  # the hold only grew
+    dropped = any(
+        isinstance(e, Note) and e.text.endswith("tapped cards dropped with the form")
+        for e in effects
+    )
+    if gone and not dropped:
+        for uid in gone:  # each one played, once (a card held twice is played twice)
+            assert taps[uid] >= gone.count(uid), f"held card {uid} lost"
+    for uid in set(held_after):
+        assert held_after.count(uid) <= held_before.count(uid) + 1, f"{uid} held twice"
+
+
+@pytest.mark.parametrize("game", GAMES)
+@settings(
+    max_examples=15,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(steps=inputs)
+def test_random_input_keeps_the_box_whole(game: str, steps: list[tuple]) -> None:
+    with tempfile.TemporaryDirectory() as where:
+        state_dir = Path(where)
+        sim = _box(state_dir)
+        app = sim.app
+        app.start()
+        app.new_game(game, {})
+        journal = state_dir / "journal.jsonl"
+        try:
+            for kind, what, n in steps:
+                before = app.box
+                if kind == "wait":
+                    sim.advance(what)
+                else:
+                    event = (
+                        Pressed(what, n) if kind == "press" else Tapped(_uid(sim, game, what, n))
+                    )
+                    world = app.world()
+                    with Taps(before.session.rules) as taps:
+                        after, effects = step(before, event, world)
+                    assert _same(step(before, event, world), (after, effects))
+                    _check_held(before, after, effects, taps.seen)
+                    if isinstance(event, Tapped) and len(after.held_taps) > len(before.held_taps):
+                        assert after.held_taps[-1].uid == event.uid
+                    app.feed(event)
+                    _check_undo(before, app.box, app.world())
+                box = app.box
+                assert _back_to_play(box, app.world()), f"no way back to play from {box.menu}"
+                live, folded = box.session, _folded(journal)
+                assert folded is not None and live is not None
+                assert folded.steps == live.steps
+                # What the game only shows (a page turned, a timer's tick) is never journaled:
+                # where live play has none of it, the fold is live play exactly.
+                if _shown(live.rebuilt(live.steps)) == _shown(live):
+                    assert _shown(folded) == _shown(live)
+        finally:
+            app.shutdown()
+
+
+def _same(a: tuple[BoxState, tuple], b: tuple[BoxState, tuple]) -> bool:
+    """The same value and effects (a game's question holds functions made afresh each time it
+    is asked: its menu is compared by what it shows)."""
+    (box_a, effects_a), (box_b, effects_b) = a, b
+    shown = [menu.screen() if menu is not None else None for menu in (box_a.menu, box_b.menu)]
+    bare = [replace(box, menu=None, under_menu=None) for box in (box_a, box_b)]
+    return effects_a == effects_b and bare[0] == bare[1] and shown[0] == shown[1]
+
+
+def _check_undo(before: BoxState, after: BoxState, world: World) -> None:
+    """If the input was one action a person made, undo gives the game before it."""
+    old, new = before.session, after.session
+    if old is None or new is None or new.game_id != old.game_id or not _played(after):
+        return
+    added = new.steps[len(old.steps) :]
+    if new.steps[: len(old.steps)] != old.steps or [s.by_person for s in added] != [True]:
+        return
+    undone, _ = step(after, Pressed("back", True), world)
+    assert isinstance(undone.menu, menus.Confirm), "a long back asks to undo"
+    undone, _ = step(undone, Pressed("green"), world)
+    assert _by_person(undone.session) == _by_person(old)
+    # The game as the journal had it before, stopped when the undone action was made (a
+    # timer ran until then; a page turned is never a step: undo cannot bring it back).
+    stopped = added[0].action.at
+    rules, was = old.rules, old.rebuilt(old.steps).state
+    assert rules.public(undone.session.state) == rules.public(restored(rules, was, stopped))
