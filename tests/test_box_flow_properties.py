@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import event as note
 from hypothesis import strategies as st
 
 from companion.app import BoxState, World, step
@@ -177,6 +178,7 @@ def test_random_input_keeps_the_box_whole(game: str, steps: list[tuple]) -> None
                     _check_held(before, after, effects, taps.seen)
                     if isinstance(event, Tapped) and len(after.held_taps) > len(before.held_taps):
                         assert after.held_taps[-1].uid == event.uid
+                        note("a card held for a question")
                     app.feed(event)
                     _check_undo(before, app.box, app.world())
                 box = app.box
@@ -201,14 +203,25 @@ def _same(a: tuple[BoxState, tuple], b: tuple[BoxState, tuple]) -> bool:
     return effects_a == effects_b and bare[0] == bare[1] and shown[0] == shown[1]
 
 
+def _undo_offered(box: BoxState) -> bool:
+    """A long back asks to undo: on the game's screen, or over a question that is a part of
+    play (any other menu takes back as its own)."""
+    menu = box.menu
+    if menu is None:
+        return True
+    walk = getattr(menu, "ask", None) or getattr(menu, "pages", None)
+    return box.menu_of_play and walk is not None and walk.walk.in_play
+
+
 def _check_undo(before: BoxState, after: BoxState, world: World) -> None:
     """If the input was one action a person made, undo gives the game before it."""
     old, new = before.session, after.session
-    if old is None or new is None or new.game_id != old.game_id or not _played(after):
+    if old is None or new is None or new.game_id != old.game_id or not _undo_offered(after):
         return
     added = new.steps[len(old.steps) :]
     if new.steps[: len(old.steps)] != old.steps or [s.by_person for s in added] != [True]:
         return
+    note("an action undone")
     undone, _ = step(after, Pressed("back", True), world)
     assert isinstance(undone.menu, menus.Confirm), "a long back asks to undo"
     undone, _ = step(undone, Pressed("green"), world)
