@@ -231,3 +231,26 @@ def _check_undo(before: BoxState, after: BoxState, world: World) -> None:
     stopped = added[0].action.at
     rules, was = old.rules, old.rebuilt(old.steps).state
     assert rules.public(undone.session.state) == rules.public(restored(rules, was, stopped))
+
+
+def test_a_journal_entry_that_cannot_be_written_leaves_the_box_as_it_was(tmp_path: Path) -> None:
+    """The entry is written before anything shows: when it cannot be, the value stays as it
+    was (the failure is fed back to the step as StorageFailed) and the error goes on."""
+    sim = _box(tmp_path)
+    app = sim.app
+    app.start()
+    app.new_game("dice", {})
+    before = app.box
+
+    def full(*args: object, **kwargs: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    app.journal.action = full  # type: ignore[method-assign]
+    try:
+        with pytest.raises(OSError):
+            app.on_press("green", False)  # a roll
+        assert app.box == before
+        assert not app.box.session.steps
+    finally:
+        del app.journal.action
+        app.shutdown()
