@@ -200,6 +200,18 @@ def _hostage_trap(p: Public) -> dict[str, Any]:
     return out
 
 
+def _deathtrap_cards(table: Public) -> str:
+    """The cards on the table as the box names them, in full: "3 x Dwarf", "2 x Orc + 1 wild",
+    "2 wilds" (the set's name from the pack the box plays with)."""
+    from companion.games.deathtrap_dungeon import GAME
+
+    n, wild = int(table.get("n") or 0), int(table.get("wild") or 0)
+    if wild >= n:
+        return f"{n} wild" + ("s" if n != 1 else "")
+    name = GAME.pack.name_of(table.get("set"), int(table.get("value") or 0))
+    return f"{n - wild} x {name}" + (f" + {wild} wild" + ("s" if wild > 1 else "") if wild else "")
+
+
 def _deathtrap_dungeon(p: Public) -> dict[str, Any]:
     seats = _seats(p)
     points = p.get("points") or {}
@@ -209,10 +221,9 @@ def _deathtrap_dungeon(p: Public) -> dict[str, Any]:
     table = p.get("table")
     facts = [f"Round {p.get('round')} of {p.get('rounds')}"]
     if isinstance(table, Mapping):
-        wild = f" ({table.get('wild')} wild)" if table.get("wild") else ""
-        facts.append(f"On the table: {table.get('n')} x {table.get('value')}{wild}")
+        facts.append(f"On the table: {_deathtrap_cards(table)}, by Seat {table.get('by')}")
     finished = list(p.get("finished") or [])
-    if finished and p.get("phase") != "over":
+    if finished and p.get("phase") == "play":  # between rounds every seat is "finished"
         facts.append("Out this round: " + ", ".join(f"Seat {s}" for s in finished))
     rounds_cols = [f"R{i}" for i in range(1, len(history) + 1)]
     out: dict[str, Any] = {
