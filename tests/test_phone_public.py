@@ -99,7 +99,7 @@ def test_deathtrap_dungeon_points_round_by_round() -> None:
     outs = lines_of(ROOT / "tests" / "scripts" / "deathtrap-dungeon-four-players.txt")
     final = phone_view(outs[-1]["game"], outs[-1]["state"])
     board = final["scoreboard"]
-    assert board["columns"] == ["", "R1", "R2", "R3", "R4", "Points", "Title"]
+    assert board["columns"] == ["Seat", "R1", "R2", "R3", "R4", "Points", "Title"]
     assert board["rows"][0] == ["Seat 1", 2, 4, 2, 4, 12, "big hero"]
     assert final["picture"]["kind"] == "rounds" and len(final["picture"]["rounds"]) == 4
     assert final["winner"] == "Seat 1"
@@ -204,3 +204,12 @@ def test_deathtrap_dungeon_nobody_is_out_when_a_round_starts() -> None:
         if o["state"] and o["state"]["phase"] == "play" and o["state"]["finished"]
     ]
     assert playing and all(any(f.startswith("Out this round") for f in facts) for facts in playing)
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.stem)
+def test_every_column_of_every_table_has_a_header(script: Path) -> None:
+    """An empty header cell names nothing for a screen reader: every column says what it is."""
+    for _out, view in views(script):
+        for table in (view["scoreboard"], view["standings"]):
+            if table:
+                assert all(str(c).strip() for c in table["columns"]), table["columns"]

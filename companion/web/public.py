@@ -77,12 +77,12 @@ def _trap_attack(p: Public) -> dict[str, Any]:
     ]
     if ai.get("plays"):
         rows.append(["AI", ai.get("life"), "yes" if ai.get("paralyzed") else ""])
-    out["scoreboard"] = {"columns": ["", "Life", "Paralyzed"], "rows": rows}
+    out["scoreboard"] = {"columns": ["Who", "Life", "Paralyzed"], "rows": rows}
     leaders = list(p.get("leaders") or [])
     if p.get("race_over") and leaders:  # every entry made: the values are no secret now
         scores = p.get("scores") or {}
         out["standings"] = {
-            "columns": ["", "Race", "Relics", "Loot", "Coins", "Total"],
+            "columns": ["Who", "Race", "Relics", "Loot", "Coins", "Total"],
             "rows": [
                 ["AI" if who == "ai" else f"Player {who}"]
                 + [s.get(k) for k in ("race", "relics", "loot", "coins", "total")]
@@ -157,7 +157,7 @@ def _cover_your_asps(p: Public) -> dict[str, Any]:
             f"Treasure left: {p.get('treasure_left')}",
         ],
         "scoreboard": {
-            "columns": ["", "Points", "Escapes", "Treasures", "Inside"],
+            "columns": ["Seat", "Points", "Escapes", "Treasures", "Inside"],
             "rows": [
                 [
                     f"Seat {n}",
@@ -185,7 +185,7 @@ def _hostage_trap(p: Public) -> dict[str, Any]:
         "timer": _timer(p.get("timer")) if turn is not None else None,
         "facts": [f"Turn {p.get('turn_no')}", f"{p.get('hostages')} different hostages win"],
         "scoreboard": {
-            "columns": ["", "Sits out"],
+            "columns": ["Seat", "Sits out"],
             "rows": [[f"Seat {s}", held.get(str(s), 0) or ""] for s in _seats(p)],
             "seats": [seat_look(s) for s in _seats(p)],
         },
@@ -230,7 +230,7 @@ def _deathtrap_dungeon(p: Public) -> dict[str, Any]:
         "turn": None if turn is None else seat_look(int(turn)),
         "facts": facts,
         "scoreboard": {
-            "columns": ["", *rounds_cols, "Points", "Title"],
+            "columns": ["Seat", *rounds_cols, "Points", "Title"],
             "rows": [
                 [
                     f"Seat {s}",
