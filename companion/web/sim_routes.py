@@ -8,7 +8,8 @@
     GET  /api/cards         the demo deck: uid, name and game of each card
     GET  /api/sounds        each sound cue as [frequency in Hz or null for a rest, seconds]
     POST /api/press/{button}[?long=1]    press a button (up, down, ok, back, green, red)
-    POST /api/tap/{uid}     lay a card on the reader
+    POST /api/tap/{uid}     lay a card on the reader (a 400 says in ``say``, in plain words,
+                            what a card UID looks like)
 
 A press or tap is 202 when posted to the box, 400 for an unknown button or a UID the reader
 cannot read, 429 when it comes faster than a finger (dropped, as the terminal drops it).
@@ -29,6 +30,11 @@ from companion.faces.snapshot import Snapshot
 from companion.web.server import WebServer
 
 STATIC = Path(__file__).parent / "static"
+# What a card UID is, in plain words, for the reader the box has (said beside the UID box).
+UID_HINTS = {
+    "pn532": "use 4, 7 or 10 bytes in hex, e.g. 04A1B2C3",
+    "rdm6300": "use up to 10 hex digits, e.g. 0014008EC7",
+}
 NOTES = {"C": 0, "D": 2, "E": 4, "F": 5, "G": 7, "A": 9, "B": 11}
 
 
@@ -78,9 +84,15 @@ def _problem(status: int, text: str) -> web.Response:
 
 class SimRoutes:
     def __init__(
-        self, controls: Controls, deck: list[tuple[str, str, str]], hold_seconds: float
+        self,
+        controls: Controls,
+        deck: list[tuple[str, str, str]],
+        hold_seconds: float,
+        reader: str = "",
     ) -> None:
+        """``reader``: the simulated reader's kind, for what a card UID looks like."""
         self.controls = controls
+        self.reader = reader
         self.deck = [{"uid": u, "name": n, "game": g} for u, n, g in deck]
         self.hold_seconds = hold_seconds
         self.cues = sound_cues()
@@ -137,10 +149,17 @@ class SimRoutes:
 
     async def tap(self, request: web.Request) -> web.Response:
         text = request.match_info["uid"]
+        hint = UID_HINTS.get(self.reader)
+        say = f"not a card UID: {hint}" if hint else "not a card UID"
         if len(text) > 32:
-            return _problem(400, "a UID is at most 32 characters")
+            return web.json_response(
+                {"error": "a UID is at most 32 characters", "say": say}, status=400
+            )
         try:
             uid = self.controls.tap(text)
         except ValueError as err:
-            return _problem(400, f"card UID {text!r}: {err}")
+            plain = say if str(err).startswith("card UID") else str(err)
+            return web.json_response(
+                {"error": f"card UID {text!r}: {err}", "say": plain}, status=400
+            )
         return web.json_response({"tapped": uid}, status=202)
