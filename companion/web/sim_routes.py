@@ -20,7 +20,6 @@ from __future__ import annotations
 import base64
 import tomllib
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
 from aiohttp import web
@@ -28,8 +27,13 @@ from aiohttp import web
 from companion.faces.face import BUTTONS, Controls
 from companion.faces.snapshot import Snapshot
 from companion.web.server import WebServer
+from companion.web.static_files import StaticFiles
 
-STATIC = Path(__file__).parent / "static"
+PAGE = {  # compressed, cacheable by version (static_files.py)
+    "/": ("index.html", "text/html"),
+    "/static/app.js": ("app.js", "text/javascript"),
+    "/static/style.css": ("style.css", "text/css"),
+}
 # What a card UID is, in plain words, for the reader the box has (said beside the UID box).
 UID_HINTS = {
     "pn532": "use 4, 7 or 10 bytes in hex, e.g. 04A1B2C3",
@@ -101,8 +105,7 @@ class SimRoutes:
     def __call__(self, app: web.Application, server: WebServer) -> None:
         self.server = server
         r = app.router
-        r.add_get("/", self.index)
-        r.add_static("/static/", STATIC, follow_symlinks=False, append_version=False)
+        StaticFiles(PAGE).add(app)
         r.add_get("/api/state", self.state)
         r.add_get("/api/events", server.stream(event_of))
         r.add_get("/api/display.png", self.png)
@@ -110,9 +113,6 @@ class SimRoutes:
         r.add_get("/api/sounds", self.sounds)
         r.add_post("/api/press/{button}", self.press)
         r.add_post("/api/tap/{uid}", self.tap)
-
-    async def index(self, request: web.Request) -> web.StreamResponse:
-        return web.FileResponse(STATIC / "index.html")
 
     def _latest(self) -> Snapshot | None:
         return self.server.latest if self.server else None
