@@ -70,3 +70,51 @@ def sim_web(state_dir: Path, *extra: str) -> Iterator[tuple[str, subprocess.Pope
                 proc.wait()
         proc.stdout.close()
         proc.stderr.close()
+
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+ROOT = Path(__file__).resolve().parents[1]
+# A game in play for each game: the first part of a script that plays it.
+IN_PLAY = {
+    "dice": ("examples/dice.txt", 7),
+    "trap-attack": ("tests/scripts/trap-attack-solo-to-boat.txt", 46),
+    "trapwords": ("tests/scripts/trapwords-round.txt", 9),
+    "cover-your-asps": ("tests/scripts/cover-your-asps-four-players.txt", 134),
+    "hostage-trap": ("tests/scripts/hostage-trap-three-players.txt", 26),
+    "deathtrap-dungeon": ("tests/scripts/deathtrap-dungeon-four-players.txt", 58),
+}
+
+
+def game_in_play(state_dir: Path, game: str) -> None:
+    """Leave ``game`` in play, part way through, in the state dir a box resumes."""
+    from companion.replay import run_script
+
+    script, lines = IN_PLAY[game]
+    text = "\n".join((ROOT / script).read_text(encoding="utf-8").splitlines()[:lines]) + "\n"
+    assert run_script(text, state_dir=state_dir)[-1]["game"] == game
+
+
+@contextlib.contextmanager
+def both_faces(state_dir: Path) -> Iterator[tuple[object, str]]:
+    """A simulated box on the real clock with both web faces, in this process: the phones' (on
+    ``box.url()``) and the simulator's page (on the URL given)."""
+    from companion.sim.web import serve
+    from tests.phones_support import live_box
+
+    with live_box(state_dir) as box:
+        page = serve(box.box, box.controls, 0)
+        try:
+            box.on_loop(lambda: None)  # a refresh: the page has its first frame
+            yield box, page.url
+        finally:
+            page.stop()
+
+
+def phone(browser: object, box: object, token: str | None, scheme: str = "light") -> object:
+    """A phone's page (390x844, touch) on the box's phone face, paired when a token is given."""
+    context = browser.new_context(**PHONE, color_scheme=scheme)
+    if token:
+        context.add_cookies([{"name": "tc_phone", "value": token, "url": box.url()}])
+    page = context.new_page()
+    page.goto(box.url())
+    return page

@@ -10,7 +10,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from browser_support import SKIP, chromium, sim_web
+from browser_support import PHONE, SKIP, chromium, sim_web
 
 from companion.replay import run_script
 from tests.phones_support import free_port
@@ -18,7 +18,6 @@ from tests.phones_support import free_port
 pytestmark = SKIP
 
 ROOT = Path(__file__).resolve().parents[1]
-PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 
 
 @pytest.fixture(scope="module")

@@ -124,3 +124,22 @@ def test_forget_phones_asks_first(box, tmp_path) -> None:
     box.press("ok")  # yes
     assert not phones.pairing.allows(token)
     assert "1 phone forgotten" in " ".join(screen(box))
+
+
+def test_the_code_s_minutes_left_count_down_by_themselves(box, tmp_path) -> None:
+    """With the phone face on, the OLED's "5 min" goes down minute by minute with no press."""
+    from companion.web.phones import PhoneService
+
+    service = PhoneService(box.app, 8080, host="127.0.0.1")
+    box.app.phones = service
+    box.app.faces.add(service)
+    box.app.phone_command("pair_phone")
+    box.app.refresh()
+    seen = [screen(box)[0]]
+    for _ in range(4):
+        box.advance(60.0)
+        seen.append(screen(box)[0])
+    assert seen == [f"Pair a phone: {n} min" for n in (5, 4, 3, 2, 1)]
+    box.advance(60.0)
+    assert "The code ran out" in screen(box)
+    assert box.loop.pending("phones-minute") is None

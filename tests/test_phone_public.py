@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -98,7 +99,7 @@ def test_deathtrap_dungeon_points_round_by_round() -> None:
     outs = lines_of(ROOT / "tests" / "scripts" / "deathtrap-dungeon-four-players.txt")
     final = phone_view(outs[-1]["game"], outs[-1]["state"])
     board = final["scoreboard"]
-    assert board["columns"] == ["", "R1", "R2", "R3", "R4", "Points", "Title"]
+    assert board["columns"] == ["Seat", "R1", "R2", "R3", "R4", "Points", "Title"]
     assert board["rows"][0] == ["Seat 1", 2, 4, 2, 4, 12, "big hero"]
     assert final["picture"]["kind"] == "rounds" and len(final["picture"]["rounds"]) == 4
     assert final["winner"] == "Seat 1"
@@ -164,3 +165,51 @@ def test_records_of_the_game_in_play(tmp_path: Path) -> None:
     ]
     assert records_view(records, "dice") == []
     assert phone_view("cover-your-asps", None, records)["records"] == got
+
+
+def test_deathtrap_dungeon_table_named_as_the_box_names_it() -> None:
+    """The phone says the cards on the table as the box does ("1 x Orc + 1 wild"), and who laid
+    them, never a bare value."""
+    outs = lines_of(ROOT / "tests" / "scripts" / "deathtrap-dungeon-four-players.txt")
+    tables = [
+        f
+        for o in outs
+        if o["state"]
+        for f in phone_view(o["game"], o["state"])["facts"]
+        if f.startswith("On the table")
+    ]
+    assert "On the table: 1 x Orc + 1 wild, by Seat 3" in tables
+    assert "On the table: 2 x Troll, by Seat 4" in tables
+    assert "On the table: 1 x Warrior + 2 wilds, by Seat 2" in tables
+    assert all(
+        re.fullmatch(
+            r"On the table: (\d+ x [A-Z]\w+( \+ 1 wild| \+ \d+ wilds)?|\d+ wilds?), by Seat \d", f
+        )
+        for f in tables
+    ), tables
+
+
+def test_deathtrap_dungeon_nobody_is_out_when_a_round_starts() -> None:
+    outs = lines_of(ROOT / "tests" / "scripts" / "deathtrap-dungeon-four-players.txt")
+    between = [
+        o for o in outs if o["state"] and o["state"]["phase"] == "deal" and o["state"]["history"]
+    ]
+    assert between  # the deal of rounds 2 to 4
+    for o in between:
+        facts = phone_view(o["game"], o["state"])["facts"]
+        assert not any(f.startswith("Out this round") for f in facts), (o["line"], facts)
+    playing = [
+        phone_view(o["game"], o["state"])["facts"]
+        for o in outs
+        if o["state"] and o["state"]["phase"] == "play" and o["state"]["finished"]
+    ]
+    assert playing and all(any(f.startswith("Out this round") for f in facts) for facts in playing)
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.stem)
+def test_every_column_of_every_table_has_a_header(script: Path) -> None:
+    """An empty header cell names nothing for a screen reader: every column says what it is."""
+    for _out, view in views(script):
+        for table in (view["scoreboard"], view["standings"]):
+            if table:
+                assert all(str(c).strip() for c in table["columns"]), table["columns"]

@@ -111,6 +111,16 @@ def test_a_long_press_and_a_card_tap_reach_the_box(tmp_path):
     run_site(tmp_path, body)
 
 
+def test_a_bad_card_uid_is_also_said_in_plain_words(tmp_path):
+    async def body(site):
+        r = await site.post("/api/tap/hello")
+        answer = await r.json()
+        assert r.status == 400 and answer["say"] == "not a card UID"
+        assert "not hexadecimal" in answer["error"]  # the detail, for whoever wants it
+
+    run_site(tmp_path, body)
+
+
 def test_bad_input_is_a_clear_4xx_and_changes_nothing(tmp_path):
     async def body(site):
         before = await site.state()

@@ -3,6 +3,7 @@ shows the OLED, the buttons (mouse, keyboard, long press) and the cards play the
 open tab follows live."""
 
 import json
+import re
 import urllib.request
 
 import pytest
@@ -133,3 +134,94 @@ def test_many_tabs_follow_the_same_box_and_any_of_them_plays(browser, tmp_path):
         for tab in tabs[1:]:
             expect(tab.locator("#words")).to_contain_text("turn")
         context.close()
+
+
+def _places(page):
+    """Where each control of the page is: the buttons, the UID box."""
+    return page.evaluate(
+        """() => [...document.querySelectorAll('button, input')].map(e => {
+            const r = e.getBoundingClientRect();
+            return [e.id || e.textContent.trim(), r.x, r.y, r.width, r.height];
+        })"""
+    )
+
+
+def _lines(page, selector):
+    """How many lines the text of ``selector`` takes (whether shown whole or not)."""
+    return page.evaluate(
+        """s => { const r = document.createRange();
+            r.selectNodeContents(document.querySelector(s));
+            return new Set([...r.getClientRects()].map(c => Math.round(c.top))).size; }""",
+        selector,
+    )
+
+
+def test_nothing_moves_when_the_caption_or_the_sounds_line_wraps(browser, tmp_path):
+    from playwright.sync_api import expect
+
+    def show(words, sounds):  # as the stream sets them: a screen's words, the last six sounds
+        page.evaluate(
+            """([w, s]) => { document.getElementById('words').textContent = w;
+                document.getElementById('sounds').textContent = s; }""",
+            [words, sounds],
+        )
+
+    with sim_web(tmp_path) as (url, _proc):
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.goto(url)
+        expect(page.locator("#link")).to_have_text("live")
+        page.keyboard.press("j")  # Trap Attack: its demo cards are buttons too
+        page.keyboard.press("o")
+        page.keyboard.press("g")
+        expect(_words(page)).to_contain_text("turn")
+        page.locator("#cards button").first.click()
+        expect(page.locator("#sounds")).to_contain_text("card_")
+        show("Trap Attack  P1", "card_ok")
+        assert _lines(page, "#words") == 1 and _lines(page, "#sounds") == 1
+        before = _places(page)
+        show(
+            " · ".join(["Trap Attack  P1", "AI moves 5: 11 -> 6"] * 4),
+            ", ".join(["card_unknown"] * 6),
+        )
+        assert _lines(page, "#words") > 1 and _lines(page, "#sounds") > 1
+        page.screenshot(path=str(tmp_path / "wrapped.png"))
+        assert _places(page) == before
+
+
+def test_a_bad_card_uid_is_said_beside_the_box_until_the_next_tap(browser, tmp_path):
+    from playwright.sync_api import expect
+
+    with sim_web(tmp_path) as (url, _proc):
+        page = browser.new_page()
+        page.goto(url)
+        expect(page.locator("#link")).to_have_text("live")
+        uid = page.get_by_role("textbox", name="Card UID")
+        uid.fill("hello")
+        page.get_by_role("button", name="Tap", exact=True).click()
+        error = page.locator("#uid-error")
+        # in plain words, for the simulator's reader (an RDM6300 unless configured otherwise)
+        expect(error).to_have_text(
+            re.compile(r"^not a card UID: use [\w ,]+, e\.g\. [0-9A-F]{8,}$")
+        )
+        expect(uid).to_have_attribute("aria-invalid", "true")
+        box, said = uid.bounding_box(), error.bounding_box()
+        assert 0 <= said["y"] - (box["y"] + box["height"]) < 40  # right under the box
+        page.screenshot(path=str(tmp_path / "uid-error.png"))
+        uid.fill("04A1B2C3")
+        page.get_by_role("button", name="Tap", exact=True).click()
+        expect(error).to_be_empty()
+        expect(uid).not_to_have_attribute("aria-invalid", "true")
+
+
+def test_the_round_buttons_labels_are_centred(browser, tmp_path):
+    with sim_web(tmp_path) as (url, _proc):
+        page = browser.new_page()
+        page.goto(url)
+        for name in ("Green", "Red"):
+            off = page.get_by_role("button", name=name, exact=True).evaluate(
+                """b => { const r = document.createRange(); r.selectNodeContents(b);
+                    const t = r.getBoundingClientRect(), o = b.getBoundingClientRect();
+                    return [t.x + t.width / 2 - (o.x + o.width / 2),
+                            t.y + t.height / 2 - (o.y + o.height / 2)]; }"""
+            )
+            assert abs(off[0]) <= 1.5 and abs(off[1]) <= 1.5, (name, off)

@@ -31,7 +31,7 @@ def serve(box: SimulatedBox, controls: SimControls, port: int, host: str = HOST)
     from companion.web.sim_routes import SimRoutes
 
     deck = [(c.uid, c.name, c.game) for c in box.app.registry.demo.values()]
-    routes = SimRoutes(controls, deck, box.config.buttons.hold_seconds)
+    routes = SimRoutes(controls, deck, box.config.buttons.hold_seconds, box.kind)
     server = WebServer(host, port, Guard(), routes=[routes])
     server.start()
     box.app.faces.add(server)

@@ -1,6 +1,7 @@
 """The phones' page and API, served by the same WebServer as the simulator's page.
 
-    GET  /, /phone.css, /phone.js        the page (static/phone.*), open so a phone can pair
+    GET  /, /phone.css, /phone.js        the page (static/phone.*), open so a phone can pair;
+                                         compressed, cacheable by version (static_files.py)
     POST /api/pair                       ``code`` (a form or JSON): the cookie of a paired phone
     GET  /api/state                      what a phone may see now (``version`` and the public view)
     GET  /api/events                     the same, pushed as Server-Sent Events
@@ -18,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from importlib import resources
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -27,6 +27,7 @@ from aiohttp import web
 from companion.faces.face import BUTTONS
 from companion.web.pairing import COOKIE, TOKEN_SECONDS
 from companion.web.server import WebServer
+from companion.web.static_files import StaticFiles
 
 BODY_SECONDS = 3.0  # a body must arrive within this (the guard's limit is for the handler)
 STATIC = {
@@ -50,8 +51,7 @@ class PhoneRoutes:
         self.server = server
         app.middlewares.append(self._paired)  # after the guard's
         r = app.router
-        for path in STATIC:
-            r.add_get(path, self._static)
+        StaticFiles(STATIC).add(app)
         r.add_get("/api/state", self._state)
         r.add_get("/api/events", server.stream(render, self._allowed))
         r.add_post("/api/pair", self._pair)
@@ -71,11 +71,6 @@ class PhoneRoutes:
         if path.startswith("/api/") and path != "/api/pair" and not self._allowed(request):
             raise _error(web.HTTPUnauthorized, "pair this phone first")
         return await handler(request)
-
-    async def _static(self, request: web.Request) -> web.Response:
-        name, kind = STATIC[request.path]
-        body = resources.files("companion.web").joinpath("static", name).read_bytes()
-        return web.Response(body=body, content_type=kind, charset="utf-8")
 
     async def _state(self, request: web.Request) -> web.Response:
         shown = self.server.latest if self.server else None

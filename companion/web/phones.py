@@ -38,6 +38,8 @@ log = logging.getLogger(__name__)
 
 RETRY_SECONDS = 30.0
 ANSWER_SECONDS = 2.0  # how long a request waits for the loop to answer
+MINUTE = 60.0
+MINUTE_KEY = "phones-minute"  # the redraw of the pairing code's minutes left
 
 
 @dataclass(frozen=True)
@@ -159,6 +161,7 @@ class PhoneService:
 
     def show(self, snapshot: Any) -> None:
         """A face's show: what a phone may see now, shown to the server when it changed."""
+        self._next_minute()
         view = self.make_view(snapshot)
         if view == self.view:
             return
@@ -167,6 +170,18 @@ class PhoneService:
             self.seq += 1
             if self.server is not None:
                 self.server.show(PhoneView(self.seq, view))
+
+    def _next_minute(self) -> None:
+        """While a pairing code is shown, the box is redrawn as its minutes left go down (the
+        OLED says "5 min", "4 min"...): a deadline on the loop's clock, one at a time."""
+        loop = self.app.loop
+        deadline = self.pairing.code_deadline()
+        status, left = self.pairing.code_status()
+        if deadline is None or status != "showing" or left <= MINUTE:
+            loop.cancel(MINUTE_KEY)
+            return
+        whole = -(-left // MINUTE)  # the minutes the screen says now, rounded up
+        loop.call_at(deadline - (whole - 1) * MINUTE, self.app.refresh, MINUTE_KEY)
 
     def make_view(self, snapshot: Any) -> dict[str, Any]:
         """What ``GET /api/state`` answers: a replay line's keys (game, screen, leds, sounds),
@@ -204,6 +219,7 @@ class PhoneService:
     def stop(self) -> None:
         self.stopped = True
         self.app.loop.cancel("phones-retry")
+        self.app.loop.cancel(MINUTE_KEY)
         if self.thread is not None and self.ready.is_set():
             self.thread.join(2.0)  # a thread still loading aiohttp ends by itself
         if self.server is not None:

@@ -77,12 +77,12 @@ def _trap_attack(p: Public) -> dict[str, Any]:
     ]
     if ai.get("plays"):
         rows.append(["AI", ai.get("life"), "yes" if ai.get("paralyzed") else ""])
-    out["scoreboard"] = {"columns": ["", "Life", "Paralyzed"], "rows": rows}
+    out["scoreboard"] = {"columns": ["Who", "Life", "Paralyzed"], "rows": rows}
     leaders = list(p.get("leaders") or [])
     if p.get("race_over") and leaders:  # every entry made: the values are no secret now
         scores = p.get("scores") or {}
         out["standings"] = {
-            "columns": ["", "Race", "Relics", "Loot", "Coins", "Total"],
+            "columns": ["Who", "Race", "Relics", "Loot", "Coins", "Total"],
             "rows": [
                 ["AI" if who == "ai" else f"Player {who}"]
                 + [s.get(k) for k in ("race", "relics", "loot", "coins", "total")]
@@ -157,7 +157,7 @@ def _cover_your_asps(p: Public) -> dict[str, Any]:
             f"Treasure left: {p.get('treasure_left')}",
         ],
         "scoreboard": {
-            "columns": ["", "Points", "Escapes", "Treasures", "Inside"],
+            "columns": ["Seat", "Points", "Escapes", "Treasures", "Inside"],
             "rows": [
                 [
                     f"Seat {n}",
@@ -185,7 +185,7 @@ def _hostage_trap(p: Public) -> dict[str, Any]:
         "timer": _timer(p.get("timer")) if turn is not None else None,
         "facts": [f"Turn {p.get('turn_no')}", f"{p.get('hostages')} different hostages win"],
         "scoreboard": {
-            "columns": ["", "Sits out"],
+            "columns": ["Seat", "Sits out"],
             "rows": [[f"Seat {s}", held.get(str(s), 0) or ""] for s in _seats(p)],
             "seats": [seat_look(s) for s in _seats(p)],
         },
@@ -200,6 +200,18 @@ def _hostage_trap(p: Public) -> dict[str, Any]:
     return out
 
 
+def _deathtrap_cards(table: Public) -> str:
+    """The cards on the table as the box names them, in full: "3 x Dwarf", "2 x Orc + 1 wild",
+    "2 wilds" (the set's name from the pack the box plays with)."""
+    from companion.games.deathtrap_dungeon import GAME
+
+    n, wild = int(table.get("n") or 0), int(table.get("wild") or 0)
+    if wild >= n:
+        return f"{n} wild" + ("s" if n != 1 else "")
+    name = GAME.pack.name_of(table.get("set"), int(table.get("value") or 0))
+    return f"{n - wild} x {name}" + (f" + {wild} wild" + ("s" if wild > 1 else "") if wild else "")
+
+
 def _deathtrap_dungeon(p: Public) -> dict[str, Any]:
     seats = _seats(p)
     points = p.get("points") or {}
@@ -209,17 +221,16 @@ def _deathtrap_dungeon(p: Public) -> dict[str, Any]:
     table = p.get("table")
     facts = [f"Round {p.get('round')} of {p.get('rounds')}"]
     if isinstance(table, Mapping):
-        wild = f" ({table.get('wild')} wild)" if table.get("wild") else ""
-        facts.append(f"On the table: {table.get('n')} x {table.get('value')}{wild}")
+        facts.append(f"On the table: {_deathtrap_cards(table)}, by Seat {table.get('by')}")
     finished = list(p.get("finished") or [])
-    if finished and p.get("phase") != "over":
+    if finished and p.get("phase") == "play":  # between rounds every seat is "finished"
         facts.append("Out this round: " + ", ".join(f"Seat {s}" for s in finished))
     rounds_cols = [f"R{i}" for i in range(1, len(history) + 1)]
     out: dict[str, Any] = {
         "turn": None if turn is None else seat_look(int(turn)),
         "facts": facts,
         "scoreboard": {
-            "columns": ["", *rounds_cols, "Points", "Title"],
+            "columns": ["Seat", *rounds_cols, "Points", "Title"],
             "rows": [
                 [
                     f"Seat {s}",

@@ -8,7 +8,8 @@
     GET  /api/cards         the demo deck: uid, name and game of each card
     GET  /api/sounds        each sound cue as [frequency in Hz or null for a rest, seconds]
     POST /api/press/{button}[?long=1]    press a button (up, down, ok, back, green, red)
-    POST /api/tap/{uid}     lay a card on the reader
+    POST /api/tap/{uid}     lay a card on the reader (a 400 says in ``say``, in plain words,
+                            what a card UID looks like)
 
 A press or tap is 202 when posted to the box, 400 for an unknown button or a UID the reader
 cannot read, 429 when it comes faster than a finger (dropped, as the terminal drops it).
@@ -19,7 +20,6 @@ from __future__ import annotations
 import base64
 import tomllib
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
 from aiohttp import web
@@ -27,8 +27,18 @@ from aiohttp import web
 from companion.faces.face import BUTTONS, Controls
 from companion.faces.snapshot import Snapshot
 from companion.web.server import WebServer
+from companion.web.static_files import StaticFiles
 
-STATIC = Path(__file__).parent / "static"
+PAGE = {  # compressed, cacheable by version (static_files.py)
+    "/": ("index.html", "text/html"),
+    "/static/app.js": ("app.js", "text/javascript"),
+    "/static/style.css": ("style.css", "text/css"),
+}
+# What a card UID is, in plain words, for the reader the box has (said beside the UID box).
+UID_HINTS = {
+    "pn532": "use 4, 7 or 10 bytes in hex, e.g. 04A1B2C3",
+    "rdm6300": "use up to 10 hex digits, e.g. 0014008EC7",
+}
 NOTES = {"C": 0, "D": 2, "E": 4, "F": 5, "G": 7, "A": 9, "B": 11}
 
 
@@ -78,9 +88,15 @@ def _problem(status: int, text: str) -> web.Response:
 
 class SimRoutes:
     def __init__(
-        self, controls: Controls, deck: list[tuple[str, str, str]], hold_seconds: float
+        self,
+        controls: Controls,
+        deck: list[tuple[str, str, str]],
+        hold_seconds: float,
+        reader: str = "",
     ) -> None:
+        """``reader``: the simulated reader's kind, for what a card UID looks like."""
         self.controls = controls
+        self.reader = reader
         self.deck = [{"uid": u, "name": n, "game": g} for u, n, g in deck]
         self.hold_seconds = hold_seconds
         self.cues = sound_cues()
@@ -89,8 +105,7 @@ class SimRoutes:
     def __call__(self, app: web.Application, server: WebServer) -> None:
         self.server = server
         r = app.router
-        r.add_get("/", self.index)
-        r.add_static("/static/", STATIC, follow_symlinks=False, append_version=False)
+        StaticFiles(PAGE).add(app)
         r.add_get("/api/state", self.state)
         r.add_get("/api/events", server.stream(event_of))
         r.add_get("/api/display.png", self.png)
@@ -98,9 +113,6 @@ class SimRoutes:
         r.add_get("/api/sounds", self.sounds)
         r.add_post("/api/press/{button}", self.press)
         r.add_post("/api/tap/{uid}", self.tap)
-
-    async def index(self, request: web.Request) -> web.StreamResponse:
-        return web.FileResponse(STATIC / "index.html")
 
     def _latest(self) -> Snapshot | None:
         return self.server.latest if self.server else None
@@ -137,10 +149,17 @@ class SimRoutes:
 
     async def tap(self, request: web.Request) -> web.Response:
         text = request.match_info["uid"]
+        hint = UID_HINTS.get(self.reader)
+        say = f"not a card UID: {hint}" if hint else "not a card UID"
         if len(text) > 32:
-            return _problem(400, "a UID is at most 32 characters")
+            return web.json_response(
+                {"error": "a UID is at most 32 characters", "say": say}, status=400
+            )
         try:
             uid = self.controls.tap(text)
         except ValueError as err:
-            return _problem(400, f"card UID {text!r}: {err}")
+            plain = say if str(err).startswith("card UID") else str(err)
+            return web.json_response(
+                {"error": f"card UID {text!r}: {err}", "say": plain}, status=400
+            )
         return web.json_response({"tapped": uid}, status=202)

@@ -21,12 +21,14 @@ const $ = (id) => document.getElementById(id);
 
 function say(text) { $("said").textContent = text; }
 
-async function post(path) {
+// A refusal is said under the panel, or handed to ``refused`` (a card UID's, beside its box).
+async function post(path, refused) {
   try {
     const r = await fetch(path, { method: "POST", headers: { "Accept": "application/json" } });
     if (!r.ok) {
       const body = await r.json().catch(() => ({ error: r.statusText }));
-      say(body.error || `refused (${r.status})`);
+      if (refused && r.status === 400) refused(body.say || body.error);
+      else say(body.error || `refused (${r.status})`);
     }
     return r.ok;
   } catch (err) {
@@ -35,12 +37,25 @@ async function post(path) {
   }
 }
 
+function uidError(text) {
+  $("uid-error").textContent = text;
+  const box = $("uid");
+  if (text) {
+    box.setAttribute("aria-invalid", "true");
+    box.setAttribute("aria-describedby", "uid-error");
+  } else {
+    box.removeAttribute("aria-invalid");
+    box.removeAttribute("aria-describedby");
+  }
+}
+
 function press(button, long) {
   return post(`/api/press/${button}${long ? "?long=1" : ""}`);
 }
 
 async function tap(uid) {
-  if (await post(`/api/tap/${encodeURIComponent(uid)}`)) say(`tapped ${uid}`);
+  uidError("");  // the next tap clears what was said of the last
+  if (await post(`/api/tap/${encodeURIComponent(uid)}`, uidError)) say(`tapped ${uid}`);
 }
 
 // --- the six buttons: a click is a short press; held to the box's hold time, or with shift,

@@ -35,6 +35,13 @@ function setLink(text, live) {
   $("link").classList.toggle("live", !!live);
 }
 
+// The box out of reach: said across the top, and what is shown greyed (it may be out of date)
+// until the box answers again.
+function reachable(yes) {
+  $("offline").hidden = yes;
+  document.body.classList.toggle("stale", !yes);
+}
+
 async function post(path, body) {
   const response = await fetch(path, {
     method: "POST",
@@ -52,6 +59,7 @@ async function post(path, body) {
 
 function showPair() {
   if (stream) { stream.close(); stream = null; }
+  reachable(true);
   $("box").hidden = true;
   $("pair").hidden = false;
   setLink("not paired");
@@ -77,13 +85,17 @@ async function start() {
   try {
     response = await fetch("/api/state", { credentials: "same-origin" });
   } catch (e) {
-    setLink("box not reachable");
+    response = null;
+  }
+  if (response && response.status === 401) { showPair(); return; }
+  if (!response || !response.ok) {
+    setLink(response ? `error ${response.status}` : "box not reachable");
+    reachable(false);
     setTimeout(start, 3000);
     return;
   }
-  if (response.status === 401) { showPair(); return; }
-  if (!response.ok) { setLink(`error ${response.status}`); return; }
   const data = await response.json();
+  reachable(true);
   $("pair").hidden = true;
   $("box").hidden = false;
   render(data);
@@ -93,15 +105,17 @@ async function start() {
 function connect() {
   if (stream) stream.close();
   stream = new EventSource("/api/events");
-  stream.onopen = () => setLink("live", true);
+  stream.onopen = () => { setLink("live", true); reachable(true); };
   stream.onmessage = (event) => {
     setLink("live", true);
+    reachable(true);
     render(JSON.parse(event.data));
   };
   stream.onerror = () => {
     stream.close();
     stream = null;
     setLink("reconnecting…");
+    reachable(false);
     setTimeout(start, 2000); // a forgotten phone gets the pairing form from /api/state
   };
 }
@@ -144,13 +158,16 @@ function renderTurn(view) {
 
 function tick() {
   const box = $("timer");
-  if (!timer) { box.textContent = ""; return; }
+  const note = $("timer-note");
+  if (!timer) { box.textContent = ""; note.textContent = ""; return; }
   let left = timer.remaining;
   if (timer.running) left -= (performance.now() - timer.at) / 1000;
-  left = Math.max(0, left);
-  const whole = Math.ceil(left - 1e-9);
+  const whole = Math.max(0, Math.ceil(left - 1e-6));
   box.textContent = `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, "0")}`;
-  box.classList.toggle("paused", !timer.running);
+  const state = whole === 0 ? "time is up" : timer.running ? "" : "paused";
+  if (note.textContent !== state) note.textContent = state;
+  box.classList.toggle("paused", state === "paused");
+  box.classList.toggle("up", whole === 0);
 }
 setInterval(() => { if (timer && timer.running) tick(); }, 250);
 
@@ -374,6 +391,10 @@ async function loadCards() {
   const list = $("cards");
   list.replaceChildren();
   if (!data.game) { list.append(el("li", "Start a game on the box to see its cards.")); return; }
+  if (!kinds.length && !data.cards.length) {
+    list.append(el("li", "This game is played without cards."));
+    return;
+  }
   if (!data.cards.length) list.append(el("li", "No cards of this game enrolled yet."));
   for (const card of data.cards) {
     const item = el("li");
