@@ -1,7 +1,10 @@
 """What every web request must pass before a handler sees it (the simulator's page and the
 phones alike): an aiohttp middleware.
 
-- Source: only loopback, private and link-local addresses are answered (403 otherwise).
+- Source: only loopback, link-local, RFC 1918 and fc00::/7 addresses are answered (403
+  otherwise), the list docs/raspberry-pi.md gives and the unit's ``IPAddressAllow=`` holds: the
+  guard keeps to it also when the box runs outside its unit. Python's ``is_private`` is not
+  used: it also counts Teredo, documentation, benchmarking and reserved ranges.
 - Host: a name must be localhost or one of the box's own names; an address must be the very
   address the client connected to (the box's own). Anything else is a page of another site whose
   name was pointed at the box (DNS rebinding) and gets 421.
@@ -36,6 +39,19 @@ CSP = (
 MAX_BODY = 4096  # bytes: the largest POST body any route takes (a pairing code, a name)
 SECONDS = 5.0  # the longest a request may take (but an event stream)
 LOCAL_NAMES = frozenset({"localhost", "localhost.localdomain"})
+LOCAL_NETWORKS = tuple(
+    ipaddress.ip_network(n)
+    for n in (
+        "127.0.0.0/8",  # loopback
+        "::1/128",
+        "169.254.0.0/16",  # link-local
+        "fe80::/10",
+        "10.0.0.0/8",  # RFC 1918
+        "172.16.0.0/12",
+        "192.168.0.0/16",
+        "fc00::/7",  # unique local
+    )
+)
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -51,11 +67,11 @@ def _address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
 
 
 def local_source(text: str | None) -> bool:
-    """A client address the box answers: loopback, private or link-local."""
+    """A client address the box answers: loopback, link-local, RFC 1918 or fc00::/7."""
     address = _address(text or "")
     if address is None:
         return False
-    return address.is_loopback or address.is_private or address.is_link_local
+    return any(address in network for network in LOCAL_NETWORKS)
 
 
 def own_names() -> tuple[str, ...]:
