@@ -292,3 +292,43 @@ def test_the_retry_is_a_deadline_on_the_loop_that_fires_by_itself(
     finally:
         blocker.close()
         live.stop()
+
+
+def open_stream(box, token: str) -> tuple[http.client.HTTPConnection, int]:
+    conn = http.client.HTTPConnection("127.0.0.1", box.port, timeout=5)
+    conn.request(
+        "GET",
+        "/api/events",
+        headers={"Host": f"127.0.0.1:{box.port}", "Cookie": f"tc_phone={token}"},
+    )
+    response = conn.getresponse()
+    if response.status == 200:
+        response.readline()  # the first event: the stream is open
+    return conn, response.status
+
+
+def test_a_closed_event_stream_frees_its_slot_at_once(box) -> None:
+    from companion.web.server import MAX_STREAMS
+
+    token = pair(box)
+    wait_for(lambda: screen(box)[0] == "Choose a game")  # the box shows nothing new from now
+    streams = [open_stream(box, token) for _ in range(MAX_STREAMS)]
+    assert [status for _, status in streams] == [200] * MAX_STREAMS
+    extra, status = open_stream(box, token)
+    extra.close()
+    assert status == 503
+    streams.pop()[0].close()  # a phone goes away, long before the next ping
+
+    def reopened() -> bool:
+        conn, status = open_stream(box, token)
+        if status == 200:
+            streams.append((conn, status))
+        else:
+            conn.close()
+        return status == 200
+
+    try:
+        wait_for(reopened, seconds=3.0)
+    finally:
+        for conn, _ in streams:
+            conn.close()

@@ -167,6 +167,9 @@ class WebServer:
             access_log=None,
             keepalive_timeout=15.0,
             shutdown_timeout=SHUTDOWN_SECONDS,
+            # A client that goes cancels its handler at once: an event stream frees its slot
+            # then, not at the next ping.
+            handler_cancellation=True,
         )
         await runner.setup()
         site: web.BaseSite
