@@ -4,6 +4,8 @@ Origin and Host checks, limits, and the box playing on whatever is sent."""
 from __future__ import annotations
 
 import http.client
+import json
+import logging
 import socket
 import time
 from pathlib import Path
@@ -332,3 +334,96 @@ def test_a_closed_event_stream_frees_its_slot_at_once(box) -> None:
     finally:
         for conn, _ in streams:
             conn.close()
+
+
+# --- error answers: short, 4xx, the guard's headers, one log line ---------------------------
+
+
+def raw_request(box, data: bytes) -> tuple[int, dict[str, str], bytes]:
+    """Bytes as an attacker might send them; the status, headers and body of the answer."""
+    with socket.create_connection(("127.0.0.1", box.port), timeout=5) as conn:
+        conn.sendall(data)
+        answer = b""
+        while b"\r\n\r\n" not in answer:
+            chunk = conn.recv(4096)
+            if not chunk:
+                break
+            answer += chunk
+        head, _, body = answer.partition(b"\r\n\r\n")
+        lines = head.decode("latin-1").split("\r\n")
+        headers = dict(line.split(": ", 1) for line in lines[1:] if ": " in line)
+        length = int(headers.get("Content-Length", "0"))
+        while len(body) < length:
+            chunk = conn.recv(4096)
+            if not chunk:
+                break
+            body += chunk
+    return int(lines[0].split()[1]), headers, body
+
+
+WEB_LOGGERS = ("companion.web", "aiohttp", "asyncio")
+
+
+def log_lines(caplog) -> int:
+    """Lines the web server's side logged (the box's own, such as the reader's, are not its)."""
+    return sum(
+        len(caplog.handler.format(r).splitlines())
+        for r in caplog.records
+        if r.name.startswith(WEB_LOGGERS)
+    )
+
+
+def assert_short_guarded_4xx(status: int, headers: dict[str, str], body: bytes) -> None:
+    assert 400 <= status < 500, status
+    assert "default-src 'none'" in headers["Content-Security-Policy"]
+    assert headers["X-Content-Type-Options"] == "nosniff"
+    server = headers.get("Server", "")
+    assert "aiohttp" not in server.lower() and "python" not in server.lower(), server
+    assert len(body) < 200, body
+
+
+def test_deeply_nested_json_is_a_short_400_and_one_log_line(box, caplog) -> None:
+    caplog.set_level(logging.INFO)
+    caplog.clear()
+    nested = "[" * 1000 + "]" * 1000
+    status, headers, body = request(
+        box, "POST", "/api/pair", nested, headers={"Content-Type": "application/json"}
+    )
+    assert status == 400
+    assert_short_guarded_4xx(status, dict(headers), body if isinstance(body, bytes) else b"")
+    assert log_lines(caplog) <= 1
+    assert request(box, "GET", "/")[0] == 200  # and the box answers on
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        "GET /api/state HTTP/1.1\r\nHost: {host}\r\nX-Note: a\x00b\r\n\r\n",  # a NUL
+        "GET /api/state HTTP/1.1\r\nHost: {host}\r\nX-Note: " + "a" * 9000 + "\r\n\r\n",
+        "GET /api/state HTTP/1.1\r\nHost: {host}\r\nContent-Length: -1\r\n\r\n",
+        "GET /\x01 HTTP/1.1\r\nHost: {host}\r\n\r\n",
+        "GET /api/state HTTP/9.9\r\nHost: {host}\r\n\r\n",
+    ],
+)
+def test_a_request_aiohttp_cannot_parse_gets_the_guards_short_400(box, caplog, head) -> None:
+    caplog.set_level(logging.INFO)
+    caplog.clear()
+    data = head.format(host=f"127.0.0.1:{box.port}").encode("latin-1")
+    status, headers, body = raw_request(box, data)
+    assert_short_guarded_4xx(status, headers, body)
+    assert log_lines(caplog) <= 1
+    assert request(box, "GET", "/")[0] == 200
+
+
+def test_every_refusal_of_the_api_is_a_short_guarded_4xx(box) -> None:
+    own = {"Origin": f"http://127.0.0.1:{box.port}"}
+    for method, path, extra in (
+        ("GET", "/nothing-here", {}),
+        ("PUT", "/api/state", own),
+        ("GET", "/api/state", {}),
+        ("GET", "/api/state", {"Host": "rebound.example"}),
+        ("POST", "/api/pair", {"Origin": "http://evil.example"}),
+    ):
+        status, headers, body = request(box, method, path, headers=extra, origin=False)
+        raw = body if isinstance(body, bytes) else json.dumps(body).encode()
+        assert_short_guarded_4xx(status, headers, raw)

@@ -266,3 +266,20 @@ def test_any_host_header_is_read_without_raising(text):
     name = host_name(text)
     assert isinstance(name, str)
     assert name == name.lower()
+
+
+@pytest.mark.parametrize(
+    ("body", "depth"),
+    [
+        (b"", 0),
+        (b'{"code": "123456"}', 1),
+        (b'{"a": [1, {"b": []}]}', 4),
+        (b'{"a": "[[[[{{{{"}', 1),  # brackets in a string do not count
+        (b'{"a": "\\"[[["}', 1),  # nor after an escaped quote
+        (b"[" * 1000 + b"]" * 1000, 1000),
+    ],
+)
+def test_nesting_is_counted_without_parsing(body: bytes, depth: int) -> None:
+    from companion.web.guard import nesting
+
+    assert nesting(body) == depth

@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 
 from aiohttp import web
 
+from companion.web.ratelog import RateLog
+
 log = logging.getLogger(__name__)
 
 CSP = (
@@ -37,6 +39,7 @@ CSP = (
     "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 )
 MAX_BODY = 4096  # bytes: the largest POST body any route takes (a pairing code, a name)
+MAX_NESTING = 8  # brackets inside brackets in a JSON body (the routes take flat objects)
 SECONDS = 5.0  # the longest a request may take (but an event stream)
 LOCAL_NAMES = frozenset({"localhost", "localhost.localdomain"})
 LOCAL_NETWORKS = tuple(
@@ -74,6 +77,29 @@ def local_source(text: str | None) -> bool:
     return any(address in network for network in LOCAL_NETWORKS)
 
 
+def nesting(body: bytes) -> int:
+    """How deep the brackets of a JSON text go, counted without parsing it (so 1,000 nested
+    brackets never reach the parser's recursion); brackets inside strings do not count."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for byte in body:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:  # quote
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):  # [ {
+            depth += 1
+            deepest = max(deepest, depth)
+        elif byte in (0x5D, 0x7D):  # ] }
+            depth -= 1
+    return deepest
+
+
 def own_names() -> tuple[str, ...]:
     """The box's host name and NAME.local (mDNS), besides localhost and its addresses."""
     name = socket.gethostname().lower()
@@ -96,6 +122,7 @@ class Guard:
     max_body: int = MAX_BODY
     seconds: float = SECONDS
     streams: frozenset[str] = field(default_factory=lambda: frozenset({"/api/events"}))
+    notes: RateLog = field(default_factory=lambda: RateLog(log))  # a line per kind and minute
 
     @classmethod
     def for_names(cls, names: Iterable[str] = (), **kw: object) -> Guard:
@@ -126,8 +153,10 @@ class Guard:
         refusal = self.refusal(request)
         if refusal is not None:
             status, text = refusal
-            log.info(
-                "refused %s %s from %s: %s", request.method, request.path, request.remote, text
+            self.notes.note(
+                f"refused-{status}",
+                f"web: refused {request.method} {request.path} from {request.remote}: {text}",
+                logging.INFO,
             )
             response: web.StreamResponse = web.Response(status=status, text=text + "\n")
         else:
@@ -141,6 +170,15 @@ class Guard:
                 response = web.Response(status=503, text="the request took too long\n")
             except web.HTTPException as err:  # answered, not raised: the headers below apply
                 response = web.Response(status=err.status, body=err.body, headers=err.headers)
+            except Exception as err:  # a fault of ours: one line, a short answer, headers
+                self.notes.note(
+                    f"fault-{type(err).__name__}",
+                    f"web: {request.method} {request.path} from {request.remote} failed: "
+                    f"{type(err).__name__}: {str(err)[:200]}",
+                    logging.ERROR,
+                )
+                log.debug("the failed request's traceback", exc_info=True)
+                response = web.Response(status=500, text="the box could not answer this\n")
         if not response.prepared:
             self.decorate(response)
         return response

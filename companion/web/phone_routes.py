@@ -25,6 +25,7 @@ from urllib.parse import parse_qsl
 from aiohttp import web
 
 from companion.faces.face import BUTTONS
+from companion.web.guard import MAX_NESTING, nesting
 from companion.web.pairing import COOKIE, TOKEN_SECONDS
 from companion.web.server import WebServer
 
@@ -90,6 +91,8 @@ class PhoneRoutes:
         kind = request.content_type
         try:
             if kind == "application/json":
+                if nesting(body) > MAX_NESTING:
+                    raise ValueError("nested too deep")
                 data = json.loads(body or b"{}")
                 if not isinstance(data, dict):
                     raise ValueError("not an object")

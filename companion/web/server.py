@@ -44,7 +44,9 @@ from aiohttp import web
 
 from companion.errors import PortTaken
 from companion.faces.snapshot import Snapshot
+from companion.web.connections import ConnectionBook, GuardedRunner
 from companion.web.guard import Guard
+from companion.web.ratelog import RateLog
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +82,8 @@ class WebServer:
         self._thread: threading.Thread | None = None
         self._started = threading.Event()
         self._failure: BaseException | None = None
+        self.notes = RateLog(log)  # refusals and errors: a line per kind and minute
+        self.book = ConnectionBook(self.notes)
 
     @property
     def url(self) -> str:
@@ -139,6 +143,7 @@ class WebServer:
 
     def _serve(self) -> None:
         loop = asyncio.new_event_loop()
+        loop.set_exception_handler(self._loop_error)
         try:
             asyncio.set_event_loop(loop)
             try:
@@ -162,8 +167,9 @@ class WebServer:
             loop.close()
 
     async def _open(self) -> None:
-        runner = web.AppRunner(
+        runner = GuardedRunner(
             self.application(),
+            self.book,
             access_log=None,
             keepalive_timeout=15.0,
             shutdown_timeout=SHUTDOWN_SECONDS,
@@ -200,6 +206,14 @@ class WebServer:
             except TimeoutError:
                 log.warning("the web server did not stop in time")
         asyncio.get_running_loop().call_soon(asyncio.get_running_loop().stop)
+
+    def _loop_error(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        """asyncio's own errors (``socket.accept() out of system resource`` when the process
+        has no file handle left): one line per kind and minute with a count, no traceback."""
+        message = str(context.get("message", "error"))
+        exc = context.get("exception")
+        detail = f": {type(exc).__name__}: {exc}" if exc is not None else ""
+        self.notes.note(f"loop-{message}", f"web: {message}{detail}")
 
     def _notify(self) -> None:
         for wake in self._wake:
