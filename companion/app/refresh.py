@@ -3,15 +3,22 @@ and the LED after every change; the one-line status for systemd."""
 
 from __future__ import annotations
 
+import logging
+
 from companion.faces.snapshot import Snapshot
 from companion.ui.screen import OFF, RGB, Lights, Screen
 
 MENU_LIGHT: RGB = (0.25, 0.25, 0.25)  # a dim white: no game colour means "menu"
 READER_DOWN = ("reader lost", "reader error")  # how the runner's status says it cannot read
+REDRAW_SECONDS = 0.5  # a frame that could not be drawn (no file handle left) is drawn again
+
+log = logging.getLogger("companion.app")
 
 
 class Refresh:
     """What the box shows, and drawing it (a part of App)."""
+
+    draw_failed = False  # the last frame could not be drawn: a "redraw" deadline is set
 
     def current(self) -> tuple[Screen, Lights]:
         if self.toast is not None:
@@ -49,13 +56,29 @@ class Refresh:
     def refresh(self) -> None:
         screen, lights = self.current()
         if self.shown is None or self.shown[0] != screen:
-            self.display.show(screen)
+            try:
+                self.display.show(screen)
+            except OSError as err:  # the process out of file handles, say: never lose a frame
+                self._redraw_later(err)
+                return
+        if self.draw_failed:
+            self.draw_failed = False
+            self.loop.cancel("redraw")
+            log.info("the screen is drawn again")
         self.led.show(lights)
         self.shown = (screen, lights)
         for hook in self.on_refresh:
             hook()
         if self.faces:  # no face, no snapshot: the box alone pays nothing more
             self.faces.publish(self.snapshot)
+
+    def _redraw_later(self, err: OSError) -> None:
+        """The frame could not be drawn: draw it again on a deadline (the loop's clock) until
+        it is, the same screen or whatever is current by then. Logged once per outage."""
+        if not self.draw_failed:
+            self.draw_failed = True
+            log.warning("the screen could not be drawn (%s); trying again", err)
+        self.loop.call_later(REDRAW_SECONDS, self.refresh, "redraw")
 
     def snapshot(self, seq: int) -> Snapshot:
         """What the box shows now, for the faces. The sounds, log lines and refusal since the

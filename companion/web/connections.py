@@ -52,11 +52,11 @@ class ConnectionBook:
         notes: RateLog,
         max_total: int = MAX_CONNECTIONS,
         max_per_source: int = MAX_PER_SOURCE,
-        idle_seconds: float = IDLE_SECONDS,
+        idle_seconds: float | None = None,
     ) -> None:
         self.notes = notes
         self.max_total, self.max_per_source = max_total, max_per_source
-        self.idle_seconds = idle_seconds
+        self.idle_seconds = IDLE_SECONDS if idle_seconds is None else idle_seconds
         self.open: dict[object, _Connection] = {}
 
     def __len__(self) -> int:

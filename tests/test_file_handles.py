@@ -1,0 +1,162 @@
+"""The box under a flood of slow connections from its network: it never depends on a free file
+handle after start (fonts in memory, a frame that could not be drawn drawn again), and the web
+server caps its connections well below the process's limit, closes idle and slow ones, and logs
+refusals a line a minute. Loopback only, and every loop bounded."""
+
+from __future__ import annotations
+
+import errno
+import logging
+import os
+import resource
+import time
+from pathlib import Path
+
+import pytest
+
+from companion.bench import SLOW_CLIENTS, drip, slow_clients
+from companion.core.config import Config
+from companion.sim.box import SimulatedBox
+from companion.ui import fonts
+from companion.ui.render import render
+from companion.ui.screen import Screen
+from companion.web import connections
+from companion.web.connections import MAX_CONNECTIONS, MAX_PER_SOURCE
+from tests.phones_support import live_box, pair, request
+from tests.test_phone_server import log_lines
+from tests.test_systemd_unit import one
+
+SLOW = SLOW_CLIENTS  # 2,000 slow connections held against the phones' face
+
+
+def open_files() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+class FileLimit:
+    """The process's soft limit on open files, set for a test and put back after."""
+
+    def __init__(self) -> None:
+        self.soft, self.hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+
+    def set(self, soft: int) -> None:
+        if self.hard != resource.RLIM_INFINITY and soft > self.hard:
+            pytest.skip(f"this machine's hard limit of {self.hard} files is below {soft}")
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, self.hard))
+
+    def restore(self) -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (self.soft, self.hard))
+
+
+@pytest.fixture
+def file_limit():
+    limit = FileLimit()
+    try:
+        yield limit
+    finally:
+        limit.restore()
+
+
+# --- drawing needs no file handle after start --------------------------------------------------
+
+
+def test_a_frame_in_a_new_size_draws_with_no_file_handle_left(file_limit) -> None:
+    fonts.preload()  # what the display does at start
+    fonts.font.cache_clear()  # every size is new: made now, with no file handle to spare
+    fonts.ink.cache_clear()
+    fonts.band.cache_clear()
+    fonts.advance.cache_clear()
+    screen = Screen("Handles", ("every one", "is taken"), big="12 34")
+    file_limit.set(open_files() - 1)  # the count itself had one open
+    try:
+        image = render(screen)
+    finally:
+        file_limit.restore()
+    assert image.getbbox() is not None
+    assert image.tobytes() == render(screen).tobytes()
+
+
+def test_a_frame_that_could_not_be_drawn_is_drawn_again(tmp_path: Path, caplog) -> None:
+    box = SimulatedBox(Config(), state_dir=tmp_path)
+    try:
+        box.app.start()
+        box.loop.drain()
+        box.app.new_game("dice", {})
+        box.loop.drain()
+        display = box.app.display
+        real_show, failures = display.show, [2]
+
+        def show(screen: Screen) -> bool:
+            if failures[0]:
+                failures[0] -= 1
+                raise OSError(errno.EMFILE, "Too many open files")
+            return real_show(screen)
+
+        display.show = show
+        box.press("down")  # a new die: the title changes
+        wanted = box.app.current()[0]
+        assert display.screen != wanted  # not drawn yet
+        box.advance(2.0)
+        assert display.screen == wanted and display.image.tobytes() == render(wanted).tobytes()
+        assert box.app.shown[0] == wanted
+        warnings = [r for r in caplog.records if "could not be drawn" in r.getMessage()]
+        assert len(warnings) == 1  # once per outage, not per try
+    finally:
+        box.close()
+
+
+def test_the_unit_leaves_room_for_every_connection_the_server_holds() -> None:
+    limit = int(one("Service", "LimitNOFILE"))
+    assert limit >= 4096 and limit >= MAX_CONNECTIONS * 8
+    assert MAX_PER_SOURCE < MAX_CONNECTIONS < 1024 // 4  # well below even systemd's default
+
+
+# --- the server's caps -------------------------------------------------------------------------
+
+
+def test_two_thousand_slow_connections_leave_the_box_playing(
+    tmp_path: Path, file_limit, caplog, monkeypatch
+) -> None:
+    monkeypatch.setattr(connections, "IDLE_SECONDS", 1.0)  # what a test can wait for
+    caplog.set_level(logging.INFO)
+    with live_box(tmp_path) as box:
+        token = pair(box)
+        box.on_loop(lambda: box.app.new_game("dice", {}))
+        # Room for the slow clients' own ends and the box, not for a server end per client:
+        # systemd's default of 1,024 files against ~1,000 connections, as found on the LAN.
+        file_limit.set(open_files() + SLOW + 300)
+        caplog.clear()
+        slow = slow_clients(box.port, SLOW)
+        try:
+            assert len(slow) == SLOW  # every one reached the box
+            server = box.phones.server
+            assert len(server.book) <= MAX_CONNECTIONS
+            display = box.app.display
+            for n in range(5):  # presses from the paired phone draw their frame at once
+                before = display.image.tobytes()
+                status, _, body = request(box, "POST", "/api/press/down", cookie=token)
+                assert status == 200 and body["pressed"] == "down"
+                end = time.monotonic() + 5.0
+                while display.image.tobytes() == before and time.monotonic() < end:
+                    time.sleep(0.01)
+                assert display.image.tobytes() != before, f"press {n + 1} drew no frame"
+                drip(slow)
+            assert len(server.book) <= MAX_CONNECTIONS
+            wanted = box.on_loop(lambda: box.app.current()[0])
+            assert box.on_loop(lambda: display.screen) == wanted
+            steps = box.on_loop(lambda: [s.action.name for s in box.app.session.steps if s.action])
+            assert steps.count("choose") == 5
+            journal = (box.app.config.state_dir() / "journal.jsonl").read_text()
+            assert journal.count('"choose"') == 5  # every action journaled
+            time.sleep(1.0)  # the idle limit passes: the slow ones still held are closed
+            drip(slow)
+            end = time.monotonic() + 5.0
+            while len(server.book) > 0 and time.monotonic() < end:
+                time.sleep(0.05)
+            assert len(server.book) == 0
+        finally:
+            for s in slow:
+                s.close()
+        assert request(box, "GET", "/api/state", cookie=token)[0] == 200
+    lines = log_lines(caplog)
+    assert lines < 100, lines
