@@ -34,6 +34,9 @@ log = logging.getLogger(__name__)
 MAX_CONNECTIONS = 128  # in all: systemd's soft limit is 1,024 files, the unit's 4,096
 MAX_PER_SOURCE = 32  # from one address (a phone's browser opens at most six)
 IDLE_SECONDS = 5.0  # a request's head must arrive within this; an idle keep-alive ends then
+ACCEPT_BURST = 8  # connections asyncio takes per wake-up: each is kept or closed before many
+# more come, so a phone's new connection has its request read before 31 newer ones arrive
+LISTEN_QUEUE = 128  # the system's queue of connections not yet taken
 
 
 @dataclass
@@ -160,6 +163,11 @@ class GuardedHandler(RequestHandler):
         if self._manager is not None:
             self.book.gone(self)
         super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        if self._messages:  # a whole head has come: busy from now, never the oldest idle
+            self.book.busy(self)
 
     async def _handle_request(self, request: Any, start_time: Any, request_handler: Any) -> Any:
         book = self.book

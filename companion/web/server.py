@@ -44,7 +44,12 @@ from aiohttp import web
 
 from companion.errors import PortTaken
 from companion.faces.snapshot import Snapshot
-from companion.web.connections import ConnectionBook, GuardedRunner
+from companion.web.connections import (
+    ACCEPT_BURST,
+    LISTEN_QUEUE,
+    ConnectionBook,
+    GuardedRunner,
+)
 from companion.web.guard import Guard
 from companion.web.ratelog import RateLog
 
@@ -179,16 +184,23 @@ class WebServer:
         )
         await runner.setup()
         site: web.BaseSite
+        # backlog: also how many connections asyncio takes at one wake-up; few, so the book
+        # keeps or closes each before more pile up (file handles)
         if self.sock is not None:
-            site = web.SockSite(runner, self.sock)
+            site = web.SockSite(runner, self.sock, backlog=ACCEPT_BURST)
         else:
-            site = web.TCPSite(runner, self.host, self.port)
+            site = web.TCPSite(runner, self.host, self.port, backlog=ACCEPT_BURST)
         try:
             await site.start()
         except BaseException:
             await runner.cleanup()
             raise
         self._runner = runner
+        for listening in getattr(site._server, "sockets", None) or []:
+            # the system's queue longer than the burst asyncio takes at once (same socket)
+            queue = socket.socket(fileno=listening.fileno())
+            queue.listen(LISTEN_QUEUE)
+            queue.detach()
         if self.port == 0:  # tests: the port the system gave
             server = site._server
             sockets = getattr(server, "sockets", None) or []
