@@ -175,3 +175,43 @@ def test_two_thousand_slow_connections_leave_the_box_playing(
         assert request(box, "GET", "/api/state", cookie=token)[0] == 200
     lines = log_lines(caplog)
     assert lines < 100, lines
+
+
+class FakeTransport:
+    """What the book needs of a connection: its peer, and being cut off."""
+
+    def __init__(self, source: str) -> None:
+        self.source, self.aborted = source, False
+
+    def get_extra_info(self, name: str):
+        return (self.source, 40000) if name == "peername" else None
+
+    def abort(self) -> None:
+        self.aborted = True
+
+
+def test_the_book_caps_in_all_and_per_address_closing_the_oldest_idle() -> None:
+    import asyncio
+
+    from companion.web.connections import ConnectionBook
+    from companion.web.ratelog import RateLog
+
+    async def run() -> None:
+        book = ConnectionBook(RateLog(logging.getLogger("test")), max_total=4, max_per_source=2)
+        t = {k: FakeTransport(src) for k, src in enumerate(["10.0.0.1", "10.0.0.1", "10.0.0.2"])}
+        for key, transport in t.items():
+            assert book.admit(key, transport)
+        book.busy(1)  # answering a request: never closed for a newcomer
+        t[3] = FakeTransport("10.0.0.1")  # a third from one address: its oldest idle goes
+        assert book.admit(3, t[3]) and t[0].aborted and not t[1].aborted
+        book.gone(0)
+        t[4] = FakeTransport("10.0.0.3")
+        assert book.admit(4, t[4]) and len(book) == 4
+        t[5] = FakeTransport("10.0.0.4")  # over the cap for all: the oldest idle of all goes
+        assert book.admit(5, t[5]) and t[2].aborted and len(book) == 4
+        for key in (3, 4, 5):
+            book.busy(key)
+        assert not book.admit(6, FakeTransport("10.0.0.5"))  # all busy: the newcomer is refused
+        assert len(book) == 4
+
+    asyncio.run(run())
