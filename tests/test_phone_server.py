@@ -427,3 +427,67 @@ def test_every_refusal_of_the_api_is_a_short_guarded_4xx(box) -> None:
         status, headers, body = request(box, method, path, headers=extra, origin=False)
         raw = body if isinstance(body, bytes) else json.dumps(body).encode()
         assert_short_guarded_4xx(status, headers, raw)
+
+
+# --- pairing needs the box ----------------------------------------------------------------------
+
+
+def remote(box, button: str, token: str) -> None:
+    status, _, body = request(box, "POST", f"/api/press/{button}", cookie=token)
+    assert status == 200 and body["pressed"] == button
+    box.on_loop(lambda: None)  # the press, posted before the answer, has been handled
+
+
+def test_the_phones_remote_cannot_open_pairing_nor_forget_phones(box) -> None:
+    token = pair(box)
+    wait_for(lambda: screen(box)[0] == "Choose a game")
+    items = box.on_loop(lambda: list(box.app.menu.items))
+    assert items[-2:] == ["Pair a phone", "Forget phones"]
+    for _ in range(2):  # up twice from the first item wraps to "Pair a phone"
+        remote(box, "up", token)
+    assert any(line.startswith("> Pair a phone") for line in screen(box))
+    remote(box, "ok", token)
+    assert box.app.phones.pairing.code_status()[0] == "none"  # no code made
+    assert not isinstance(box.on_loop(lambda: box.app.menu), PairCode)
+    assert "Only on the box" in " ".join(screen(box))
+    wait_for(lambda: screen(box)[0] == "Choose a game")
+    remote(box, "down", token)  # "Forget phones"
+    remote(box, "ok", token)
+    assert box.on_loop(lambda: getattr(box.app.menu, "title", "")) != "Forget phones?"
+    assert box.app.phones.pairing.count() == 1
+    assert request(box, "GET", "/api/state", cookie=token)[0] == 200
+    # The box's own buttons still pair: the code screen is open, and the remote cannot make
+    # it show a new code either.
+    box.on_loop(lambda: box.app.phone_command("pair_phone"))
+    shown = box.app.phones.pairing.code.digits
+    remote(box, "ok", token)
+    assert box.app.phones.pairing.code.digits == shown
+
+
+def test_no_phone_facing_answer_or_event_carries_the_code(box) -> None:
+    token = pair(box)
+    wait_for(lambda: screen(box)[0] == "Choose a game")
+    box.on_loop(lambda: box.app.phone_command("pair_phone"))  # on the box, by its owner
+    digits = box.app.phones.pairing.code.digits
+    assert f"{digits[:3]} {digits[3:]}" in screen(box)  # the OLED shows it
+
+    def carries(text: str) -> bool:
+        return digits in "".join(text.split())
+
+    wait_for(lambda: (box.app.phones.view or {}).get("pairing") == "showing")
+    for path in ("/api/state", "/api/cards", "/"):
+        status, _, body = request(box, "GET", path, cookie=token)
+        text = body.decode() if isinstance(body, bytes) else json.dumps(body)
+        assert status == 200 and not carries(text), path
+    _, _, state = request(box, "GET", "/api/state", cookie=token)
+    assert state["screen"][0].startswith("Pair a phone")
+    assert "(the code is on the box)" in state["screen"]
+    conn = http.client.HTTPConnection("127.0.0.1", box.port, timeout=5)
+    conn.request(
+        "GET",
+        "/api/events",
+        headers={"Host": f"127.0.0.1:{box.port}", "Cookie": f"tc_phone={token}"},
+    )
+    first = conn.getresponse().readline().decode()
+    conn.close()
+    assert first.startswith("data: ") and "Pair a phone" in first and not carries(first)

@@ -5,6 +5,9 @@ started it: the daemon with ``[phones] enabled``, the simulator with ``--phones`
 Nothing here imports the web parts: ``app.phones`` is any object with ``pairing`` (see
 companion/web/pairing.py), ``address()`` (what to type on the phone) and ``status()`` (a short
 line for STATUS, e.g. the port being taken).
+
+Pairing needs the box: a code may only ever be read off the OLED, so a press from the phones'
+remote (``remote_press``) cannot show a code nor forget phones; it gets a notice instead.
 """
 
 from __future__ import annotations
@@ -56,10 +59,22 @@ class PairCode:
         return menus.STAY
 
 
+ONLY_ON_THE_BOX = ("pair_phone", "new_code", "forget_phones", "forget_yes")
+
+
 class Phones:
     """The phone entries of the game menu and their answers (a part of App)."""
 
     phones: Any = None
+    remote = False  # the press being handled came from a phone's remote, not the box
+
+    def remote_press(self, button: str, long: bool) -> None:
+        """A press from the phones' remote: as the box's own, but pairing stays on the box."""
+        self.remote = True
+        try:
+            self.on_press(button, long)
+        finally:
+            self.remote = False
 
     def phone_items(self) -> tuple[list[str], list[str]]:
         if self.phones is None or getattr(self.phones, "missing", ""):
@@ -69,6 +84,12 @@ class Phones:
     def phone_command(self, what: str) -> None:
         phones = self.phones
         if phones is None:
+            return
+        if self.remote and what in ONLY_ON_THE_BOX:
+            self.note(f"{what.replace('_', ' ')} refused: pressed on a phone, not on the box")
+            self._toast(("Only on the box", "itself: pairing", "and forgetting"), title="Phones")
+            if self.menu is None and self.session is None:  # the game menu stays, as on "back"
+                self.open_game_menu()
             return
         if what in ("pair_phone", "new_code"):
             phones.pairing.new_code()
