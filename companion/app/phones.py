@@ -34,18 +34,20 @@ class PairCode:
     def screen(self) -> Screen:
         pairing = self.phones.pairing
         status, left = pairing.code_status()
+        wrong = pairing.wrong_guesses()  # someone guessing: the owner sees it here
+        guesses = f"{wrong} wrong guess{'' if wrong == 1 else 'es'}"
         if status == "showing" and pairing.code is not None:
             digits = pairing.code.digits
             minutes = max(1, int(left + 59) // 60)
             where = self.phones.address()
-            return Screen(
-                f"{TITLE}: {minutes} min",
+            return Screen(  # the title says it when someone is guessing: the lines are full
+                f"{guesses}: {minutes} min" if wrong else f"{TITLE}: {minutes} min",
                 (where,),
                 big=f"{digits[:3]} {digits[3:]}",
                 footer=menus.footer(back="out"),
             )
         lines = {
-            "void": ("Code void:", "too many wrong codes"),
+            "void": ("Code void:", guesses),
             "expired": ("The code ran out",),
         }.get(status, ("No code shown",))
         return Screen(TITLE, (*lines, "ok: a new one"), footer=menus.footer(ok="next", back="out"))

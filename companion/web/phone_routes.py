@@ -107,10 +107,7 @@ class PhoneRoutes:
         form = await self._form(request)
         attempt = self.service.pairing.attempt(form.get("code"))
         if attempt.outcome != "paired":
-            headers = {"Retry-After": str(attempt.retry_after)} if attempt.retry_after else None
-            return web.json_response(
-                {"error": attempt.message}, status=attempt.status, headers=headers
-            )
+            return web.json_response({"error": attempt.message}, status=attempt.status)
         response = web.json_response({"paired": True})
         response.set_cookie(
             COOKIE,
