@@ -492,3 +492,20 @@ def test_no_phone_facing_answer_or_event_carries_the_code(box) -> None:
     first = conn.getresponse().readline().decode()
     conn.close()
     assert first.startswith("data: ") and "Pair a phone" in first and not carries(first)
+
+
+def test_the_threat_list_says_the_cookie_goes_to_every_port_and_names_real_tests() -> None:
+    import re
+
+    root = Path(__file__).resolve().parent.parent
+    doc = (root / "docs" / "web.md").read_text(encoding="utf-8")
+    threats = doc.split("## Threats from the network", 1)[1].split("\n## ", 1)[0]
+    flat = " ".join(threats.split())
+    assert "A cookie is sent to every port of the box's host name" in flat
+    assert "HttpOnly" in flat and "tc_phone" in flat
+    named = set(re.findall(r"`(test_\w+)`", threats))
+    assert len(named) >= 10
+    sources = " ".join(p.read_text(encoding="utf-8") for p in (root / "tests").glob("test_*.py"))
+    for name in named:
+        assert f"def {name}(" in sources, name
+    assert "tests/test_file_handles.py" in threats and (root / "tests/test_file_handles.py").exists()
