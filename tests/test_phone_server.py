@@ -508,4 +508,5 @@ def test_the_threat_list_says_the_cookie_goes_to_every_port_and_names_real_tests
     sources = " ".join(p.read_text(encoding="utf-8") for p in (root / "tests").glob("test_*.py"))
     for name in named:
         assert f"def {name}(" in sources, name
-    assert "tests/test_file_handles.py" in threats and (root / "tests/test_file_handles.py").exists()
+    assert "tests/test_file_handles.py" in threats
+    assert (root / "tests" / "test_file_handles.py").exists()
