@@ -215,3 +215,25 @@ def test_the_book_caps_in_all_and_per_address_closing_the_oldest_idle() -> None:
         assert len(book) == 4
 
     asyncio.run(run())
+
+
+def test_a_kind_of_trouble_is_logged_once_a_minute_with_a_count(caplog) -> None:
+    from companion.web.ratelog import RateLog
+
+    now = [100.0]
+    notes = RateLog(logging.getLogger("test.ratelog"), clock=lambda: now[0])
+    caplog.set_level(logging.INFO, "test.ratelog")
+    for _ in range(5000):  # a flood within one second
+        notes.note("refused", "refused a connection")
+    notes.note("accept", "accept failed")
+    assert [r.getMessage() for r in caplog.records] == [
+        "refused a connection (the first)",
+        "accept failed (the first)",
+    ]
+    now[0] += 59.0
+    notes.note("refused", "refused a connection")
+    assert len(caplog.records) == 2  # not yet a minute
+    now[0] += 1.0
+    notes.note("refused", "refused a connection")
+    assert caplog.records[-1].getMessage() == "refused a connection (5001 since the last such line)"
+    assert all(r.exc_info is None for r in caplog.records)  # never a traceback
