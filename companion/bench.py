@@ -9,6 +9,7 @@ subprocess on mock pins, talking to systemd's notify protocol.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import resource
 import signal
@@ -600,6 +601,175 @@ def web_latency(presses: int = 300) -> dict[str, float | None]:
     }
 
 
+SLOW_CLIENTS = 2000  # slow connections held against the phones' face (issue: ~1,000 did harm)
+
+
+def slow_clients(port: int, n: int, seconds: float = 20.0) -> list[socket.socket]:
+    """``n`` connections to 127.0.0.1:``port`` opened at once, each sending the first line of
+    a request and no more (a client slower than any phone): the ones the system connected.
+    Raises if this process runs out of file handles for them."""
+    import errno
+    import selectors
+
+    selector = selectors.DefaultSelector()
+    pending: set[socket.socket] = set()
+    opened: list[socket.socket] = []
+    try:
+        for _ in range(n):
+            try:
+                s = socket.socket()
+            except OSError as err:  # the server's side has taken the process's file handles
+                if err.errno == errno.EMFILE:
+                    raise RuntimeError(f"no file handle left after {len(pending)} clients") from err
+                raise
+            s.setblocking(False)
+            s.connect_ex(("127.0.0.1", port))
+            pending.add(s)
+            selector.register(s, selectors.EVENT_WRITE)
+        end = time.monotonic() + seconds
+        while pending and time.monotonic() < end:
+            for key, _ in selector.select(timeout=0.5):
+                s = key.fileobj  # type: ignore[assignment]
+                selector.unregister(s)
+                pending.discard(s)
+                if s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) == 0:
+                    opened.append(s)
+                else:
+                    s.close()
+    finally:
+        for s in pending:
+            selector.unregister(s)
+            s.close()
+        selector.close()
+    drip(opened, b"GET /api/state HTTP/1.1\r\n")
+    return opened
+
+
+def drip(clients: list[socket.socket], line: bytes = b"X-Slow: 1\r\n") -> int:
+    """One more header line on each slow client; how many could still send."""
+    took = 0
+    for s in clients:
+        with contextlib.suppress(OSError):  # closed by the server
+            s.send(line)
+            took += 1
+    return took
+
+
+class _LineCount(logging.Handler):
+    """Counts the lines the web server's side logs (a traceback is many)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.lines = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.name.startswith(("companion.web", "aiohttp", "asyncio")):
+            self.lines += len(self.format(record).splitlines())
+
+
+def phones_under_load(presses: int = 200, slow: int = SLOW_CLIENTS) -> dict[str, float]:
+    """A paired phone's press (POST /api/press/down on a new connection, as after its idle
+    connection was closed) to the display being handed the new frame: without load, then with
+    ``slow`` slow connections held against the phones' face. Also what the server held at
+    most and how many lines the web side logged under the load."""
+    import http.client
+
+    from companion.web.pairing import COOKIE
+    from companion.web.phones import PhoneService
+
+    watch = _FrameWatch()
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = len(os.listdir("/proc/self/fd")) + slow + 1000
+    if soft != resource.RLIM_INFINITY and soft < want:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(want, hard), hard))
+    counter = _LineCount()
+    root = logging.getLogger()
+    level = root.level
+    clients: list[socket.socket] = []
+    with tempfile.TemporaryDirectory() as tmp, socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+        probe.close()
+        box, consumer = _running_box(Path(tmp), watch, "none")
+        phones = PhoneService(box.app, port, host="127.0.0.1")
+        box.loop.post(Call(phones.start))
+        try:
+            if not phones.ready.wait(10):
+                raise RuntimeError(f"the phones' server did not start on port {port}")
+            _start_game(box, watch, "dice")
+            host = f"127.0.0.1:{port}"
+            code = phones.pairing.new_code()
+            conn = http.client.HTTPConnection(host, timeout=10)
+            form = {"Origin": f"http://{host}", "Content-Type": "application/x-www-form-urlencoded"}
+            conn.request("POST", "/api/pair", f"code={code}", headers=form)
+            answer = conn.getresponse()
+            answer.read()
+            cookie = answer.getheader("Set-Cookie", "").split(";", 1)[0]
+            conn.close()
+            if not cookie.startswith(f"{COOKIE}="):
+                raise RuntimeError(f"pairing answered {answer.status}")
+            headers = {"Origin": f"http://{host}", "Cookie": cookie, "Content-Length": "0"}
+            end = time.monotonic() + 10.0  # the "Phone paired" notice goes: presses are play
+            while box.app.toast is not None and time.monotonic() < end:
+                time.sleep(0.1)
+
+            def timed(n: int, load: list[socket.socket]) -> list[float]:
+                times = []
+                for i in range(n):
+                    if load and i % 10 == 0:
+                        drip(load)
+                    watch.event.clear()
+                    t0 = time.perf_counter()
+                    for attempt in range(3):  # closed under it: the person presses again
+                        post = http.client.HTTPConnection(host, timeout=10)
+                        try:
+                            post.request("POST", "/api/press/down", headers=headers)
+                            status = post.getresponse().status
+                            break
+                        except ConnectionError:
+                            retries.append(i)
+                            if attempt == 2:
+                                raise
+                        finally:
+                            post.close()
+                    if status != 200:
+                        raise RuntimeError(f"press {i} answered {status}")
+                    if not watch.event.wait(5):
+                        raise RuntimeError(f"no new frame after press {i}")
+                    times.append((watch.at - t0) * 1000)
+                    held.append(len(phones.server.book))
+                return times
+
+            held: list[int] = []
+            retries: list[int] = []
+
+            quiet = timed(presses, [])
+            root.addHandler(counter)
+            level = root.level
+            root.setLevel(min(level, logging.INFO))  # what the daemon logs
+            clients = slow_clients(port, slow)
+            loaded = timed(presses, clients)
+        finally:
+            root.removeHandler(counter)
+            root.setLevel(level)
+            for s in clients:
+                s.close()
+            box.loop.post(Call(phones.stop))
+            _stop(box, consumer)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    return {
+        "phones_press_p50_ms": round(statistics.median(quiet), 3),
+        "phones_press_p99_ms": round(_pct(quiet, 0.99), 3),
+        "phones_press_loaded_p50_ms": round(statistics.median(loaded), 3),
+        "phones_press_loaded_p99_ms": round(_pct(loaded, 0.99), 3),
+        "phones_press_samples": presses,
+        "phones_slow_clients": len(clients),
+        "phones_server_connections_max": max(held),
+        "phones_press_retries": len(retries),
+        "phones_load_log_lines": counter.lines,
+    }
+
+
 FAST_CARD_GAP = 0.1  # seconds between two cards laid at a table's quickest
 
 
@@ -655,6 +825,7 @@ def run_all(quick: bool = False) -> dict[str, Any]:
     results.update(phones_idle(2.0 if quick else 10.0))
     results.update(daemon_start(1 if quick else 3, phones=True))
     results.update(web_latency(60 if quick else 300))
+    results.update(phones_under_load(40 if quick else 200))
     results.update(idle_cpu(2.0 if quick else 10.0, web=True))
     results.update(start_by_journal_size((0.25,) if quick else JOURNAL_SIZES_MB))
     results["bench_peak_rss_mb"] = round(

@@ -52,7 +52,7 @@ class LiveBox:
         self.app = self.box.app
         self.controls = SimControls(self.box)
         self.port = port or free_port()
-        self.phones = PhoneService(self.app, self.port, host="127.0.0.1", controls=self.controls)
+        self.phones = PhoneService(self.app, self.port, host="127.0.0.1")
         self.thread = threading.Thread(target=self.app.loop.run, name="loop", daemon=True)
 
     def start(self) -> LiveBox:

@@ -67,3 +67,12 @@ def test_fast_cards_counts_the_cards_that_never_became_a_tap():
         assert set(result) == {key}
         assert 0 <= result[key] <= 5
         assert key in bench.TARGETS
+
+
+def test_a_phones_press_is_timed_without_and_with_slow_connections():
+    result = bench.phones_under_load(presses=3, slow=100)
+    assert result["phones_press_samples"] == 3 and result["phones_slow_clients"] == 100
+    assert 0 < result["phones_press_p50_ms"] <= result["phones_press_p99_ms"]
+    assert 0 < result["phones_press_loaded_p50_ms"] <= result["phones_press_loaded_p99_ms"]
+    assert 0 < result["phones_server_connections_max"] <= 32
+    assert result["phones_load_log_lines"] < 100

@@ -87,11 +87,26 @@ def test_the_oled_says_when_the_code_is_void(box, tmp_path) -> None:
     phones = with_phones(box, tmp_path)
     box.app.phone_command("pair_phone")
     for n in range(10):
-        phones.pairing.wrong_times.clear()
         assert phones.pairing.attempt(f"00000{n}").outcome == "wrong"
     box.loop.drain()
-    assert "Code void:" in screen(box)
+    assert "Code void:" in screen(box) and "10 wrong guesses" in screen(box)
     assert box.app.sounds[-1] == "error"
+    box.press("ok")  # a new code: its own budget, nothing guessed yet
+    assert "123 456" in screen(box) and not any("wrong" in line for line in screen(box))
+
+
+def test_the_oled_counts_the_wrong_guesses_as_they_arrive(box, tmp_path) -> None:
+    phones = with_phones(box, tmp_path)
+    box.app.phone_command("pair_phone")
+    box.app.refresh()
+    assert not any("wrong" in line for line in screen(box))
+    assert phones.pairing.attempt("000001").outcome == "wrong"
+    box.loop.drain()
+    assert screen(box)[0] == "1 wrong guess: 5 min"  # the title says it
+    for n in range(2, 4):
+        phones.pairing.attempt(f"00000{n}")
+    box.loop.drain()
+    assert screen(box)[0] == "3 wrong guesses: 5 min" and "123 456" in screen(box)
 
 
 def test_a_paired_phone_closes_the_code_and_back_ends_it(box, tmp_path) -> None:

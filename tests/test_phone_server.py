@@ -4,6 +4,8 @@ Origin and Host checks, limits, and the box playing on whatever is sent."""
 from __future__ import annotations
 
 import http.client
+import json
+import logging
 import socket
 import time
 from pathlib import Path
@@ -62,20 +64,22 @@ def test_pairing_with_the_code_on_the_oled_sets_a_strict_cookie(box) -> None:
     assert request(box, "GET", "/api/state", cookie=token)[0] == 200
     # The box says so and leaves the code screen; the code is good once.
     wait_for(lambda: "Phone paired" in " ".join(screen(box)))
-    assert request(box, "POST", "/api/pair", f"code={code}")[0] == 409
+    assert request(box, "POST", "/api/pair", f"code={code}")[0] == 403
     assert token not in (box.app.config.state_dir() / "phones.json").read_text()
 
 
-def test_wrong_codes_are_refused_then_limited_then_void(box) -> None:
+def test_wrong_and_no_code_get_one_answer_and_the_oled_counts_the_guesses(box) -> None:
+    before = [request(box, "POST", "/api/pair", "code=000000") for _ in range(12)]
     box.on_loop(lambda: box.app.phone_command("pair_phone"))
     right = box.app.phones.pairing.code.digits
     wrong = "000000" if right != "000000" else "111111"
-    statuses = [request(box, "POST", "/api/pair", f"code={wrong}")[0] for _ in range(6)]
-    assert statuses == [403] * 5 + [429]
-    status, headers, body = request(box, "POST", "/api/pair", f"code={right}")
-    assert status == 429 and int(headers["Retry-After"]) > 0 and "wait" in body["error"]
-    assert request(box, "POST", "/api/pair", "code=12")[0] == 429  # counted before parsing
-    assert isinstance(box.app.menu, PairCode)  # the box plays on, the code still shown
+    during = [request(box, "POST", "/api/pair", f"code={wrong}") for _ in range(3)]
+    answers = {(status, json.dumps(body)) for status, _, body in before + during}
+    assert len(answers) == 1 and next(iter(answers))[0] == 403  # nothing tells them apart
+    assert not any("Retry-After" in headers for _, headers, _ in before + during)
+    wait_for(lambda: screen(box)[0].startswith("3 wrong guesses"))  # not those before
+    assert isinstance(box.on_loop(lambda: box.app.menu), PairCode)
+    assert request(box, "POST", "/api/pair", f"code={right}")[0] == 200
 
 
 def test_ten_wrong_codes_void_the_code_and_the_oled_says_so(box) -> None:
@@ -84,11 +88,10 @@ def test_ten_wrong_codes_void_the_code_and_the_oled_says_so(box) -> None:
     right = pairing.code.digits
     wrong = "000000" if right != "000000" else "111111"
     for _ in range(10):
-        pairing.wrong_times.clear()  # as if a minute had passed between each five
         assert request(box, "POST", "/api/pair", f"code={wrong}")[0] == 403
     wait_for(lambda: "void" in " ".join(screen(box)))
-    pairing.wrong_times.clear()
-    assert request(box, "POST", "/api/pair", f"code={right}")[0] == 409
+    assert "10 wrong guesses" in screen(box)
+    assert request(box, "POST", "/api/pair", f"code={right}")[0] == 403
 
 
 def test_stale_forged_and_forgotten_cookies_get_401(box) -> None:
@@ -292,3 +295,218 @@ def test_the_retry_is_a_deadline_on_the_loop_that_fires_by_itself(
     finally:
         blocker.close()
         live.stop()
+
+
+def open_stream(box, token: str) -> tuple[http.client.HTTPConnection, int]:
+    conn = http.client.HTTPConnection("127.0.0.1", box.port, timeout=5)
+    conn.request(
+        "GET",
+        "/api/events",
+        headers={"Host": f"127.0.0.1:{box.port}", "Cookie": f"tc_phone={token}"},
+    )
+    response = conn.getresponse()
+    if response.status == 200:
+        response.readline()  # the first event: the stream is open
+    return conn, response.status
+
+
+def test_a_closed_event_stream_frees_its_slot_at_once(box) -> None:
+    from companion.web.server import MAX_STREAMS
+
+    token = pair(box)
+    wait_for(lambda: screen(box)[0] == "Choose a game")  # the box shows nothing new from now
+    streams = [open_stream(box, token) for _ in range(MAX_STREAMS)]
+    assert [status for _, status in streams] == [200] * MAX_STREAMS
+    extra, status = open_stream(box, token)
+    extra.close()
+    assert status == 503
+    streams.pop()[0].close()  # a phone goes away, long before the next ping
+
+    def reopened() -> bool:
+        conn, status = open_stream(box, token)
+        if status == 200:
+            streams.append((conn, status))
+        else:
+            conn.close()
+        return status == 200
+
+    try:
+        wait_for(reopened, seconds=3.0)
+    finally:
+        for conn, _ in streams:
+            conn.close()
+
+
+# --- error answers: short, 4xx, the guard's headers, one log line ---------------------------
+
+
+def raw_request(box, data: bytes) -> tuple[int, dict[str, str], bytes]:
+    """Bytes as an attacker might send them; the status, headers and body of the answer."""
+    with socket.create_connection(("127.0.0.1", box.port), timeout=5) as conn:
+        conn.sendall(data)
+        answer = b""
+        while b"\r\n\r\n" not in answer:
+            chunk = conn.recv(4096)
+            if not chunk:
+                break
+            answer += chunk
+        head, _, body = answer.partition(b"\r\n\r\n")
+        lines = head.decode("latin-1").split("\r\n")
+        headers = dict(line.split(": ", 1) for line in lines[1:] if ": " in line)
+        length = int(headers.get("Content-Length", "0"))
+        while len(body) < length:
+            chunk = conn.recv(4096)
+            if not chunk:
+                break
+            body += chunk
+    return int(lines[0].split()[1]), headers, body
+
+
+WEB_LOGGERS = ("companion.web", "aiohttp", "asyncio")
+
+
+def log_lines(caplog) -> int:
+    """Lines the web server's side logged (the box's own, such as the reader's, are not its)."""
+    return sum(
+        len(caplog.handler.format(r).splitlines())
+        for r in caplog.records
+        if r.name.startswith(WEB_LOGGERS)
+    )
+
+
+def assert_short_guarded_4xx(status: int, headers: dict[str, str], body: bytes) -> None:
+    assert 400 <= status < 500, status
+    assert "default-src 'none'" in headers["Content-Security-Policy"]
+    assert headers["X-Content-Type-Options"] == "nosniff"
+    server = headers.get("Server", "")
+    assert "aiohttp" not in server.lower() and "python" not in server.lower(), server
+    assert len(body) < 200, body
+
+
+def test_deeply_nested_json_is_a_short_400_and_one_log_line(box, caplog) -> None:
+    caplog.set_level(logging.INFO)
+    caplog.clear()
+    nested = "[" * 1000 + "]" * 1000
+    status, headers, body = request(
+        box, "POST", "/api/pair", nested, headers={"Content-Type": "application/json"}
+    )
+    assert status == 400
+    assert_short_guarded_4xx(status, dict(headers), body if isinstance(body, bytes) else b"")
+    assert log_lines(caplog) <= 1
+    assert request(box, "GET", "/")[0] == 200  # and the box answers on
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        "GET /api/state HTTP/1.1\r\nHost: {host}\r\nX-Note: a\x00b\r\n\r\n",  # a NUL
+        "GET /api/state HTTP/1.1\r\nHost: {host}\r\nX-Note: " + "a" * 9000 + "\r\n\r\n",
+        "GET /api/state HTTP/1.1\r\nHost: {host}\r\nContent-Length: -1\r\n\r\n",
+        "GET /\x01 HTTP/1.1\r\nHost: {host}\r\n\r\n",
+        "GET /api/state HTTP/9.9\r\nHost: {host}\r\n\r\n",
+    ],
+)
+def test_a_request_aiohttp_cannot_parse_gets_the_guards_short_400(box, caplog, head) -> None:
+    caplog.set_level(logging.INFO)
+    caplog.clear()
+    data = head.format(host=f"127.0.0.1:{box.port}").encode("latin-1")
+    status, headers, body = raw_request(box, data)
+    assert_short_guarded_4xx(status, headers, body)
+    assert log_lines(caplog) <= 1
+    assert request(box, "GET", "/")[0] == 200
+
+
+def test_every_refusal_of_the_api_is_a_short_guarded_4xx(box) -> None:
+    own = {"Origin": f"http://127.0.0.1:{box.port}"}
+    for method, path, extra in (
+        ("GET", "/nothing-here", {}),
+        ("PUT", "/api/state", own),
+        ("GET", "/api/state", {}),
+        ("GET", "/api/state", {"Host": "rebound.example"}),
+        ("POST", "/api/pair", {"Origin": "http://evil.example"}),
+    ):
+        status, headers, body = request(box, method, path, headers=extra, origin=False)
+        raw = body if isinstance(body, bytes) else json.dumps(body).encode()
+        assert_short_guarded_4xx(status, headers, raw)
+
+
+# --- pairing needs the box ----------------------------------------------------------------------
+
+
+def remote(box, button: str, token: str) -> None:
+    status, _, body = request(box, "POST", f"/api/press/{button}", cookie=token)
+    assert status == 200 and body["pressed"] == button
+    box.on_loop(lambda: None)  # the press, posted before the answer, has been handled
+
+
+def test_the_phones_remote_cannot_open_pairing_nor_forget_phones(box) -> None:
+    token = pair(box)
+    wait_for(lambda: screen(box)[0] == "Choose a game")
+    items = box.on_loop(lambda: list(box.app.menu.items))
+    assert items[-2:] == ["Pair a phone", "Forget phones"]
+    for _ in range(2):  # up twice from the first item wraps to "Pair a phone"
+        remote(box, "up", token)
+    assert any(line.startswith("> Pair a phone") for line in screen(box))
+    remote(box, "ok", token)
+    assert box.app.phones.pairing.code_status()[0] == "none"  # no code made
+    assert not isinstance(box.on_loop(lambda: box.app.menu), PairCode)
+    assert "Only on the box" in " ".join(screen(box))
+    wait_for(lambda: screen(box)[0] == "Choose a game")
+    remote(box, "down", token)  # "Forget phones"
+    remote(box, "ok", token)
+    assert box.on_loop(lambda: getattr(box.app.menu, "title", "")) != "Forget phones?"
+    assert box.app.phones.pairing.count() == 1
+    assert request(box, "GET", "/api/state", cookie=token)[0] == 200
+    # The box's own buttons still pair: the code screen is open, and the remote cannot make
+    # it show a new code either.
+    box.on_loop(lambda: box.app.phone_command("pair_phone"))
+    shown = box.app.phones.pairing.code.digits
+    remote(box, "ok", token)
+    assert box.app.phones.pairing.code.digits == shown
+
+
+def test_no_phone_facing_answer_or_event_carries_the_code(box) -> None:
+    token = pair(box)
+    wait_for(lambda: screen(box)[0] == "Choose a game")
+    box.on_loop(lambda: box.app.phone_command("pair_phone"))  # on the box, by its owner
+    digits = box.app.phones.pairing.code.digits
+    assert f"{digits[:3]} {digits[3:]}" in screen(box)  # the OLED shows it
+
+    def carries(text: str) -> bool:
+        return digits in "".join(text.split())
+
+    wait_for(lambda: (box.app.phones.view or {}).get("pairing") == "showing")
+    for path in ("/api/state", "/api/cards", "/"):
+        status, _, body = request(box, "GET", path, cookie=token)
+        text = body.decode() if isinstance(body, bytes) else json.dumps(body)
+        assert status == 200 and not carries(text), path
+    _, _, state = request(box, "GET", "/api/state", cookie=token)
+    assert state["screen"][0].startswith("Pair a phone")
+    assert "(the code is on the box)" in state["screen"]
+    conn = http.client.HTTPConnection("127.0.0.1", box.port, timeout=5)
+    conn.request(
+        "GET",
+        "/api/events",
+        headers={"Host": f"127.0.0.1:{box.port}", "Cookie": f"tc_phone={token}"},
+    )
+    first = conn.getresponse().readline().decode()
+    conn.close()
+    assert first.startswith("data: ") and "Pair a phone" in first and not carries(first)
+
+
+def test_the_threat_list_says_the_cookie_goes_to_every_port_and_names_real_tests() -> None:
+    import re
+
+    root = Path(__file__).resolve().parent.parent
+    doc = (root / "docs" / "web.md").read_text(encoding="utf-8")
+    threats = doc.split("## Threats from the network", 1)[1].split("\n## ", 1)[0]
+    flat = " ".join(threats.split())
+    assert "A cookie is sent to every port of the box's host name" in flat
+    assert "HttpOnly" in flat and "tc_phone" in flat
+    named = set(re.findall(r"`(test_\w+)`", threats))
+    assert len(named) >= 10
+    sources = " ".join(p.read_text(encoding="utf-8") for p in (root / "tests").glob("test_*.py"))
+    for name in named:
+        assert f"def {name}(" in sources, name
+    assert "tests/test_file_handles.py" in threats
+    assert (root / "tests" / "test_file_handles.py").exists()

@@ -230,6 +230,24 @@ def test_sound_cues_are_served_as_frequencies():
         ("::ffff:192.168.0.2", True),
         ("8.8.8.8", False),
         ("2001:4860::8888", False),
+        # Python calls these private; the box's list does not (docs/raspberry-pi.md).
+        ("2001::1", False),  # Teredo
+        ("2001:0:4136:e378:8000:63bf:3fff:fdd2", False),
+        ("2001:db8::1", False),  # documentation
+        ("198.18.0.1", False),  # benchmarking
+        ("198.19.255.254", False),
+        ("240.0.0.1", False),  # reserved
+        ("255.255.255.255", False),
+        ("100.64.0.1", False),  # carrier-grade NAT
+        ("192.0.2.1", False),
+        ("0.0.0.0", False),
+        ("::", False),
+        ("::ffff:198.18.0.1", False),
+        ("::ffff:8.8.8.8", False),
+        ("172.32.0.1", False),
+        ("fe80::1", True),
+        ("fdff:ffff::1", True),
+        ("127.8.8.8", True),
         ("", False),
         (None, False),
         ("not an address", False),
@@ -258,3 +276,20 @@ def test_any_host_header_is_read_without_raising(text):
     name = host_name(text)
     assert isinstance(name, str)
     assert name == name.lower()
+
+
+@pytest.mark.parametrize(
+    ("body", "depth"),
+    [
+        (b"", 0),
+        (b'{"code": "123456"}', 1),
+        (b'{"a": [1, {"b": []}]}', 4),
+        (b'{"a": "[[[[{{{{"}', 1),  # brackets in a string do not count
+        (b'{"a": "\\"[[["}', 1),  # nor after an escaped quote
+        (b"[" * 1000 + b"]" * 1000, 1000),
+    ],
+)
+def test_nesting_is_counted_without_parsing(body: bytes, depth: int) -> None:
+    from companion.web.guard import nesting
+
+    assert nesting(body) == depth

@@ -62,6 +62,7 @@ from companion.ui.screen import Lights, Screen
 log = logging.getLogger("companion.app")
 
 JOURNALED = (JournalNewGame, JournalAction, JournalRestore, JournalUndo)
+REDRAW_SECONDS = 0.5  # a frame that could not be drawn (no file handle left) is drawn again
 
 
 class App:
@@ -124,6 +125,7 @@ class App:
         self.logs: list[str] = []
         self.rejected: str | None = None
         self.shown: tuple[Screen, Lights] | None = None
+        self.draw_failed = False  # the last frame could not be drawn: a "redraw" deadline is set
         self.on_refresh: list[Callable[[], None]] = []
         self.faces = Hub()  # the terminal, the web page, phones: each sees every refresh
         self.phones: Any = None  # the phones at the table, when a phone face is on (phones.py)
@@ -271,6 +273,10 @@ class App:
 
     def on_press(self, button: str, long: bool) -> None:
         self.feed(events.Pressed(button, long))
+
+    def remote_press(self, button: str, long: bool) -> None:
+        """A press from the phones' remote: as the box's own, but pairing stays on the box."""
+        self.feed(events.Pressed(button, long, remote=True))
 
     def on_tap(self, uid: str) -> None:
         self.feed(events.Tapped(uid))
@@ -424,13 +430,30 @@ class App:
     def refresh(self) -> None:
         screen, lights = view.current(self.box)
         if self.shown is None or self.shown[0] != screen:
-            self.display.show(screen)
+            try:
+                self.display.show(screen)
+            except OSError as err:  # the process out of file handles, say: never lose a frame
+                self._redraw_later(err)
+                return
+        if self.draw_failed:
+            self.draw_failed = False
+            self.loop.cancel("redraw")
+            log.info("the screen is drawn again")
         self.led.show(lights)
         self.shown = (screen, lights)
         for hook in self.on_refresh:
             hook()
         if self.faces:  # no face, no snapshot: the box alone pays nothing more
             self.faces.publish(self.snapshot)
+
+    def _redraw_later(self, err: OSError) -> None:
+        """The frame could not be drawn: draw it again on a deadline (the loop's clock) until
+        it is, the same screen or whatever is current by then; the LED and the faces wait for
+        it. Logged once per outage."""
+        if not self.draw_failed:
+            self.draw_failed = True
+            log.warning("the screen could not be drawn (%s); trying again", err)
+        self.loop.call_later(REDRAW_SECONDS, self.refresh, "redraw")
 
     def snapshot(self, seq: int) -> Snapshot:
         """What the box shows now, for the faces. The sounds, log lines and refusal since the

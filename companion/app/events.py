@@ -24,6 +24,7 @@ class Pressed:
 
     button: str
     long: bool = False
+    remote: bool = False  # from a phone's remote: pairing stays on the box
 
 
 @dataclass(frozen=True)

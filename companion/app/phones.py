@@ -5,6 +5,9 @@ started it: the daemon with ``[phones] enabled``, the simulator with ``--phones`
 Nothing here imports the web parts: ``app.phones`` is any object with ``pairing`` (see
 companion/web/pairing.py), ``address()`` (what to type on the phone) and ``status()`` (a short
 line for STATUS, e.g. the port being taken).
+
+Pairing needs the box: a code may only ever be read off the OLED, so a press from the phones'
+remote (``Pressed.remote``) cannot show a code nor forget phones; it gets a notice instead.
 """
 
 from __future__ import annotations
@@ -32,18 +35,20 @@ class PairCode:
     def screen(self) -> Screen:
         pairing = self.phones.pairing
         status, left = pairing.code_status()
+        wrong = pairing.wrong_guesses()  # someone guessing: the owner sees it here
+        guesses = f"{wrong} wrong guess{'' if wrong == 1 else 'es'}"
         if status == "showing" and pairing.code is not None:
             digits = pairing.code.digits
             minutes = max(1, int(left + 59) // 60)
             where = self.phones.address()
-            return Screen(
-                f"{TITLE}: {minutes} min",
+            return Screen(  # the title says it when someone is guessing: the lines are full
+                f"{guesses}: {minutes} min" if wrong else f"{TITLE}: {minutes} min",
                 (where,),
                 big=f"{digits[:3]} {digits[3:]}",
                 footer=menus.footer(back="out"),
             )
         lines = {
-            "void": ("Code void:", "too many wrong codes"),
+            "void": ("Code void:", guesses),
             "expired": ("The code ran out",),
         }.get(status, ("No code shown",))
         return Screen(TITLE, (*lines, "ok: a new one"), footer=menus.footer(ok="next", back="out"))
@@ -55,6 +60,9 @@ class PairCode:
             self.phones.pairing.end_code()
             return menus.CLOSE
         return menus.STAY
+
+
+ONLY_ON_THE_BOX = ("pair_phone", "new_code", "forget_phones", "forget_yes")
 
 
 def phone_items(d: Draft) -> tuple[list[str], list[str]]:
@@ -69,6 +77,12 @@ def phone_command(d: Draft, what: str) -> None:
     part's: a new code and forgetting leave as effects)."""
     phones = d.world.phones
     if phones is None:
+        return
+    if d.remote and what in ONLY_ON_THE_BOX:
+        d.note(f"{what.replace('_', ' ')} refused: pressed on a phone, not on the box")
+        d.toast_up(("Only on the box", "itself: pairing", "and forgetting"), title="Phones")
+        if d.menu is None and d.session is None:  # the game menu stays, as on "back"
+            menu_flow.open_game_menu(d)
         return
     if what in ("pair_phone", "new_code"):
         d.out.append(NewPairingCode())  # the screen redraws when the code runs out

@@ -85,6 +85,7 @@ class Draft:
         self.table_dice = box.table_dice
         self.reader_status = box.reader_status
         self.dice = world.dice
+        self.remote = False  # the input came from a phone's remote (see phones.py)
         self.enrolled: dict[str, Card] = {}  # cards enrolled in this step, not yet in the list
         self.out: list[Effect] = []
 
@@ -149,6 +150,7 @@ def step(box: BoxState, event: Event, world: World) -> tuple[BoxState, tuple[Eff
 
 def _take(d: Draft, event: Event) -> None:
     if isinstance(event, Pressed):
+        d.remote = event.remote
         menu_flow.on_press(d, event.button, event.long)
     elif isinstance(event, Tapped):
         cards.on_tap(d, event.uid)

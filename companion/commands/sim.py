@@ -103,7 +103,7 @@ def main(args: argparse.Namespace) -> int:
                 from companion.core.events import Call
                 from companion.web.phones import PhoneService
 
-                phones.append(PhoneService(sim.box.app, args.phones, "127.0.0.1", sim.controls))
+                phones.append(PhoneService(sim.box.app, args.phones, "127.0.0.1"))
                 sim.box.loop.post(Call(phones[0].start))
 
         print(f"Trap Companion simulator: open {sim.url} (Ctrl-C stops)", flush=True)

@@ -19,6 +19,7 @@ from luma.core.interface.serial import i2c
 from PIL import Image
 
 from companion.errors import ConfigError
+from companion.ui import fonts
 from companion.ui.render import HEIGHT, WIDTH, render
 from companion.ui.screen import Screen
 
@@ -85,6 +86,7 @@ class Display:
         self.lines: list[str] = []
         self.image: Image.Image | None = None
         self._warned = False
+        fonts.preload()  # no frame needs a free file handle after this
         if device_factory is None:
             self.error = "no display configured"
         else:

@@ -261,9 +261,7 @@ class TerminalSim:
             if self.phones_port is not None:
                 from companion.web.phones import PhoneService
 
-                self.phones = PhoneService(
-                    self.app, self.phones_port, host="127.0.0.1", controls=self.controls
-                )
+                self.phones = PhoneService(self.app, self.phones_port, host="127.0.0.1")
                 self.phones.start()
             consumer.start()
             self.app.loop.post(Call(self.draw))

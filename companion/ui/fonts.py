@@ -34,23 +34,41 @@ DIGIT_REFERENCE = "0123456789:+"
 ELLIPSIS = "…"
 
 
+class _Bytes:
+    """A face's file, read once, handed to Pillow as a file it reads from memory (the same
+    bytes for every size, never a copy)."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def read(self) -> bytes:
+        return self.data
+
+
 @cache
-def _font_file(face: str) -> str | None:
-    """The bundled file of ``face``, or None (warned once) when the install lacks it."""
+def _font_data(face: str) -> _Bytes | None:
+    """The bundled file of ``face``, read once; None (warned once) when the install lacks it."""
     path = resources.files("companion").joinpath("data", "fonts", FACES[face])
     if path.is_file():
-        return str(path)
+        return _Bytes(path.read_bytes())
     log.warning("font file %s is missing; text falls back to Pillow's default font", path)
     return None
 
 
+def preload() -> None:
+    """Read every face's file now (the display calls this at start): a font of any size is
+    then made from memory, so a box out of file handles still draws every frame."""
+    for face in FACES:
+        _font_data(face)
+
+
 @cache
 def font(size: int, face: str = "regular") -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
-    """``face`` at ``size`` pixels, loaded once."""
-    path = _font_file(face)
-    if path is None:
+    """``face`` at ``size`` pixels, made once from the face's bytes in memory."""
+    data = _font_data(face)
+    if data is None:
         return ImageFont.load_default(size=size)
-    return ImageFont.truetype(path, size)
+    return ImageFont.truetype(data, size)  # type: ignore[arg-type]  # read() is all it needs
 
 
 @lru_cache(maxsize=8192)

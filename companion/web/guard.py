@@ -1,7 +1,10 @@
 """What every web request must pass before a handler sees it (the simulator's page and the
 phones alike): an aiohttp middleware.
 
-- Source: only loopback, private and link-local addresses are answered (403 otherwise).
+- Source: only loopback, link-local, RFC 1918 and fc00::/7 addresses are answered (403
+  otherwise), the list docs/raspberry-pi.md gives and the unit's ``IPAddressAllow=`` holds: the
+  guard keeps to it also when the box runs outside its unit. Python's ``is_private`` is not
+  used: it also counts Teredo, documentation, benchmarking and reserved ranges.
 - Host: a name must be localhost or one of the box's own names; an address must be the very
   address the client connected to (the box's own). Anything else is a page of another site whose
   name was pointed at the box (DNS rebinding) and gets 421.
@@ -27,6 +30,8 @@ from dataclasses import dataclass, field
 
 from aiohttp import web
 
+from companion.web.ratelog import RateLog
+
 log = logging.getLogger(__name__)
 
 CSP = (
@@ -34,8 +39,22 @@ CSP = (
     "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 )
 MAX_BODY = 4096  # bytes: the largest POST body any route takes (a pairing code, a name)
+MAX_NESTING = 8  # brackets inside brackets in a JSON body (the routes take flat objects)
 SECONDS = 5.0  # the longest a request may take (but an event stream)
 LOCAL_NAMES = frozenset({"localhost", "localhost.localdomain"})
+LOCAL_NETWORKS = tuple(
+    ipaddress.ip_network(n)
+    for n in (
+        "127.0.0.0/8",  # loopback
+        "::1/128",
+        "169.254.0.0/16",  # link-local
+        "fe80::/10",
+        "10.0.0.0/8",  # RFC 1918
+        "172.16.0.0/12",
+        "192.168.0.0/16",
+        "fc00::/7",  # unique local
+    )
+)
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -51,11 +70,34 @@ def _address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
 
 
 def local_source(text: str | None) -> bool:
-    """A client address the box answers: loopback, private or link-local."""
+    """A client address the box answers: loopback, link-local, RFC 1918 or fc00::/7."""
     address = _address(text or "")
     if address is None:
         return False
-    return address.is_loopback or address.is_private or address.is_link_local
+    return any(address in network for network in LOCAL_NETWORKS)
+
+
+def nesting(body: bytes) -> int:
+    """How deep the brackets of a JSON text go, counted without parsing it (so 1,000 nested
+    brackets never reach the parser's recursion); brackets inside strings do not count."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for byte in body:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:  # quote
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):  # [ {
+            depth += 1
+            deepest = max(deepest, depth)
+        elif byte in (0x5D, 0x7D):  # ] }
+            depth -= 1
+    return deepest
 
 
 def own_names() -> tuple[str, ...]:
@@ -80,6 +122,7 @@ class Guard:
     max_body: int = MAX_BODY
     seconds: float = SECONDS
     streams: frozenset[str] = field(default_factory=lambda: frozenset({"/api/events"}))
+    notes: RateLog = field(default_factory=lambda: RateLog(log))  # a line per kind and minute
 
     @classmethod
     def for_names(cls, names: Iterable[str] = (), **kw: object) -> Guard:
@@ -110,8 +153,10 @@ class Guard:
         refusal = self.refusal(request)
         if refusal is not None:
             status, text = refusal
-            log.info(
-                "refused %s %s from %s: %s", request.method, request.path, request.remote, text
+            self.notes.note(
+                f"refused-{status}",
+                f"web: refused {request.method} {request.path} from {request.remote}: {text}",
+                logging.INFO,
             )
             response: web.StreamResponse = web.Response(status=status, text=text + "\n")
         else:
@@ -125,6 +170,15 @@ class Guard:
                 response = web.Response(status=503, text="the request took too long\n")
             except web.HTTPException as err:  # answered, not raised: the headers below apply
                 response = web.Response(status=err.status, body=err.body, headers=err.headers)
+            except Exception as err:  # a fault of ours: one line, a short answer, headers
+                self.notes.note(
+                    f"fault-{type(err).__name__}",
+                    f"web: {request.method} {request.path} from {request.remote} failed: "
+                    f"{type(err).__name__}: {str(err)[:200]}",
+                    logging.ERROR,
+                )
+                log.debug("the failed request's traceback", exc_info=True)
+                response = web.Response(status=500, text="the box could not answer this\n")
         if not response.prepared:
             self.decorate(response)
         return response

@@ -2,12 +2,15 @@
 
 Pure bookkeeping, safe to call from the web server's thread and the loop's (one lock): the
 clocks and the randomness are passed in, so tests drive time and codes. What an attacker on
-the LAN can try is bounded for everyone together, not per address (a per-address ban would
-lock the owners out of their own phones):
+the LAN can try is bounded per code shown on the box, for everyone together, not per address (a
+per-address ban would lock the owners out of their own phones):
 
 - a code comes from ``secrets``, is good for ``CODE_SECONDS`` and for one phone;
-- wrong codes: at most ``WRONG_PER_MINUTE`` a minute for all callers together, beyond that the
-  answer is "too many" without looking at the code; after ``WRONG_PER_CODE`` the code is void;
+- each code has its own budget: after ``WRONG_PER_CODE`` wrong guesses it is void (one in
+  100,000 a code at best for a guesser), and the next code shown starts afresh, so guesses sent
+  before it cannot use it up; the OLED shows how many wrong guesses arrived;
+- a wrong code and no code (none shown, run out, void) get the very same answer, so nobody
+  learns from it when a code is on the box;
 - a paired phone holds a 256-bit token (hex in a cookie); the state dir keeps only its SHA-256
   and when it ends, in ``phones.json``, written whole like every other state file.
 """
@@ -21,7 +24,6 @@ import re
 import secrets
 import threading
 import time
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +38,6 @@ PHONES_FILE = "phones.json"
 VERSION = 1
 CODE_DIGITS = 6
 CODE_SECONDS = 300.0
-WRONG_PER_MINUTE = 5
 WRONG_PER_CODE = 10
 TOKEN_BYTES = 32  # 256 bits
 TOKEN_SECONDS = 12 * 3600
@@ -71,11 +72,16 @@ def token_hash(token: str) -> str:
 class Attempt:
     """What a pairing try came to. ``status`` is the HTTP status the server answers."""
 
-    outcome: str  # paired, wrong, void, too_many, no_code, malformed
+    outcome: str  # paired, wrong, no_code (none shown, run out or void), malformed
     status: int
     message: str
     token: str = ""
-    retry_after: int = 0
+
+
+# A wrong code and no code at all get this same answer: nothing tells when a code is shown.
+NOT_PAIRED = Attempt(
+    "wrong", 403, "wrong code, or none shown: pick Pair a phone on the box, type its code"
+)
 
 
 @dataclass
@@ -105,7 +111,6 @@ class Pairing:
         self.token_hex = token_hex
         self.on_change = on_change or (lambda what: None)
         self.code: Code | None = None
-        self.wrong_times: deque[float] = deque()
         self.phones: dict[str, float] = {}  # token hash -> wall time it ends
         self.problem = ""
         self._lock = threading.Lock()
@@ -169,37 +174,27 @@ class Pairing:
             return None if code is None or code.void else code.until
 
     def attempt(self, text: Any) -> Attempt:
-        """A phone sends a code. Counted before it is looked at, for everyone together."""
+        """A phone sends a code. A wrong one counts against the code on show (if any); wrong
+        and none shown are answered alike."""
         changed = ""
         with self._lock:
-            now = self.clock()
-            while self.wrong_times and self.wrong_times[0] <= now - 60.0:
-                self.wrong_times.popleft()
-            if len(self.wrong_times) >= WRONG_PER_MINUTE:
-                wait = max(1, int(self.wrong_times[0] + 60.0 - now + 0.999))
-                return Attempt("too_many", 429, "too many wrong codes: wait a minute", "", wait)
             digits = parse_code(text)
             if digits is None:
                 return Attempt("malformed", 400, "a code is 6 digits")
             status, _ = self._code_status()
-            if status != "showing":
-                why = {
-                    "void": "this code is void after too many wrong tries",
-                    "expired": "this code has run out",
-                }.get(status, "no code is shown")
-                return Attempt("no_code", 409, f"{why}: pick 'Pair a phone' in the box's game menu")
             code = self.code
-            assert code is not None
+            if status != "showing" or code is None:
+                return Attempt("no_code", NOT_PAIRED.status, NOT_PAIRED.message)
             if not secrets.compare_digest(digits, code.digits):
-                self.wrong_times.append(now)
                 code.wrong += 1
+                changed = "wrong"
                 if code.wrong >= WRONG_PER_CODE:
                     code.void = True
                     changed = "void"
                     log.warning("phone pairing code void after %d wrong codes", code.wrong)
                 else:
                     log.info("wrong phone pairing code (%d for this code)", code.wrong)
-                result = Attempt("wrong", 403, "wrong code")
+                result = NOT_PAIRED
             else:
                 token = self.token_hex(TOKEN_BYTES)
                 self.code = None  # good once
@@ -214,6 +209,11 @@ class Pairing:
         if changed:
             self.on_change(changed)
         return result
+
+    def wrong_guesses(self) -> int:
+        """How many wrong codes arrived for the code on show (or the one just void)."""
+        with self._lock:
+            return self.code.wrong if self.code is not None else 0
 
     # --- tokens ----------------------------------------------------------------------------
 

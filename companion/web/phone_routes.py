@@ -25,6 +25,7 @@ from urllib.parse import parse_qsl
 from aiohttp import web
 
 from companion.faces.face import BUTTONS
+from companion.web.guard import MAX_NESTING, nesting
 from companion.web.pairing import COOKIE, TOKEN_SECONDS
 from companion.web.server import WebServer
 from companion.web.static_files import StaticFiles
@@ -85,6 +86,8 @@ class PhoneRoutes:
         kind = request.content_type
         try:
             if kind == "application/json":
+                if nesting(body) > MAX_NESTING:
+                    raise ValueError("nested too deep")
                 data = json.loads(body or b"{}")
                 if not isinstance(data, dict):
                     raise ValueError("not an object")
@@ -99,10 +102,7 @@ class PhoneRoutes:
         form = await self._form(request)
         attempt = self.service.pairing.attempt(form.get("code"))
         if attempt.outcome != "paired":
-            headers = {"Retry-After": str(attempt.retry_after)} if attempt.retry_after else None
-            return web.json_response(
-                {"error": attempt.message}, status=attempt.status, headers=headers
-            )
+            return web.json_response({"error": attempt.message}, status=attempt.status)
         response = web.json_response({"paired": True})
         response.set_cookie(
             COOKIE,

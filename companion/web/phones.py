@@ -40,6 +40,7 @@ RETRY_SECONDS = 30.0
 ANSWER_SECONDS = 2.0  # how long a request waits for the loop to answer
 MINUTE = 60.0
 MINUTE_KEY = "phones-minute"  # the redraw of the pairing code's minutes left
+ON_THE_BOX = "(the code is on the box)"  # what a phone sees where the OLED shows the code
 
 
 @dataclass(frozen=True)
@@ -58,13 +59,13 @@ class PhoneService:
         app: Any,
         port: int,
         host: str = "",
-        controls: Any = None,
         wall: Callable[[], float] = time.time,
     ) -> None:
         self.app = app
         self.port = port
         self.host = host  # "" = every address of the box (IPv6 and IPv4); the sim: 127.0.0.1
-        self.controls = controls or LoopControls(app.loop.post, app.on_press)
+        # The remote's presses are marked as a phone's: they cannot pair nor forget phones.
+        self.controls = LoopControls(app.loop.post, app.remote_press)
         self.pairing = Pairing(
             app.config.state_dir(), clock=app.clock.now, wall=wall, on_change=app.phones_changed
         )
@@ -193,7 +194,7 @@ class PhoneService:
         status, _ = self.pairing.code_status()
         return {
             "game": snapshot.game,
-            "screen": list(snapshot.screen),
+            "screen": self.without_code(snapshot.screen),
             "leds": {"led": [round(c, 3) for c in snapshot.led]},
             "sounds": list(snapshot.sounds),
             "state": state,
@@ -202,6 +203,14 @@ class PhoneService:
             else {"card": run.kind.name, "count": run.count, "said": run.said},
             "pairing": status,
         }
+
+    def without_code(self, lines: Any) -> list[str]:
+        """The OLED's lines with the pairing code left out: a code is read off the box only."""
+        code = self.pairing.code
+        digits = code.digits if code is not None else None
+        if not digits:
+            return list(lines)
+        return [ON_THE_BOX if digits in "".join(line.split()) else line for line in lines]
 
     def status(self) -> str:
         if self.missing:

@@ -44,7 +44,14 @@ from aiohttp import web
 
 from companion.errors import PortTaken
 from companion.faces.snapshot import Snapshot
+from companion.web.connections import (
+    ACCEPT_BURST,
+    LISTEN_QUEUE,
+    ConnectionBook,
+    GuardedRunner,
+)
 from companion.web.guard import Guard
+from companion.web.ratelog import RateLog
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +87,8 @@ class WebServer:
         self._thread: threading.Thread | None = None
         self._started = threading.Event()
         self._failure: BaseException | None = None
+        self.notes = RateLog(log)  # refusals and errors: a line per kind and minute
+        self.book = ConnectionBook(self.notes)
 
     @property
     def url(self) -> str:
@@ -139,6 +148,7 @@ class WebServer:
 
     def _serve(self) -> None:
         loop = asyncio.new_event_loop()
+        loop.set_exception_handler(self._loop_error)
         try:
             asyncio.set_event_loop(loop)
             try:
@@ -162,24 +172,35 @@ class WebServer:
             loop.close()
 
     async def _open(self) -> None:
-        runner = web.AppRunner(
+        runner = GuardedRunner(
             self.application(),
+            self.book,
             access_log=None,
             keepalive_timeout=15.0,
             shutdown_timeout=SHUTDOWN_SECONDS,
+            # A client that goes cancels its handler at once: an event stream frees its slot
+            # then, not at the next ping.
+            handler_cancellation=True,
         )
         await runner.setup()
         site: web.BaseSite
+        # backlog: also how many connections asyncio takes at one wake-up; few, so the book
+        # keeps or closes each before more pile up (file handles)
         if self.sock is not None:
-            site = web.SockSite(runner, self.sock)
+            site = web.SockSite(runner, self.sock, backlog=ACCEPT_BURST)
         else:
-            site = web.TCPSite(runner, self.host, self.port)
+            site = web.TCPSite(runner, self.host, self.port, backlog=ACCEPT_BURST)
         try:
             await site.start()
         except BaseException:
             await runner.cleanup()
             raise
         self._runner = runner
+        for listening in getattr(site._server, "sockets", None) or []:
+            # the system's queue longer than the burst asyncio takes at once (same socket)
+            queue = socket.socket(fileno=listening.fileno())
+            queue.listen(LISTEN_QUEUE)
+            queue.detach()
         if self.port == 0:  # tests: the port the system gave
             server = site._server
             sockets = getattr(server, "sockets", None) or []
@@ -197,6 +218,14 @@ class WebServer:
             except TimeoutError:
                 log.warning("the web server did not stop in time")
         asyncio.get_running_loop().call_soon(asyncio.get_running_loop().stop)
+
+    def _loop_error(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        """asyncio's own errors (``socket.accept() out of system resource`` when the process
+        has no file handle left): one line per kind and minute with a count, no traceback."""
+        message = str(context.get("message", "error"))
+        exc = context.get("exception")
+        detail = f": {type(exc).__name__}: {exc}" if exc is not None else ""
+        self.notes.note(f"loop-{message}", f"web: {message}{detail}")
 
     def _notify(self) -> None:
         for wake in self._wake:
