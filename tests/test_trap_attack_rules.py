@@ -240,6 +240,32 @@ def test_paralysis_effect_a_player_is_paralyzed_through_their_next_turn_only():
     assert player(table, "2")["paralyzed"] is False
 
 
+def test_paralysis_effect_a_paralyzed_player_cannot_move_by_a_forward_card():
+    """Issue 23, point 1: a paralyzed pawn cannot move at all, as for the AI's own card."""
+    table = Table()
+    table.do("ai_turn", 1, 4)
+    table.do("card", id="paralysis")
+    table.do("take")  # player 1's turn comes, paralyzed
+    with pytest.raises(Rejected, match="Player 1 is paralyzed: no move this turn"):
+        table.do("play", card="forward-2")
+    with pytest.raises(Rejected, match="Player 1 is paralyzed"):
+        table.tap("forward-1")
+    assert table.pub["played"] == []  # the item was not used up
+    table.do("play", card="heal-1")  # another item still may be used
+    table.do("ai_turn", 1, 1)  # player 1's next turn: free to move again
+    table.do("play", card="forward-2")
+    assert "Player 1 plays Forward 2: 2 spaces forward" in table.logs
+
+
+def test_paralysis_effect_a_player_paralyzed_for_their_next_turn_cannot_move_before_it():
+    table = Table({"players": "2"})
+    table.do("paralyze", player="1")  # in player 1's own turn: this turn's moves stay
+    table.do("play", card="forward-1", by="1")
+    table.do("turn")  # player 2's turn: player 1 waits paralyzed
+    with pytest.raises(Rejected, match="Player 1 is paralyzed"):
+        table.do("play", card="forward-1", by="1")
+
+
 # --- Players / General Rules: knock-outs ------------------------------------------------------
 
 

@@ -27,10 +27,7 @@ def held_still(state: State) -> bool:
     """Paralysis stops the AI's movement in the AI turn under way or about to start, if it
     came before that turn began: paralysis that reaches the AI during its own turn stops its
     next turn's movement, as for a player (rulings, Trap Attack 3)."""
-    since = state.pawn(AI).paralyzed_at
-    if since is None:
-        return False
-    return state.turn != AI or since < state.turn_no
+    return pawns.moves_stopped(state, AI)
 
 
 def walk(step: Step, steps: int) -> int:

@@ -68,6 +68,22 @@ def paralyze(step: Step, target: str) -> None:
     step.say(f"{short(target)} paralyzed:", "no move next turn")
 
 
+def moves_stopped(state: State, pawn_id: str) -> bool:
+    """Paralysis holds the pawn still from the moment it lands until the end of the pawn's next
+    turn, except in the very turn of the pawn's own in which it landed (that turn's moves were
+    free): no free space, no die, no move-forward card (rulings, Trap Attack 3)."""
+    since = state.pawn(pawn_id).paralyzed_at
+    if since is None:
+        return False
+    return state.turn != pawn_id or since < state.turn_no
+
+
+def stopped_reason(state: State, pawn_id: str) -> str:
+    """Why a move-forward card of a paralyzed pawn is refused, naming the turn it loses."""
+    when = "this turn" if state.turn == pawn_id else "until their next turn is over"
+    return f"{name(pawn_id)} is paralyzed: no move {when}"
+
+
 def end_turn(state: State) -> State:
     """The turn owner's paralysis wears off if it was there before this turn began; paralysis
     that came during the turn lasts through the owner's next one, the AI's as a player's."""

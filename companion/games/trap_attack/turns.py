@@ -125,6 +125,8 @@ def play(step: Step, action: Action, rolls: tuple[int, ...]) -> None:
         play_attack(step, effect, by, target, rolls)
         return
     check_item(state, by)
+    if effect.kind == "forward" and pawns.moves_stopped(state, by):
+        raise Rejected(pawns.stopped_reason(state, by))
     step.state = replace(state, played=(*state.played, Played(by, "item", None)))
     if effect.kind == "heal":
         step.log(f"{name(by)} plays {effect.name}")
