@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from test_trap_attack_support import Table
 
-from companion.games.base import Action, BadAction, Rejected
+from companion.games.base import Action, BadAction, Log, Rejected
 from companion.games.trap_attack import GAME
 
 NO_EFFECT_ITEMS = (
@@ -235,9 +235,38 @@ def test_paralysis_effect_a_player_is_paralyzed_through_their_next_turn_only():
     table.do("paralyze", player="2")  # during player 1's turn
     table.do("turn")  # player 2's turn: still paralyzed
     assert player(table, "2")["paralyzed"] is True
-    assert "Paralyzed: no moves" in table.screen()
+    assert table.screen()[1:4] == ["Player 2's turn", "P2 paralyzed:", "no move this turn"]
+    assert table.logs[-1] == "Player 2 is paralyzed: no move this turn"
     table.do("turn")  # player 2's turn ended
     assert player(table, "2")["paralyzed"] is False
+
+
+def test_paralysis_effect_the_ai_paralyzes_the_solo_player_whose_turn_is_lost_at_once():
+    """Issue 23, point 2: the player's coming turn is the one lost, and it comes right away:
+    while it is that turn, nothing says "next turn"."""
+    table = Table()
+    table.do("ai_turn", 1, 4)
+    table.do("card", id="paralysis")
+    out = table.do("take")
+    assert table.pub["turn"] == "1"
+    said = [e.text for e in out.effects if isinstance(e, Log)]
+    assert said == ["Player 1 takes the Paralysis", "Player 1 is paralyzed: no move this turn"]
+    assert table.screen()[1:3] == ["P1 paralyzed:", "no move this turn"]
+    assert not any("next turn" in line for line in [*said, *table.screen()])
+
+
+def test_paralysis_effect_the_ai_paralyzes_a_player_whose_turn_is_not_next():
+    table = Table({"players": "2", "ai": "on"})
+    table.do("turn")
+    table.do("turn")  # the AI's turn
+    table.do("ai_turn", 1, 4)
+    table.do("card", id="paralysis")
+    table.do("aim", player="2")
+    table.do("take")  # player 1 plays first: player 2's lost turn is the next one
+    assert table.pub["turn"] == "1"
+    assert table.logs[-1] == "Player 2 is paralyzed: no move next turn"
+    table.do("turn")
+    assert table.logs[-1] == "Player 2 is paralyzed: no move this turn"
 
 
 def test_paralysis_effect_a_paralyzed_player_cannot_move_by_a_forward_card():

@@ -169,7 +169,9 @@ def take(step: Step) -> None:
     threat = _threat(step.state)
     step.state = replace(step.state, pending=None, threat=None)
     step.log(f"{name(threat.target)} takes the {threat.name}")
-    strike(step, threat.target, threat.kind, threat.amount, threat.by)
+    # The AI's turn ends with this step: if its target plays next, that is the turn it loses.
+    at_once = threat.by == AI and pawns.next_seat(step.state, AI) == threat.target
+    strike(step, threat.target, threat.kind, threat.amount, threat.by, at_once=at_once)
     finish_ai_turn(step)
 
 
@@ -189,8 +191,11 @@ def _threat(state: State) -> Threat:
     return state.threat
 
 
-def strike(step: Step, target: str, kind: str, amount: int, by: str | None) -> None:
-    """An offensive effect lands (rulebook: Dealing damage, Pushing backwards, Paralysis)."""
+def strike(
+    step: Step, target: str, kind: str, amount: int, by: str | None, *, at_once: bool = False
+) -> None:
+    """An offensive effect lands (rulebook: Dealing damage, Pushing backwards, Paralysis);
+    ``at_once``: a paralysis costs the turn that starts right after this step."""
     if kind == "damage":
         pawns.hurt(step, target, amount, by)
     elif kind == "push":
@@ -205,7 +210,7 @@ def strike(step: Step, target: str, kind: str, amount: int, by: str | None) -> N
             step.log(f"{name(target)} goes back {amount} spaces")
             step.say(f"{short(target)}: back {amount} spaces")
     else:
-        pawns.paralyze(step, target)
+        pawns.paralyze(step, target, at_once=at_once)
 
 
 ATTACK_KINDS = ("damage", "push", "paralysis")

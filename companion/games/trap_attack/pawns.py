@@ -60,12 +60,24 @@ def heal(step: Step, target: str, amount: int) -> None:
     step.say(f"{short(target)} heals: {pawn.life} -> {life}")
 
 
-def paralyze(step: Step, target: str) -> None:
-    """No movement for the pawn's next turn; it may still act (rulebook: Paralysis Effect)."""
+def paralyze(step: Step, target: str, *, at_once: bool = False) -> None:
+    """No movement for the pawn's next turn; it may still act (rulebook: Paralysis Effect).
+
+    ``at_once``: the turn it loses is the one that starts as this step ends (the AI paralyzed
+    the player who plays right after it), so the words name this turn, not the next."""
     pawn = step.state.pawn(target)
     step.state = step.state.with_pawn(replace(pawn, paralyzed_at=step.state.turn_no))
+    if at_once:
+        say_stopped(step, target)
+        return
     step.log(f"{name(target)} is paralyzed: no move next turn")
     step.say(f"{short(target)} paralyzed:", "no move next turn")
+
+
+def say_stopped(step: Step, target: str) -> None:
+    """The pawn's paralyzed turn is the one being played."""
+    step.log(f"{name(target)} is paralyzed: no move this turn")
+    step.say(f"{short(target)} paralyzed:", "no move this turn")
 
 
 def moves_stopped(state: State, pawn_id: str) -> bool:

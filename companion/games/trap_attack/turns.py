@@ -18,8 +18,8 @@ def next_turn(step: Step) -> None:
     step.state = replace(step.state, card_to=None)
     step.log(f"{name(seat)}'s turn")
     step.say(f"{name(seat)}'s turn")
-    if step.state.pawn(seat).paralyzed and seat != AI:
-        step.say("Paralyzed: no moves")
+    if seat != AI and pawns.moves_stopped(step.state, seat):
+        pawns.say_stopped(step, seat)
     step.sound("turn")
 
 
