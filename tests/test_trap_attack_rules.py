@@ -503,8 +503,29 @@ def test_ruling_11_a_players_hit_on_the_ai_goes_through_attack_and_its_block_rol
 def test_victory_condition_the_relic_example_two_plus_six_plus_a_combo_is_eleven():
     table = Table()
     table.do("relic", player="1", value=2, combo=4)
+    back_to_player_1(table)  # one relic a turn
     table.do("relic", player="1", value=6, combo=4)
     assert table.pub["scores"]["1"]["relics"] == 11
+
+
+def test_relic_cards_one_bought_a_turn_by_each_player_tapped_or_entered():
+    """Issue 23, point 3: "only one Relic card ... per turn"; the end's entries are no purchase."""
+    table = Table({"players": "2"})
+    table.do("relic", player="1", value=2, combo=4)
+    with pytest.raises(Rejected, match="Player 1 has already bought a relic this turn"):
+        table.do("relic", player="1", value=6, combo=4)
+    with pytest.raises(Rejected, match="Player 1 has already bought a relic this turn"):
+        table.tap("relic", value="6", combo="4")
+    table.do("relic", player="2", value=1, combo=1)  # another player's purchase is their own
+    table.do("play", card="shield")  # the relic is no action card: the item limit is untouched
+    table.do("turn")
+    table.do("turn")  # player 1's next turn: a new purchase
+    table.tap("relic", value="6", combo="4")
+    assert len(table.state.entry("1").relics) == 2
+    table.do("scoring")  # after the race the relics are entries for the count, any number
+    table.do("relic", player="1", value=3, combo=5)
+    table.do("relic", player="1", value=4, combo=5)
+    assert len(table.state.entry("1").relics) == 4
 
 
 def test_victory_condition_race_points_winner_30_crystal_holders_their_space_else_0():
@@ -650,6 +671,7 @@ def test_ruling_8_relic_entries_never_exceed_the_deck_in_whatever_order_they_com
     table = Table({"players": "2"})
     for n in range(20):
         table.do("relic", player="1" if n < 18 else "2", value=1, combo=1 + n // 2)
+        table.do("turn")  # one relic a turn
     for who in ("1", "2"):
         with pytest.raises(Rejected, match="the game has 20 relic cards: Player"):
             table.do("relic", player=who, value=1, combo=1)
@@ -673,6 +695,7 @@ def test_ruling_8_a_count_said_first_bounds_everyone_elses_entries():
     table.do("held", player="1", relics=19, loot=16)
     for _ in range(19):
         table.do("relic", player="1", value=1, combo=1)
+        back_to_player_1(table)  # one relic a turn
     with pytest.raises(Rejected, match="Player 1 holds 19 relics, all entered"):
         table.do("relic", player="1", value=1, combo=1)
 

@@ -61,10 +61,10 @@ class Entries:
 
 @dataclass(frozen=True)
 class Played:
-    """An action card a player tapped this turn, for the per-turn limits."""
+    """An action card a player tapped this turn, or a relic bought, for the per-turn limits."""
 
     by: str
-    group: str  # attack or item
+    group: str  # attack, item or relic
     target: str | None
 
 
