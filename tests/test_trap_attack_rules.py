@@ -407,6 +407,21 @@ def test_starting_up_the_highest_pawn_roll_plays_first_and_ties_roll_again():
     assert table.pub["first_tie"] == []
 
 
+@pytest.mark.parametrize("first", ["turn", "ai_turn"])
+def test_starting_up_the_first_player_roll_is_refused_once_the_first_turn_has_passed(first):
+    """Issue 23, point 4: the roll for who starts belongs before the race."""
+    table = Table()
+    table.do("first_player", 3, 3)  # a tie: roll again, still before the race
+    table.do("first_player", 2, 5)  # the AI starts
+    table.do(first, *((1, 1) if first == "ai_turn" else ()))
+    passed = "the first player is settled: the race's first turn has passed"
+    with pytest.raises(Rejected, match=passed):  # refused before anyone rolls
+        GAME.dice_for(table.state, Action("first_player"))
+    with pytest.raises(Rejected, match=passed):
+        table.do("first_player", 6, 1)
+    assert table.journal[-1].name == first
+
+
 def test_game_flow_turns_cycle_through_the_players_and_the_ai():
     table = Table({"players": "2", "ai": "on"})
     seen = []

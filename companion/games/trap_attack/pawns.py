@@ -107,8 +107,16 @@ def end_turn(state: State) -> State:
 
 
 def begin_turn(state: State, seat: str) -> State:
-    """A new turn: per-turn card limits start afresh."""
-    return replace(state, turn=seat, turn_no=state.turn_no + 1, played=())
+    """A new turn: per-turn card limits start afresh, and the race's first turn is behind
+    (the roll for who starts, and any tie it left, are over)."""
+    return replace(
+        state,
+        turn=seat,
+        turn_no=state.turn_no + 1,
+        played=(),
+        first_turn_passed=True,
+        first_tie=(),
+    )
 
 
 def next_seat(state: State, seat: str) -> str:
