@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from companion.core.registry import Card
 from companion.ui import menus
+from companion.ui.copies import FILL, NEW, SAME, copy_verdict
 from companion.ui.forms import CardKind
 
 
@@ -20,17 +21,18 @@ class Enrolment:
                 self.note(f"card {uid}: taken once {run.asking[0]} is answered")
                 self.play("card_ok")
             return
+        verdict = copy_verdict(card, run.game, run.kind.id, run.values)
         if uid in run.seen:
             run.said = f"again {uid}"
             self.play("card_ok")
-        elif card is None:
+        elif verdict in (NEW, FILL):
             self._enrol_copy(run, uid)
-        elif (card.game, card.card, card.fields) == (run.game, run.kind.id, run.values):
+        elif verdict == SAME:
             run.seen.add(uid)
             run.count += 1
             run.said = f"already {uid}"
             self.play("card_ok")
-        else:
+        elif card is not None:
             self.note(f"card {uid}: {card.name}, asking before making it {run.kind.name}")
             run.asking = (uid, card.name)
             self.play("card_unknown")
