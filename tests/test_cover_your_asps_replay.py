@@ -60,11 +60,49 @@ def test_a_two_player_game_from_setup_to_the_final_standings() -> None:
     over = next(o for o in lines if o["state"]["over"])
     assert over["screen"][:3] == ["Asps  game over", "Last treasure taken", "Seat 1: points?"]
     assert any(o.get("rejected") == "that card is already counted for Seat 2" for o in lines)
+    # seat 2 counted by cards: no winner until its last card is in
+    partial = [o for o in lines if o["state"]["over"] and o["state"]["seats"]["2"]["count"]]
+    assert partial[0]["screen"][1:3] == ["Counting by cards", "Seat 2: 1 of 3 cards"]
+    assert [o["state"]["winner"] for o in partial[:3]] == [None, None, None]
     final = [o for o in lines if o["state"]["winner"]][-1]["state"]
     assert [final["seats"][s]["points"] for s in "12"] == [15, 15]
     assert [final["seats"][s]["planks"] for s in "12"] == [4, 2]
     assert final["winner"] == [2]
     assert last["screen"][0] == "Standings"
+
+
+def test_a_sum_then_taps_never_counts_more_than_the_cards_hold() -> None:
+    """Issue 23, point 5: ``treasure points=30`` then three taps of 10 gave 60 points for 3
+    cards and a wrong winner; a count by cards decides nothing until its last card."""
+    lines = (SCRIPTS / "cover-your-asps-two-players.txt").read_text().splitlines()
+    end = next(i for i, o in run("two-players").items() if o["state"]["over"])
+    script = (
+        "\n".join(lines[:end])
+        + "\n"
+        + "\n".join(
+            [
+                "do treasure player=1 points=30",
+                *(f"do treasure player=1 add=10 card=0A0B0C1{n}" for n in range(3)),
+                "wait 5",
+                "do treasure player=2 add=10 card=0A0B0C20",
+                "do treasure player=2 add=10 card=0A0B0C21",
+                "do treasure player=2 add=9 card=0A0B0C22",
+            ]
+        )
+    )
+    out = run_script(script)[-8:]
+    assert [o.get("rejected") for o in out[1:4]] == [
+        "all 3 of Seat 1's cards are counted: the sum 30 covers them"
+    ] * 3
+    assert out[4]["state"]["seats"]["1"]["points"] == 30
+    assert out[6]["state"]["winner"] is None  # seat 2 has counted 2 of its 3 cards
+    assert out[6]["screen"][1:4] == [
+        "Counting by cards",
+        "Seat 2: 2 of 3 cards",
+        "20 points so far",
+    ]
+    assert out[7]["state"]["winner"] == [1]
+    assert out[7]["screen"][1:4] == ["Seat 1 wins!", "1. Seat 1  30 pts", "2. Seat 2  29 pts"]
 
 
 def test_a_four_player_family_game_to_the_youngest_of_the_tied() -> None:

@@ -31,6 +31,8 @@ def test_setup_treasure_cards_per_player_count_and_two_action_cards_each(players
             "escapes": 0,
             "points": None,
             "planks": None,
+            "count": None,
+            "counted": 0,
         }
 
 
@@ -461,6 +463,51 @@ def test_tapped_treasure_cards_add_up_each_once_and_no_more_than_held():
         table.refused("treasure", player=2, add=4, card="AA09")
         == "all 3 of Seat 2's cards are counted"
     )
+
+
+def test_a_sum_counts_every_card_so_no_tap_can_add_to_it():
+    """Issue 23, point 5: a sum of 30 then three taps of 10 made 60 points for 3 cards."""
+    table = _to_the_end()
+    table.must("treasure", player=1, points=30)
+    for uid in ("AA01", "AA02", "AA03"):
+        assert table.refused("treasure", player=1, add=10, card=uid) == (
+            "all 3 of Seat 1's cards are counted: the sum 30 covers them"
+        )
+    assert (table.seat(1)["points"], table.seat(1)["count"], table.seat(1)["counted"]) == (
+        30,
+        "sum",
+        3,
+    )
+    table.must("treasure", player=2, points=25)
+    assert table.public["winner"] == [1]
+
+
+def test_a_sum_entered_replaces_the_cards_counted_one_by_one():
+    table = _to_the_end()
+    table.must("treasure", player=1, add=10, card="AA01")
+    table.must("treasure", player=1, add=10, card="AA02")
+    table.must("treasure", player=1, points=12)
+    assert (table.seat(1)["points"], table.seat(1)["count"], table.seat(1)["counted"]) == (
+        12,
+        "sum",
+        3,
+    )
+    # the cards it replaced are no longer counted: one may go to another seat
+    table.must("treasure", player=2, add=10, card="AA01")
+    assert table.seat(2)["count"] == "cards" and table.seat(2)["counted"] == 1
+
+
+def test_a_count_by_cards_decides_nothing_until_every_card_is_in():
+    table = _to_the_end()
+    table.must("treasure", player=1, points=15)
+    table.must("treasure", player=2, add=5, card="AA01")
+    assert table.seat(2)["points"] == 5
+    assert table.public["winner"] is None  # seat 2 has two cards still to count
+    assert not any(line.endswith("wins") for line in table.logs)
+    table.must("treasure", player=2, add=9, card="AA02")
+    table.must("treasure", player=2, add=9, card="AA03")
+    assert table.public["winner"] == [2]
+    assert table.logs[-1] == "Seat 2 wins"
 
 
 def test_a_tie_goes_to_the_fewest_planks_left_over():

@@ -201,6 +201,7 @@ def test_the_end_asks_for_the_next_entry_then_shows_the_standings():
         "Asps  game over",
         "Last treasure taken",
         "Seat 1: points?",
+        "a sum, or tap cards",
         "G enter  ok menu",
     ]
     assert pages(table.state).screens[0].lines[0] == "Seat 1: not counted"
@@ -223,6 +224,21 @@ def test_the_end_asks_for_the_next_entry_then_shows_the_standings():
     assert standings.title == "Standings"
 
 
+def test_the_count_screen_says_which_way_each_seat_is_counted():
+    """Issue 23, point 5: a sum, or the cards one by one."""
+    table = _over()
+    assert shown(table)[1:4] == ["Last treasure taken", "Seat 1: points?", "a sum, or tap cards"]
+    table.must("treasure", player=1, add=6, card="0A01")
+    assert shown(table)[1:4] == ["Counting by cards", "Seat 1: 1 of 3 cards", "6 points so far"]
+    assert press(table, "green").forms[0].action == "treasure"  # a sum still replaces them
+    table.must("treasure", player=1, points=20)
+    assert shown(table)[1:3] == ["Last treasure taken", "Seat 2: points?"]
+    table.must("treasure", player=2, add=6, card="0A02")
+    seat_pages = {s.title.split(" (")[0]: s.lines for s in pages(table.state).screens}
+    assert seat_pages["Seat 1"][0] == "Count: a sum"
+    assert seat_pages["Seat 2"][0] == "Count: 1 of 3 cards"
+
+
 def test_a_tie_asks_for_the_tiebreak_of_the_tied_seats():
     table = _over()
     table.must("treasure", player=1, points=9)
@@ -234,17 +250,18 @@ def test_a_tie_asks_for_the_tiebreak_of_the_tied_seats():
 
 def test_a_treasure_tap_asks_whose_card_starting_with_a_seat_not_yet_counted():
     table = _over()
-    table.must("treasure", player=1, points=9)
     card = {"game": "cover-your-asps", "card": "treasure", "name": "Gold", "points": 6}
     ask = GAME.control(table.state, Tap("0A0B", card))
     form = ask.forms[0]
     assert form.args == {"card": "0A0B", "add": 6}
     assert [f.key for f in form.fields] == ["player"]
-    assert form.fields[0].start == 1
+    assert form.fields[0].start == 0
     table.must("treasure", player=2, add=6, card="0A0B")
-    table.must("treasure", player=1, add=2, card="0A0D")
     again = GAME.control(table.state, Tap("0A0E", card))
-    assert again.forms[0].fields[0].start == 0  # the seat the last card went to
+    assert again.forms[0].fields[0].start == 1  # the seat the last card went to
+    table.must("treasure", player=2, points=9)  # its sum: seat 2 takes no more cards
+    after_sum = GAME.control(table.state, Tap("0A0D", card))
+    assert after_sum.forms[0].fields[0].start == 0  # seat 1, not yet counted
     bare = GAME.control(table.state, Tap("0A0C", {"game": "cover-your-asps", "card": "treasure"}))
     assert [f.key for f in bare.forms[0].fields] == ["add", "player"]
 

@@ -50,6 +50,30 @@ def test_turn_screen_shows_the_seat_large_beside_the_seats_and_the_table_under_t
     assert GAME.view(state)[1] == seats.lights(5, "solid")
 
 
+def _mark(out: tuple[int, ...], passed: tuple[int, ...] = ()) -> set[tuple[int, int]]:
+    """The pixels the seats picture adds for seat 2 being out (or passed)."""
+    from PIL import Image, ImageDraw
+
+    from companion.ui.pictures import seats as draw_seats
+
+    def drawn(data: tuple) -> set[tuple[int, int]]:
+        image = Image.new("1", (88, 30))
+        draw_seats(ImageDraw.Draw(image), (0, 0, 88, 30), data)
+        return {(x, y) for x in range(88) for y in range(30) if image.getpixel((x, y))}
+
+    return drawn((4, 1, passed, out, 0)) - drawn((4, 1, (), (), 0))
+
+
+def test_a_seat_out_this_round_is_marked_done_not_crossed_out() -> None:
+    """Issue 23, point 8: going out first is good news; an x under the seat read as
+    "eliminated". The mark is a tick: its top-left corner is empty, its top-right drawn."""
+    mark = _mark(out=(2,))
+    left, top = min(x for x, _ in mark), min(y for _, y in mark)
+    right = max(x for x, _ in mark)
+    assert (left, top) not in mark and (right, top) in mark
+    assert mark != _mark(out=(), passed=(2,))
+
+
 def test_the_end_of_a_hand_says_who_won_and_leads() -> None:
     state = run(started(), "play n=1 value=3", "pass", "pass", "pass")
     assert screen(state).lines == ("S2 won the hand: lead",)
@@ -160,8 +184,9 @@ def test_without_taps_green_asks_for_the_play_with_the_buttons() -> None:
     assert [f.key for f in lead.fields] == ["n", "value", "wild", "out"]
 
 
-def _wild_choices(state, n: str | None = None) -> tuple[str, ...]:
-    """The wild counts the button form offers, after answering the count with ``n``."""
+def _wild_question(state, n: str | None = None, value: str | None = None) -> menus.FormMenu:
+    """The button form after answering the count with ``n`` and the set with ``value`` (the
+    form's first choice of set when None)."""
     menu = menus.FormMenu(GAME.control(state, Press("green")))
     menu.start()
     if n is not None:
@@ -170,18 +195,45 @@ def _wild_choices(state, n: str | None = None) -> tuple[str, ...]:
         while field.choices[menu.cursor] != n:
             menu.press("down", False)
         menu.press("ok", False)
+    if value is not None:
+        while menu._field().choices[menu.cursor] != value:
+            menu.press("down", False)
     menu.press("ok", False)  # the set
-    assert menu.screen().title == "Wilds among them?"
+    return menu
+
+
+def _wild_choices(state, n: str | None = None) -> tuple[str, ...]:
+    menu = _wild_question(state, n)
+    assert menu.screen().title.startswith("Wilds among ")
     return menu._field().choices
 
 
 def test_the_button_form_offers_no_more_wilds_than_cards() -> None:
-    """Issue 16: a 1-card play cannot hold 2 wilds; the form offers 0..cards."""
-    assert _wild_choices(started(), "1") == ("0", "1")
-    assert _wild_choices(started(), "2") == ("0", "1", "2")
+    """Issue 16: a 1-card play cannot hold 2 wilds; with a set named, at least one card of
+    the set is in the play (issue 23, point 8): the form offers 0..cards-1."""
+    assert _wild_choices(started(), "2") == ("0", "1")
     assert _wild_choices(started(), "5") == ("0", "1", "2")  # the pack holds 2 wilds
-    assert _wild_choices(run(started(), "play n=1 value=3")) == ("0", "1")
     assert _wild_choices(run(started(), "play n=3 value=3")) == ("0", "1", "2")
+    assert _wild_choices(run(started(), "play n=2 value=3")) == ("0", "1")
+
+
+def test_the_wild_question_says_how_many_cards_the_play_has() -> None:
+    """Issue 23, point 8."""
+    assert _wild_question(started(), "3").screen().title == "Wilds among 3 cards?"
+    table = run(started(), "play n=2 value=3")
+    assert _wild_question(table).screen().title == "Wilds among 2 cards?"
+
+
+def test_a_play_of_wilds_only_asks_no_wild_count() -> None:
+    """Issue 23, point 8: after "Wilds only" the form offered 0 wilds (a play the rules
+    refuse); now every card is a wild and the next question is the last-cards one."""
+    menu = _wild_question(started(), "2", value="0")
+    assert menu.screen().title == "Last cards?"
+    command = menu.press("ok", False)
+    assert command.kind == "form_built"
+    assert command.data["reply"] == Action("play", {"n": "2", "value": "0", "wild": 2, "out": "no"})
+    single = _wild_question(started(), "1")  # one card of a set: no wild can be among it
+    assert single.screen().title == "Last cards?"
 
 
 @settings(max_examples=80, deadline=None)
@@ -189,34 +241,38 @@ def test_the_button_form_offers_no_more_wilds_than_cards() -> None:
     st.integers(0, 4),
     st.lists(st.sampled_from(["up", "down", "ok", "back"]), max_size=30),
 )
-def test_a_play_entered_with_the_buttons_never_holds_more_wilds_than_cards(table_n, presses):
+def test_a_play_entered_with_the_buttons_is_one_the_rules_take(table_n, presses):
     """Whatever the table holds and however the form is answered (or stepped back through),
-    the play it builds has 0 <= wild <= n."""
+    the play it builds has 0 <= wild <= n, only wilds exactly with value 0."""
     state = started() if table_n == 0 else run(started(), f"play n={table_n} value=1")
     menu = menus.FormMenu(GAME.control(state, Press("green")))
     menu.start()
     for button in presses:
         shown = menu.screen()
-        if shown.title == "Wilds among them?":
+        if shown.title.startswith("Wilds among "):
             bound = int(menu.values.get("n", table_n or 0))
+            assert shown.title == f"Wilds among {bound} cards?"
             assert [int(c) for c in menu._field().choices] == list(
-                range(min(bound, PACK.wilds) + 1)
+                range(min(bound - 1, PACK.wilds) + 1)
             )
         command = menu.press(button, False)
-        if command.kind == "form_done":
-            args = command.data["args"]
-            assert command.data["name"] == "play"
-            assert 0 <= int(args["wild"]) <= int(args["n"])
+        if command.kind == "form_built":
+            action = command.data["reply"]
+            n, wild = int(action.args["n"]), int(action.args["wild"])
+            assert action.name == "play" and 0 <= wild <= n
+            assert (wild == n) == (int(action.args["value"]) == 0)
             break
+        assert command.kind != "form_done"
         if command.kind == "close":
             break
 
 
-def test_ok_opens_the_seat_menu_pass_refused_on_an_empty_table() -> None:
+def test_ok_opens_the_seat_menu_with_no_pass_for_the_leader() -> None:
+    """Issue 23, point 8: the leader puts cards down, so the menu offers no Pass."""
     menu = GAME.control(started(), Press("ok"))
-    labels = [f.label for f in menu.forms]
-    assert labels == ["Play cards", "Pass", "Killing Machine"]
-    assert menu.forms[1].refused
+    assert [f.label for f in menu.forms] == ["Play cards", "Killing Machine"]
+    answer = GAME.control(run(started(), "play n=1 value=3"), Press("ok"))
+    assert [f.label for f in answer.forms] == ["Play cards", "Pass", "Killing Machine"]
 
 
 def test_pig_is_asked_in_the_deal_with_the_leader_when_the_holder_chooses() -> None:

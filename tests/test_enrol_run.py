@@ -3,7 +3,11 @@ counts them; a tag already enrolled as something else is named, and changed only
 
 import tomllib
 
+import pytest
+
+from companion.core.registry import Card
 from companion.replay import run_script
+from companion.ui.copies import FILL, NEW, OTHER, SAME, copy_verdict
 
 TO_RUN = "game trap-attack\npress back\npress up\npress ok\n"  # the last entry: Enrol copies
 
@@ -75,3 +79,32 @@ def test_tags_tapped_while_a_question_is_open_wait_for_its_answer(tmp_path):
     cards = _cards(tmp_path)
     assert cards["0004A1B2C3"]["card"] == "damage-1"  # the answer was no
     assert cards["0004A1B2C4"]["card"] == cards["0004A1B2C5"]["card"] == "damage-2"
+
+
+@pytest.mark.parametrize(
+    ("card", "verdict"),
+    [
+        (None, NEW),
+        (Card("01", "deathtrap-dungeon", "orc", "Orc", {"value": 2}), SAME),
+        (Card("01", "deathtrap-dungeon", "orc", "Orc 1"), FILL),  # a demo card: no value yet
+        (Card("01", "deathtrap-dungeon", "orc", "Orc", {"value": 3}), OTHER),
+        (Card("01", "deathtrap-dungeon", "goblin", "Goblin", {"value": 2}), OTHER),
+        (Card("01", "trapwords", "orc", "Orc", {"value": 2}), OTHER),
+    ],
+)
+def test_what_a_tapped_copy_is_to_a_run_of_orcs_worth_2(card, verdict):
+    assert copy_verdict(card, "deathtrap-dungeon", "orc", {"value": 2}) == verdict
+
+
+def test_a_copy_already_that_card_is_counted_with_no_question(tmp_path):
+    """Issue 23, point 10: the demo deck's Orc tapped in a run of Orcs asked "is Orc. Make it
+    Orc?"; it is that card: counted, and enrolled with the run's value."""
+    to_orcs = "game deathtrap-dungeon\npress back\npress up\npress ok\npress down\npress ok\n"
+    out = run_script(
+        to_orcs + "press ok\ntap 00FA576492\nwait 1\ntap 04A1B2C3\n", state_dir=tmp_path
+    )
+    assert [o["screen"][0] for o in out[-3:]] == ["Orc", "Orc", "Orc"]  # never a question
+    assert out[-3]["screen"][1:4] == ["value 2", "1 copy enrolled", "added 00FA576492"]
+    assert out[-1]["screen"][2] == "2 copies enrolled"
+    cards = _cards(tmp_path)
+    assert cards["00FA576492"]["card"] == "orc" and cards["00FA576492"]["value"] == 2

@@ -362,6 +362,16 @@ def test_the_first_player_roll_reads_as_who_rolled_what():
     assert table.screen()[1:4] == ["P1:5 P2:2 P3:5 AI:1", "Tie: roll again", "P1 P3"]
 
 
+def test_the_menu_offers_the_first_player_roll_only_before_the_first_turn_passes():
+    table = Table({"players": "2"})
+    assert "First player roll" in [e.label for e in menu_entries(table.state)]
+    table.do("first_player", 1, 4)  # player 2 starts
+    assert "First player roll" in [e.label for e in menu_entries(table.state)]
+    table.press("green")  # player 2's turn is over
+    assert table.pub["turn"] == "1"
+    assert "First player roll" not in [e.label for e in menu_entries(table.state)]
+
+
 def test_the_options_menu_names_the_default_board():
     board = next(o for o in GAME.options if o.name == "board")
     assert f"{board.label}: {board.default}" == "Board: default"

@@ -94,7 +94,7 @@ def test_solo_game_replays_byte_identically(solo):
 
 def test_scoring_example_from_the_rulebook_two_plus_six_plus_combo_is_eleven():
     out = run("trap-attack-scoring-example.txt")
-    during = {o["line"]: o for o in out}[4]
+    during = {o["line"]: o for o in out}[7]
     assert during["state"]["scores"]["1"]["relics"] == 11
     assert not any("11" in line or "8" in line for line in during["screen"])  # hidden mid-race
     final = out[-1]
@@ -205,10 +205,13 @@ def test_a_relic_enrolled_mid_game_asks_its_values_in_range_and_files_hidden():
     # The tap that asked for the enrolment files the relic: no second tap needed.
     enrolled = out[20]
     assert enrolled["log"][0] == "enrolled 000A0B0C0D as Relic"
-    for filed in (enrolled, out[23]):
+    for filed, ai in ((enrolled, "AI 30  life 6"), (out[29], "AI 28  life 6")):
         assert "Relic filed for Player 1 (value hidden until the race is over)" in filed["log"]
-        assert filed["screen"][1:3] == ["Relic filed for P1", "AI 30  life 6"]
+        assert filed["screen"][1:3] == ["Relic filed for P1", ai]
         assert "value" not in " ".join(filed["screen"]).lower()  # the value stays hidden
+    # one relic a turn (issue 23, point 3): the copy tapped in the same turn is refused
+    assert out[23]["rejected"] == "Player 1 has already bought a relic this turn"
+    assert out[23]["state"]["scores"] == out[21]["state"]["scores"]
     final = out[max(out)]
     assert final["state"]["scores"]["1"]["relics"] == 6 + 6 + 2 + 3  # one complete combo
     assert "P1 17  AI 0" in final["screen"]
@@ -217,7 +220,8 @@ def test_a_relic_enrolled_mid_game_asks_its_values_in_range_and_files_hidden():
 def test_relics_beyond_the_deck_are_refused_and_the_count_can_still_be_answered():
     """Issue 16, point 14: 21 relics were taken from a deck of 20, after which the held-cards
     question could never be answered."""
-    relics = "".join(f"do relic player={1 + n % 2} value=1 combo=1\n" for n in range(21))
+    # one relic a turn: each player buys one in their own turn
+    relics = "".join(f"do relic player={1 + n % 2} value=1 combo=1\ndo turn\n" for n in range(21))
     out = run_script(
         "game trap-attack players=2\n" + relics + "do scoring\n"
         "do finish player=1 crystal=no\ndo held player=1 relics=11 loot=0\n"
@@ -228,8 +232,8 @@ def test_relics_beyond_the_deck_are_refused_and_the_count_can_still_be_answered(
     )
     refused = {o["line"]: o["rejected"] for o in out if "rejected" in o}
     assert refused == {
-        22: "the game has 20 relic cards: Player 1 can have 10 at most",
-        25: "the game has 20 relic cards: Player 1 can have 10 at most",
+        42: "the game has 20 relic cards: Player 1 can have 10 at most",
+        46: "the game has 20 relic cards: Player 1 can have 10 at most",
     }
     asked = out[-5]
     assert asked["screen"][:3] == ["Cards P2", "Relic cards held", "< 10 >"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from test_trap_attack_support import Table
 
-from companion.games.base import Action, BadAction, Rejected
+from companion.games.base import Action, BadAction, Log, Rejected
 from companion.games.trap_attack import GAME
 
 NO_EFFECT_ITEMS = (
@@ -235,9 +235,64 @@ def test_paralysis_effect_a_player_is_paralyzed_through_their_next_turn_only():
     table.do("paralyze", player="2")  # during player 1's turn
     table.do("turn")  # player 2's turn: still paralyzed
     assert player(table, "2")["paralyzed"] is True
-    assert "Paralyzed: no moves" in table.screen()
+    assert table.screen()[1:4] == ["Player 2's turn", "P2 paralyzed:", "no move this turn"]
+    assert table.logs[-1] == "Player 2 is paralyzed: no move this turn"
     table.do("turn")  # player 2's turn ended
     assert player(table, "2")["paralyzed"] is False
+
+
+def test_paralysis_effect_the_ai_paralyzes_the_solo_player_whose_turn_is_lost_at_once():
+    """Issue 23, point 2: the player's coming turn is the one lost, and it comes right away:
+    while it is that turn, nothing says "next turn"."""
+    table = Table()
+    table.do("ai_turn", 1, 4)
+    table.do("card", id="paralysis")
+    out = table.do("take")
+    assert table.pub["turn"] == "1"
+    said = [e.text for e in out.effects if isinstance(e, Log)]
+    assert said == ["Player 1 takes the Paralysis", "Player 1 is paralyzed: no move this turn"]
+    assert table.screen()[1:3] == ["P1 paralyzed:", "no move this turn"]
+    assert not any("next turn" in line for line in [*said, *table.screen()])
+
+
+def test_paralysis_effect_the_ai_paralyzes_a_player_whose_turn_is_not_next():
+    table = Table({"players": "2", "ai": "on"})
+    table.do("turn")
+    table.do("turn")  # the AI's turn
+    table.do("ai_turn", 1, 4)
+    table.do("card", id="paralysis")
+    table.do("aim", player="2")
+    table.do("take")  # player 1 plays first: player 2's lost turn is the next one
+    assert table.pub["turn"] == "1"
+    assert table.logs[-1] == "Player 2 is paralyzed: no move next turn"
+    table.do("turn")
+    assert table.logs[-1] == "Player 2 is paralyzed: no move this turn"
+
+
+def test_paralysis_effect_a_paralyzed_player_cannot_move_by_a_forward_card():
+    """Issue 23, point 1: a paralyzed pawn cannot move at all, as for the AI's own card."""
+    table = Table()
+    table.do("ai_turn", 1, 4)
+    table.do("card", id="paralysis")
+    table.do("take")  # player 1's turn comes, paralyzed
+    with pytest.raises(Rejected, match="Player 1 is paralyzed: no move this turn"):
+        table.do("play", card="forward-2")
+    with pytest.raises(Rejected, match="Player 1 is paralyzed"):
+        table.tap("forward-1")
+    assert table.pub["played"] == []  # the item was not used up
+    table.do("play", card="heal-1")  # another item still may be used
+    table.do("ai_turn", 1, 1)  # player 1's next turn: free to move again
+    table.do("play", card="forward-2")
+    assert "Player 1 plays Forward 2: 2 spaces forward" in table.logs
+
+
+def test_paralysis_effect_a_player_paralyzed_for_their_next_turn_cannot_move_before_it():
+    table = Table({"players": "2"})
+    table.do("paralyze", player="1")  # in player 1's own turn: this turn's moves stay
+    table.do("play", card="forward-1", by="1")
+    table.do("turn")  # player 2's turn: player 1 waits paralyzed
+    with pytest.raises(Rejected, match="Player 1 is paralyzed"):
+        table.do("play", card="forward-1", by="1")
 
 
 # --- Players / General Rules: knock-outs ------------------------------------------------------
@@ -352,6 +407,21 @@ def test_starting_up_the_highest_pawn_roll_plays_first_and_ties_roll_again():
     assert table.pub["first_tie"] == []
 
 
+@pytest.mark.parametrize("first", ["turn", "ai_turn"])
+def test_starting_up_the_first_player_roll_is_refused_once_the_first_turn_has_passed(first):
+    """Issue 23, point 4: the roll for who starts belongs before the race."""
+    table = Table()
+    table.do("first_player", 3, 3)  # a tie: roll again, still before the race
+    table.do("first_player", 2, 5)  # the AI starts
+    table.do(first, *((1, 1) if first == "ai_turn" else ()))
+    passed = "the first player is settled: the race's first turn has passed"
+    with pytest.raises(Rejected, match=passed):  # refused before anyone rolls
+        GAME.dice_for(table.state, Action("first_player"))
+    with pytest.raises(Rejected, match=passed):
+        table.do("first_player", 6, 1)
+    assert table.journal[-1].name == first
+
+
 def test_game_flow_turns_cycle_through_the_players_and_the_ai():
     table = Table({"players": "2", "ai": "on"})
     seen = []
@@ -448,8 +518,29 @@ def test_ruling_11_a_players_hit_on_the_ai_goes_through_attack_and_its_block_rol
 def test_victory_condition_the_relic_example_two_plus_six_plus_a_combo_is_eleven():
     table = Table()
     table.do("relic", player="1", value=2, combo=4)
+    back_to_player_1(table)  # one relic a turn
     table.do("relic", player="1", value=6, combo=4)
     assert table.pub["scores"]["1"]["relics"] == 11
+
+
+def test_relic_cards_one_bought_a_turn_by_each_player_tapped_or_entered():
+    """Issue 23, point 3: "only one Relic card ... per turn"; the end's entries are no purchase."""
+    table = Table({"players": "2"})
+    table.do("relic", player="1", value=2, combo=4)
+    with pytest.raises(Rejected, match="Player 1 has already bought a relic this turn"):
+        table.do("relic", player="1", value=6, combo=4)
+    with pytest.raises(Rejected, match="Player 1 has already bought a relic this turn"):
+        table.tap("relic", value="6", combo="4")
+    table.do("relic", player="2", value=1, combo=1)  # another player's purchase is their own
+    table.do("play", card="shield")  # the relic is no action card: the item limit is untouched
+    table.do("turn")
+    table.do("turn")  # player 1's next turn: a new purchase
+    table.tap("relic", value="6", combo="4")
+    assert len(table.state.entry("1").relics) == 2
+    table.do("scoring")  # after the race the relics are entries for the count, any number
+    table.do("relic", player="1", value=3, combo=5)
+    table.do("relic", player="1", value=4, combo=5)
+    assert len(table.state.entry("1").relics) == 4
 
 
 def test_victory_condition_race_points_winner_30_crystal_holders_their_space_else_0():
@@ -595,6 +686,7 @@ def test_ruling_8_relic_entries_never_exceed_the_deck_in_whatever_order_they_com
     table = Table({"players": "2"})
     for n in range(20):
         table.do("relic", player="1" if n < 18 else "2", value=1, combo=1 + n // 2)
+        table.do("turn")  # one relic a turn
     for who in ("1", "2"):
         with pytest.raises(Rejected, match="the game has 20 relic cards: Player"):
             table.do("relic", player=who, value=1, combo=1)
@@ -618,6 +710,7 @@ def test_ruling_8_a_count_said_first_bounds_everyone_elses_entries():
     table.do("held", player="1", relics=19, loot=16)
     for _ in range(19):
         table.do("relic", player="1", value=1, combo=1)
+        back_to_player_1(table)  # one relic a turn
     with pytest.raises(Rejected, match="Player 1 holds 19 relics, all entered"):
         table.do("relic", player="1", value=1, combo=1)
 

@@ -372,7 +372,7 @@ def test_a_tapped_curse_card_is_named_once() -> None:
     fail_rounds(table, 2)
     assert table.do("curse", card="curse-echo")
     assert table.public["curses_revealed"] == [
-        {"card": "curse-echo", "name": "Echo", "where": "room 3"}
+        {"card": "curse-echo", "name": "Echo", "where": "room 3", "void": False}
     ]
     assert "Curse (room 3): Echo" in table.logs
     assert not table.do("curse", card="curse-echo")
@@ -394,6 +394,30 @@ def test_word_of_terror_in_the_first_room_is_void() -> None:
     fail_rounds(table, 2)
     table.do("curse", card="curse-word-of-terror")
     assert "Word of Terror has no effect in the first room: discard it" in table.logs
+
+
+def test_word_of_terror_brought_by_the_mummy_into_the_first_room_is_void() -> None:
+    """Issue 23, point 6: the Mummy fought in the first room brings its curse there too."""
+    table = Table.new(monster="mummy", rooms="3,4,5", start_mode="pickup")
+    fail_rounds(table, 2)  # the Mummy walks 5 -> 4 -> 3: both teams fight it in room 3
+    assert (table.public["monster_room"], table.public["curse_rooms"]) == (3, [])
+    assert table.do("curse", card="curse-word-of-terror")
+    assert table.logs[-2:] == [
+        "Curse (Mummy): Word of Terror",
+        "Word of Terror has no effect in the first room: discard it",
+    ]
+    assert table.public["curses_revealed"][-1]["void"] is True
+
+
+def test_word_of_terror_brought_by_the_mummy_beyond_the_first_room_applies() -> None:
+    table = Table.new(monster="mummy", rooms="3,4,5", start_mode="pickup")
+    play(table, "correct", "correct")  # both teams to room 4
+    play(table, "correct", "correct")  # both to room 5: the Mummy's room
+    assert table.public["monster_room"] == 5
+    assert table.state.cursed_rooms == ()  # the curses were discarded on the way
+    assert table.do("curse", card="curse-word-of-terror")
+    assert not any("no effect" in line for line in table.logs)
+    assert table.public["curses_revealed"][-1]["void"] is False
 
 
 def test_other_curses_carry_the_name_they_were_enrolled_with() -> None:

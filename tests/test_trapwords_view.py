@@ -462,3 +462,19 @@ def test_every_screen_fits_whole_without_cutting_a_word() -> None:
         assert texts["big"] == ([screen.big] if screen.big is not None else [])
         if screen.picture is not None:
             assert plan.picture_box is not None, screen
+
+
+@pytest.mark.parametrize("options", [{}, {"monster": "mummy", "rooms": "3,4,5"}])
+def test_word_of_terror_in_the_first_room_says_so_on_screen(options) -> None:
+    """Issue 23, point 6: a room's curse or the Mummy's, the screen says to discard it."""
+    table = Table.new(start_mode="pickup", **options)
+    for _ in range(2):
+        table.play_round("trap", "trap")
+    while table.state.report is not None:  # past the end-of-round pages
+        assert table.press("ok")
+    others = ("curse-flood", "curse-echo", "curse-petrification")
+    for card in others[: table.state.curses_to_name - 1]:  # the Word of Terror comes last
+        assert table.do("curse", card=card)
+    assert table.do("curse", card="curse-word-of-terror")
+    lines, _, _ = shown(table)
+    assert lines[1] == "No effect: discard it"

@@ -11,6 +11,7 @@ from companion.app.effects import EnrolCard
 from companion.core.registry import Card
 from companion.games.base import Tap
 from companion.ui import menus
+from companion.ui.copies import FILL, NEW, SAME, copy_verdict
 from companion.ui.forms import CardKind
 
 if TYPE_CHECKING:
@@ -107,17 +108,18 @@ def copy_tapped(d: Draft, run: menus.EnrolRun, uid: str, card: Card | None) -> N
             d.note(f"card {uid}: taken once {run.asking[0]} is answered")
             d.play("card_ok")
         return
+    verdict = copy_verdict(card, run.game, run.kind.id, run.values)
     if uid in run.seen:
         run.said = f"again {uid}"
         d.play("card_ok")
-    elif card is None:
+    elif verdict in (NEW, FILL):
         enrol_copy(d, run, uid)
-    elif (card.game, card.card, card.fields) == (run.game, run.kind.id, run.values):
+    elif verdict == SAME:
         run.seen.add(uid)
         run.count += 1
         run.said = f"already {uid}"
         d.play("card_ok")
-    else:
+    elif card is not None:
         d.note(f"card {uid}: {card.name}, asking before making it {run.kind.name}")
         run.asking = (uid, card.name)
         d.play("card_unknown")

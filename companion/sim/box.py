@@ -17,6 +17,7 @@ from companion.hal.display import Display, open_device
 from companion.hal.pins import make_factory
 from companion.hal.readers.base import canonical_uid, make_driver
 from companion.hal.readers.fake import FakePn532, FakeRdm6300, PtyPort
+from companion.sim import deck
 
 PRESS_SECONDS = 0.05
 TAP_SECONDS = 0.3
@@ -61,11 +62,13 @@ class SimulatedBox:
             self.clock,
             parts,
             rng=rng,
-            demo_cards=demo_cards,
+            demo_cards=False,  # the simulators' own deck, with copies, below
             recording=True,
             today=today,
         )
         self.loop = self.app.loop
+        if demo_cards:  # after the app attached the owner's files (a Deathtrap pack)
+            self.app.registry.demo = {c.uid: c for c in deck.demo_cards(self.kind)}
 
     # --- input, as a person would give it ------------------------------------------------
 

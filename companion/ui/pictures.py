@@ -166,8 +166,8 @@ MARK_ROWS = 5  # the mark under a seat number
 
 def seats(draw: ImageDraw.ImageDraw, box: Box, data: tuple) -> None:
     """Seat numbers left to right; the seat on turn drawn black on white; under a number a bar
-    when the seat passed, an x when it is out of cards, a triangle when its cards lie on the
-    table. Eight seats fit 88 pixels."""
+    when the seat passed, a tick when it has gone out (no cards left: done for the round), a
+    triangle when its cards lie on the table. Eight seats fit 88 pixels."""
     players, turn, passed, out, holder = _seats_data(data)
     left, top, right, bottom = box
     cell = min(MAX_SEAT_CELL, (right - left) // players)
@@ -187,9 +187,9 @@ def seats(draw: ImageDraw.ImageDraw, box: Box, data: tuple) -> None:
             _centred_text(draw, str(seat), SEAT_FONT, cx + 1, cx + cell, y0, fill=0)
         else:
             _centred_text(draw, str(seat), SEAT_FONT, cx + 1, cx + cell, y0)
-        if seat in out:
-            draw.line((centre - 2, mark_top, centre + 2, mark_top + 4), fill=1)
-            draw.line((centre - 2, mark_top + 4, centre + 2, mark_top), fill=1)
+        if seat in out:  # a tick: done for the round (an x would read "eliminated")
+            draw.line((centre - 2, mark_top + 2, centre, mark_top + 4), fill=1)
+            draw.line((centre, mark_top + 4, centre + 3, mark_top), fill=1)
         elif seat == holder:
             _triangle(draw, centre, mark_top, 4)
         elif seat in passed:

@@ -41,6 +41,11 @@ class CoverYourAsps(ModularGame):
     def result(self, state: State) -> dict[str, Any] | None:
         return rules.result(state)
 
+    def demo_copies(self, kind: CardKind) -> int:
+        """The simulators' demo deck holds a treasure card for every treasure of the fullest
+        table, so each seat's cards can be tapped one by one (companion/games/demo.py)."""
+        return max(tables().treasure.values()) if kind.id == "treasure" else 1
+
     def catalog(self) -> tuple[CardKind, ...]:
         return (
             CardKind("action", "Action card", "action"),

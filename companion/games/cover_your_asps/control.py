@@ -174,9 +174,10 @@ def _tap(state: State, uid: str, card: Mapping[str, Any] | None) -> Reply:
 
 def treasure_tap(state: TableState, uid: str, points: Any) -> Ask:
     """A tapped treasure card is added to the seat the table picks (and asks its points if it
-    was enrolled without them)."""
+    was enrolled without them); the pick starts at a seat with cards still to count (a sum
+    counts them all)."""
     seats = tuple(range(1, state.settings.players + 1))
-    room = [n for n in seats if len(state.seat(n).counted) < state.seat(n).treasures]
+    room = [n for n in seats if scoring.cards_counted(state.seat(n)) < state.seat(n).treasures]
     last = [state.last_counted] if state.last_counted in room else []
     uncounted = [n for n in seats if state.seat(n).points is None]
     start = seats.index((last + uncounted + room + list(seats))[0])

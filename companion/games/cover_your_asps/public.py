@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from companion.games.cover_your_asps.scoring import winner
+from companion.games.cover_your_asps.scoring import cards_counted, way, winner
 from companion.games.cover_your_asps.state import SoloState, State, TableState
 from companion.games.seats import by_seat
 
@@ -31,6 +31,8 @@ def _table(state: TableState) -> dict[str, Any]:
             "escapes": s.escapes,
             "points": s.points,
             "planks": s.planks,
+            "count": way(s),
+            "counted": cards_counted(s),
         }
         for n, s in enumerate(state.seats, start=1)
     }

@@ -1,6 +1,10 @@
 """The count once the last treasure card is taken (rulings 5): each seat's treasure points,
 entered as a sum or added card by card from tapped treasure cards, then the tiebreak (planks
-left over, or the youngest player), and the standings."""
+left over, or the youngest player), and the standings.
+
+A sum replaces whatever was counted for the seat and stands for all its cards; cards added one
+by one never exceed the cards the seat took, nor can they be added to a sum. So a count never
+holds more cards, or more points, than the seat's cards can be worth."""
 
 from __future__ import annotations
 
@@ -58,11 +62,16 @@ def _treasure(
         if not lowest <= points <= highest:
             cards = counted(seat.treasures, "card")
             raise Rejected(f"{who}: {cards}, {lowest}..{highest} points")
-        new = _seat(state, number, replace(seat, points=points, counted=()))
-        return _settled(state, new, Log(f"{who}: {points} treasure points"))
+        new = _seat(state, number, replace(seat, points=points, counted=(), summed=True))
+        cards = counted(seat.treasures, "card")
+        return _settled(state, new, Log(f"{who}: {points} treasure points, the sum of {cards}"))
     value = amount
     if not low <= value <= high:
         raise Rejected(f"a treasure card is worth {low}..{high} points")
+    if seat.summed:
+        raise Rejected(
+            f"all {seat.treasures} of {who}'s cards are counted: the sum {seat.points} covers them"
+        )
     card = str(action.args.get("card", "")).strip()
     if card:
         for other, held in enumerate(state.seats, start=1):
@@ -75,7 +84,8 @@ def _treasure(
     cards = (*seat.counted, card)
     total = (seat.points or 0) + value
     new = replace(
-        _seat(state, number, replace(seat, points=total, counted=cards)), last_counted=number
+        _seat(state, number, replace(seat, points=total, counted=cards, summed=False)),
+        last_counted=number,
     )
     return _settled(state, new, Log(f"{who}: +{value}, {total} treasure points"))
 
@@ -83,6 +93,25 @@ def _treasure(
 def counted(n: int, word: str) -> str:
     """``3 treasure cards``, ``1 roll``."""
     return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def way(seat: Seat) -> str | None:
+    """How the seat is being counted: ``sum`` (one entry for all its cards), ``cards`` (tapped
+    or added one by one), or None before any entry."""
+    if seat.points is None:
+        return None
+    return "sum" if seat.summed else "cards"
+
+
+def cards_counted(seat: Seat) -> int:
+    """The seat's cards the count holds: all of them for a sum, else those added so far."""
+    return seat.treasures if seat.summed else len(seat.counted)
+
+
+def done(seat: Seat) -> bool:
+    """A seat's count is made: a sum, or every card it took added one by one. Until then the
+    count decides nothing (a seat half counted by cards is no score to win or lose on)."""
+    return seat.points is not None and cards_counted(seat) >= seat.treasures
 
 
 def _seat(state: TableState, number: int, seat: Seat) -> TableState:
@@ -101,7 +130,7 @@ def _settled(before: TableState, after: TableState, log: Log) -> tuple[TableStat
 
 def tied(state: TableState) -> tuple[int, ...] | None:
     """The seats sharing the most points once every seat is counted (one seat: no tie)."""
-    if any(s.points is None for s in state.seats):
+    if not all(done(s) for s in state.seats):
         return None
     top = max(s.points or 0 for s in state.seats)
     return tuple(n for n, s in enumerate(state.seats, start=1) if s.points == top)
@@ -129,7 +158,7 @@ def winner(state: TableState) -> tuple[int, ...] | None:
 def missing(state: TableState) -> tuple[str, int] | None:
     """The next entry the count needs, as (what, seat): points first, then the tiebreak."""
     for number, seat in enumerate(state.seats, start=1):
-        if seat.points is None:
+        if not done(seat):
             return ("treasure", number)
     top = tied(state) or ()
     if len(top) < 2 or winner(state) is not None:

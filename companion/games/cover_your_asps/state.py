@@ -37,6 +37,7 @@ class Seat:
     points: int | None = None
     planks: int | None = None
     counted: tuple[str, ...] = ()  # cards added one by one to ``points`` (UID, or "" if none)
+    summed: bool = False  # ``points`` is a sum entered for all the seat's cards at once
 
 
 @dataclass(frozen=True)

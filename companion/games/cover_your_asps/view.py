@@ -35,6 +35,7 @@ REPORTED = {
     "entered": "Raider in: move next",
     "built": "Built: enter next",
 }
+COUNT_WAYS = {None: "not yet", "sum": "a sum", "cards": ""}  # a seat page's first line
 COUNT_FOOTER = "G enter  ok menu"  # green: the next entry the count needs
 FINAL_FOOTER = "G edit  ^v standings"  # green: the count's menu, to correct an entry
 PHASE_NAMES = {BUILD: "Building", COLLECT: "Collecting", ESCAPE: "Escaping"}
@@ -141,14 +142,26 @@ def _over(state: TableState) -> tuple[Screen, Lights]:
     won = scoring.winner(state)
     if won is None:
         need = scoring.missing(state)
-        lines = ["Last treasure taken", ask_line(state, need)]
-        return Screen(title(state), tuple(lines), footer=COUNT_FOOTER), COUNTING
+        lines = count_lines(state, need)
+        return Screen(title(state), lines, footer=COUNT_FOOTER), COUNTING
     if len(won) == 1:
         head = f"{label(won[0])} wins!"
     else:
         head = "Shared: " + ", ".join(str(n) for n in won)
     rows = [_standing(place, n, pts) for place, n, pts in scoring.standings(state)[:2]]
     return Screen(title(state), (head, *rows), footer=FINAL_FOOTER), lights(won[0], "pulse")
+
+
+def count_lines(state: TableState, need: tuple[str, int] | None) -> tuple[str, ...]:
+    """The count's next entry, and which way a seat's treasure is being counted: a sum, or
+    its cards one by one (then how many of them are in)."""
+    if need is not None and need[0] == "treasure":
+        seat = state.seat(need[1])
+        if scoring.way(seat) == "cards":
+            of = f"{len(seat.counted)} of {counted(seat.treasures, 'card')}"
+            return ("Counting by cards", f"{label(need[1])}: {of}", f"{seat.points} points so far")
+        return ("Last treasure taken", ask_line(state, need), "a sum, or tap cards")
+    return ("Last treasure taken", ask_line(state, need))
 
 
 def ask_line(state: TableState, need: tuple[str, int] | None) -> str:
@@ -211,6 +224,9 @@ def _seat_page(state: TableState, number: int) -> Screen:
     if state.over:
         planks = "" if seat.planks is None else f"  planks {seat.planks}"
         lines[2] = f"Points {'-' if seat.points is None else seat.points}{planks}"
+        lines[0] = f"Count: {COUNT_WAYS[scoring.way(seat)]}"
+        if scoring.way(seat) == "cards":
+            lines[0] += f"{len(seat.counted)} of {counted(seat.treasures, 'card')}"
     name = looks()[(number - 1) % len(looks())].name
     return Screen(f"{label(number)} ({name})", tuple(lines))
 

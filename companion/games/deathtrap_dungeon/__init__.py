@@ -44,6 +44,12 @@ class DeathtrapGame(ModularGame):
         kept = "kept the last good" if had_good else "shipped pack in use"
         return ("Pack file bad", line.group(0) if line else "see log", kept)
 
+    def demo_copies(self, kind: CardKind) -> int:
+        """The simulators' demo deck holds as many of a card as the pack does: every play a
+        real pack allows (companion/games/demo.py)."""
+        found = self.pack.set(kind.id) or self.pack.special(kind.id)
+        return found.cards if found is not None else 1
+
     def view(self, state: DeathtrapState) -> tuple[Screen, Lights]:
         return view.view(state, self.pack)
 

@@ -10,6 +10,8 @@ Exploding Pig ask which seat played them.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from companion.games.base import Action, Ask, Field, Form, Input, Pages, Press, Reply, Tap
 from companion.games.deathtrap_dungeon import view
 from companion.games.deathtrap_dungeon.pack import KILLING_MACHINE, PIG, WILD, Pack
@@ -61,36 +63,48 @@ def seat_menu(state: DeathtrapState, pack: Pack) -> Ask:
     if state.building is not None:
         forms.append(Form("Tapped, last cards", "play", args=building_play(state, True).args))
         forms.append(Form("Clear tapped cards", "clear"))
-    refused = "The leader puts cards down" if state.table is None else None
-    forms.append(Form("Pass", "pass", refused=refused))
+    if state.table is not None:  # the leader puts cards down: no pass to offer
+        forms.append(Form("Pass", "pass"))
     forms.append(killing_machine_form(state, "Killing Machine"))
     return Ask(f"Seat {state.turn}", tuple(forms))
 
 
 def play_form(state: DeathtrapState, pack: Pack) -> Form:
     """A play entered with the buttons: how many (unless the table fixes it), which set, how
-    many wilds among them, and whether they were the last cards."""
+    many wilds among them, and whether they were the last cards.
+
+    Only plays the rules take are offered: "Wilds only" makes every card a wild (no count to
+    ask), and a named set keeps at least one card of its own (0 to cards - 1 wilds, within
+    the pack's wilds); the wild question names the play's size."""
     table = state.table
-    fields: list[Field] = []
-    args: dict[str, str | int] = {}
+    args: dict[str, str | int] = {} if table is None else {"n": table.n}
+    count: list[Field] = []
     if table is None:
         most = pack.largest_set + pack.wilds
         counts = tuple(str(n) for n in range(1, most + 1))
-        fields.append(Field("n", "How many cards?", counts))
-    else:
-        args["n"] = table.n
+        count.append(Field("n", "How many cards?", counts))
     ordered = sorted(pack.sets, key=lambda s: s.value)
     values = ("0", *tuple(str(s.value) for s in ordered))
     names = ("Wilds only", *tuple(f"{s.name} {s.value}" for s in ordered))
     above = next((i for i, v in enumerate(values) if table is None or int(v) > table.value), 0)
-    fields.append(Field("value", "Which set?", values, names, start=above if table else 1))
-    # No more wilds than cards in the play (nor than the pack holds): with the count still to
-    # be asked, the form drops the larger ones once it is answered.
-    most = pack.wilds if table is None else min(pack.wilds, table.n)
-    wilds = tuple(str(n) for n in range(0, most + 1))
-    fields.append(Field("wild", "Wilds among them?", wilds, at_most="" if table else "n"))
-    fields.append(Field("out", "Last cards?", YES_NO, ("No", "Yes: out")))
-    return Form("Play cards", "play", tuple(fields), args)
+    which = Field("value", "Which set?", values, names, start=above if table else 1)
+    last = Field("out", "Last cards?", YES_NO, ("No", "Yes: out"))
+
+    def questions(answers: Mapping[str, str]) -> tuple[Field, ...]:
+        n = int(answers.get("n", args.get("n", 0)))
+        wilds = min(pack.wilds, n - 1)
+        if answers.get("value") == "0" or (n and wilds < 1):
+            return (*count, which, last)  # all wilds, or no room for one: nothing to ask
+        label = f"Wilds among {n} cards?" if n else "Wilds among them?"
+        wild = Field("wild", label, tuple(str(w) for w in range(0, max(wilds, 0) + 1)))
+        return (*count, which, wild, last)
+
+    def build(answers: Mapping[str, str]) -> Action:
+        n = int(answers.get("n", args.get("n", 0)))
+        wild = n if answers["value"] == "0" else int(answers.get("wild", 0))
+        return Action("play", {**answers, "wild": wild})
+
+    return Form("Play cards", "play", questions({}), args, more=questions, build=build)
 
 
 def killing_machine_form(state: DeathtrapState, label: str) -> Form:

@@ -27,10 +27,7 @@ def held_still(state: State) -> bool:
     """Paralysis stops the AI's movement in the AI turn under way or about to start, if it
     came before that turn began: paralysis that reaches the AI during its own turn stops its
     next turn's movement, as for a player (rulings, Trap Attack 3)."""
-    since = state.pawn(AI).paralyzed_at
-    if since is None:
-        return False
-    return state.turn != AI or since < state.turn_no
+    return pawns.moves_stopped(state, AI)
 
 
 def walk(step: Step, steps: int) -> int:
@@ -172,7 +169,9 @@ def take(step: Step) -> None:
     threat = _threat(step.state)
     step.state = replace(step.state, pending=None, threat=None)
     step.log(f"{name(threat.target)} takes the {threat.name}")
-    strike(step, threat.target, threat.kind, threat.amount, threat.by)
+    # The AI's turn ends with this step: if its target plays next, that is the turn it loses.
+    at_once = threat.by == AI and pawns.next_seat(step.state, AI) == threat.target
+    strike(step, threat.target, threat.kind, threat.amount, threat.by, at_once=at_once)
     finish_ai_turn(step)
 
 
@@ -192,8 +191,11 @@ def _threat(state: State) -> Threat:
     return state.threat
 
 
-def strike(step: Step, target: str, kind: str, amount: int, by: str | None) -> None:
-    """An offensive effect lands (rulebook: Dealing damage, Pushing backwards, Paralysis)."""
+def strike(
+    step: Step, target: str, kind: str, amount: int, by: str | None, *, at_once: bool = False
+) -> None:
+    """An offensive effect lands (rulebook: Dealing damage, Pushing backwards, Paralysis);
+    ``at_once``: a paralysis costs the turn that starts right after this step."""
     if kind == "damage":
         pawns.hurt(step, target, amount, by)
     elif kind == "push":
@@ -208,7 +210,7 @@ def strike(step: Step, target: str, kind: str, amount: int, by: str | None) -> N
             step.log(f"{name(target)} goes back {amount} spaces")
             step.say(f"{short(target)}: back {amount} spaces")
     else:
-        pawns.paralyze(step, target)
+        pawns.paralyze(step, target, at_once=at_once)
 
 
 ATTACK_KINDS = ("damage", "push", "paralysis")

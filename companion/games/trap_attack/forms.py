@@ -359,7 +359,8 @@ def _entries(state: State) -> list[tuple[str, Action]]:
             out.append(("Next turn", Action("turn")))
             if state.options.ai:
                 out.append(("Attack the AI", ask("attack")))
-            out.append(("First player roll", Action("first_player")))
+            if not state.first_turn_passed:  # who starts is rolled before the race
+                out.append(("First player roll", Action("first_player")))
         if state.pending == "card":
             out.append(("Pick the AI's card", ask("card")))
         if state.pending is None:

@@ -60,12 +60,40 @@ def heal(step: Step, target: str, amount: int) -> None:
     step.say(f"{short(target)} heals: {pawn.life} -> {life}")
 
 
-def paralyze(step: Step, target: str) -> None:
-    """No movement for the pawn's next turn; it may still act (rulebook: Paralysis Effect)."""
+def paralyze(step: Step, target: str, *, at_once: bool = False) -> None:
+    """No movement for the pawn's next turn; it may still act (rulebook: Paralysis Effect).
+
+    ``at_once``: the turn it loses is the one that starts as this step ends (the AI paralyzed
+    the player who plays right after it), so the words name this turn, not the next."""
     pawn = step.state.pawn(target)
     step.state = step.state.with_pawn(replace(pawn, paralyzed_at=step.state.turn_no))
+    if at_once:
+        say_stopped(step, target)
+        return
     step.log(f"{name(target)} is paralyzed: no move next turn")
     step.say(f"{short(target)} paralyzed:", "no move next turn")
+
+
+def say_stopped(step: Step, target: str) -> None:
+    """The pawn's paralyzed turn is the one being played."""
+    step.log(f"{name(target)} is paralyzed: no move this turn")
+    step.say(f"{short(target)} paralyzed:", "no move this turn")
+
+
+def moves_stopped(state: State, pawn_id: str) -> bool:
+    """Paralysis holds the pawn still from the moment it lands until the end of the pawn's next
+    turn, except in the very turn of the pawn's own in which it landed (that turn's moves were
+    free): no free space, no die, no move-forward card (rulings, Trap Attack 3)."""
+    since = state.pawn(pawn_id).paralyzed_at
+    if since is None:
+        return False
+    return state.turn != pawn_id or since < state.turn_no
+
+
+def stopped_reason(state: State, pawn_id: str) -> str:
+    """Why a move-forward card of a paralyzed pawn is refused, naming the turn it loses."""
+    when = "this turn" if state.turn == pawn_id else "until their next turn is over"
+    return f"{name(pawn_id)} is paralyzed: no move {when}"
 
 
 def end_turn(state: State) -> State:
@@ -79,8 +107,16 @@ def end_turn(state: State) -> State:
 
 
 def begin_turn(state: State, seat: str) -> State:
-    """A new turn: per-turn card limits start afresh."""
-    return replace(state, turn=seat, turn_no=state.turn_no + 1, played=())
+    """A new turn: per-turn card limits start afresh, and the race's first turn is behind
+    (the roll for who starts, and any tie it left, are over)."""
+    return replace(
+        state,
+        turn=seat,
+        turn_no=state.turn_no + 1,
+        played=(),
+        first_turn_passed=True,
+        first_tie=(),
+    )
 
 
 def next_seat(state: State, seat: str) -> str:

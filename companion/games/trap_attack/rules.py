@@ -53,6 +53,8 @@ def refusal(state: State, action: Action) -> None:
     what = action.name
     if what in RACE_ACTIONS and state.race_over:
         raise Rejected("the race is over: only scoring entries now")
+    if what == "first_player" and state.first_turn_passed:
+        raise Rejected("the first player is settled: the race's first turn has passed")
     if what in ("ai_turn", "attack") and not state.options.ai:
         raise Rejected("this game has no AI pawn (option ai=off)")
     if what in FLOW_ACTIONS and state.pending == "card":

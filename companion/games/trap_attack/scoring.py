@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from companion.games.base import Action, Rejected
 from companion.games.trap_attack import ai
 from companion.games.trap_attack.board import CRYSTAL
-from companion.games.trap_attack.state import AI, State, name, short
+from companion.games.trap_attack.state import AI, Played, State, name, short
 from companion.games.trap_attack.step import Step, pawn_arg, yes_no
 
 
@@ -148,9 +148,21 @@ def relic(step: Step, action: Action) -> None:
     combo = action.int_arg("combo", *state.rules.range("combo"))
     _room_for(state, who, "relic")
     _deck_room(state, who, "relic", len(state.entry(who).relics) + 1)
+    state = _bought(state, who)
     entry = state.entry(who)
     step.state = state.with_entry(who, replace(entry, relics=(*entry.relics, (value, combo))))
     _hidden(step, "Relic", who)
+
+
+def _bought(state: State, who: str) -> State:
+    """During the race a player's relic is a purchase: one a turn (rulebook: Relic Cards),
+    tapped or entered alike. The AI's are bounded by what its die bought; after the race a
+    relic is an entry for the count, not a purchase."""
+    if state.race_over or who == AI:
+        return state
+    if any(p.by == who and p.group == "relic" for p in state.played):
+        raise Rejected(f"{name(who)} has already bought a relic this turn")
+    return replace(state, played=(*state.played, Played(who, "relic", None)))
 
 
 def loot(step: Step, action: Action) -> None:

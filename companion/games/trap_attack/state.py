@@ -61,10 +61,10 @@ class Entries:
 
 @dataclass(frozen=True)
 class Played:
-    """An action card a player tapped this turn, for the per-turn limits."""
+    """An action card a player tapped this turn, or a relic bought, for the per-turn limits."""
 
     by: str
-    group: str  # attack or item
+    group: str  # attack, item or relic
     target: str | None
 
 
@@ -92,6 +92,7 @@ class State:
     threat: Threat | None = None
     discarded: int = 0  # no-effect items the AI drew for the current cast
     first_tie: tuple[str, ...] = ()  # who rolls again for the first player
+    first_turn_passed: bool = False  # a turn has ended: who starts is settled
     winner: str | None = None
     scoring: bool = False  # scoring mode entered without a race winner
     entries: tuple[tuple[str, Entries], ...] = ()

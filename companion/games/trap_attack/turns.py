@@ -18,8 +18,8 @@ def next_turn(step: Step) -> None:
     step.state = replace(step.state, card_to=None)
     step.log(f"{name(seat)}'s turn")
     step.say(f"{name(seat)}'s turn")
-    if step.state.pawn(seat).paralyzed and seat != AI:
-        step.say("Paralyzed: no moves")
+    if seat != AI and pawns.moves_stopped(step.state, seat):
+        pawns.say_stopped(step, seat)
     step.sound("turn")
 
 
@@ -125,6 +125,8 @@ def play(step: Step, action: Action, rolls: tuple[int, ...]) -> None:
         play_attack(step, effect, by, target, rolls)
         return
     check_item(state, by)
+    if effect.kind == "forward" and pawns.moves_stopped(state, by):
+        raise Rejected(pawns.stopped_reason(state, by))
     step.state = replace(state, played=(*state.played, Played(by, "item", None)))
     if effect.kind == "heal":
         step.log(f"{name(by)} plays {effect.name}")

@@ -314,14 +314,17 @@ def _curse(state: TrapwordsState, action: Action) -> tuple[TrapwordsState, Effec
         raise Rejected("no curse to reveal this round")
     if any(n.card == card_id and n.name == name for n in state.named):
         raise Rejected(f"{name} is already revealed")
-    slots = [f"room {r}" for r in state.cursed_rooms]
-    slots += [state.settings.monster_info.name] * state.monster_curses
+    # Each curse to reveal, and the room it lies in: a room's own, then the ones the monster
+    # brings into the room where it is fought.
+    slots = [(f"room {r}", r) for r in state.cursed_rooms]
+    slots += [(state.settings.monster_info.name, state.monster_room)] * state.monster_curses
     if len(state.named) >= len(slots):
         raise Rejected("every curse of this round is already revealed")
-    where = slots[len(state.named)]
-    named = CurseNamed(card_id, name, where)
+    where, room = slots[len(state.named)]
+    void = card.void_in_first_room and room == state.settings.rooms[0]
+    named = CurseNamed(card_id, name, where, void)
     effects: list[Effect] = [Log(f"Curse ({where}): {name}")]
-    if card.void_in_first_room and where == f"room {state.settings.rooms[0]}":
+    if void:
         effects.append(Log(f"{name} has no effect in the first room: discard it"))
     return replace(state, named=(*state.named, named)), tuple(effects)
 

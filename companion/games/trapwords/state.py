@@ -61,6 +61,7 @@ class CurseNamed:
     card: str
     name: str
     where: str  # "room 4" or "Mummy"
+    void: bool = False  # it has no effect where it lies (Word of Terror in the first room)
 
 
 @dataclass(frozen=True)

@@ -66,7 +66,7 @@ def public(state: TrapwordsState) -> dict[str, Any]:
         "cursed": list(state.cursed_teams) if state.phase != OVER else [],
         "curses_to_reveal": state.curses_to_name if state.phase != OVER else 0,
         "curses_revealed": [
-            {"card": n.card, "name": n.name, "where": n.where} for n in state.named
+            {"card": n.card, "name": n.name, "where": n.where, "void": n.void} for n in state.named
         ],
         "why": state.why if state.phase == WHY else None,
         "map": state.show_map,
@@ -91,6 +91,9 @@ def dungeon_picture(state: TrapwordsState) -> tuple[str, tuple[object, ...]]:
     return ("dungeon", data)
 
 
+VOID_LINE = "No effect: discard it"  # the curse just revealed does nothing where it lies
+
+
 def _note(state: TrapwordsState, team: str) -> str:
     """The one thing the table must know before ``team`` plays, if any."""
     monster = state.settings.monster_info.name
@@ -100,6 +103,8 @@ def _note(state: TrapwordsState, team: str) -> str:
         return f"{monster}: draw {n} curse{'s' if n > 1 else ''}"
     if unrevealed > 0 and state.cursed_teams:
         return f"Reveal curse: {' '.join(state.cursed_teams)}"
+    if state.named and state.named[-1].void:
+        return VOID_LINE
     if team in state.battling:
         return f"{team} fights the {monster}"
     if state.named:
