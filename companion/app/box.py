@@ -21,6 +21,7 @@ from companion.app import events, view
 from companion.app.boxstate import BoxState
 from companion.app.dice_source import DiceSource
 from companion.app.effects import (
+    JOURNALED,
     DiceLeft,
     EnrolCard,
     ForgetPhones,
@@ -60,8 +61,6 @@ from companion.ui.screen import Lights, Screen
 
 # One name for all the box's log lines.
 log = logging.getLogger("companion.app")
-
-JOURNALED = (JournalNewGame, JournalAction, JournalRestore, JournalUndo)
 
 
 class App:

@@ -7,7 +7,6 @@ events.py), fed to the step at once."""
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -138,5 +137,5 @@ Effect = (
     | ForgetPhones
 )
 
-JOURNAL = (JournalNewGame, JournalAction, JournalRestore, JournalUndo)
-WARNING = logging.WARNING
+# The effects that write the journal: the App puts the value back when one cannot be written.
+JOURNALED = (JournalNewGame, JournalAction, JournalRestore, JournalUndo)
