@@ -23,6 +23,7 @@ from companion.app.dice_source import DiceSource
 from companion.app.effects import (
     JOURNALED,
     DiceLeft,
+    EndPairingCode,
     EnrolCard,
     ForgetPhones,
     JournalAction,
@@ -216,6 +217,8 @@ class App:
             deadline = self.phones.pairing.code_deadline()
             if deadline is not None:  # the screen says so the moment the code runs out
                 self.loop.call_at(deadline, lambda: self.feed(events.Redraw()), "phones-code")
+        elif isinstance(effect, EndPairingCode):
+            self.phones.pairing.end_code()
         elif isinstance(effect, ForgetPhones):
             self.feed(events.PhonesForgotten(self.phones.pairing.forget_all()), draw=False)
 

@@ -115,6 +115,11 @@ class NewPairingCode:
 
 
 @dataclass(frozen=True)
+class EndPairingCode:
+    """The pairing code's screen was left: the code is void."""
+
+
+@dataclass(frozen=True)
 class ForgetPhones:
     pass
 
@@ -134,6 +139,7 @@ Effect = (
     | KeepResult
     | DiceLeft
     | NewPairingCode
+    | EndPairingCode
     | ForgetPhones
 )
 
