@@ -18,6 +18,7 @@ from companion.games.base import (
     BadAction,
     Field,
     Form,
+    Game,
     Option,
     Outcome,
     Pages,
@@ -189,7 +190,7 @@ class Tally:
     counts: tuple[int, ...] = (0, 0, 0)
 
 
-class TallyGame:
+class TallyGame(Game):
     """A tiny seat game: ok opens a menu (add points to a seat), down shows the scores."""
 
     name = "tally"

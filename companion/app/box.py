@@ -21,7 +21,9 @@ from companion.app import events, view
 from companion.app.boxstate import BoxState
 from companion.app.dice_source import DiceSource
 from companion.app.effects import (
+    JOURNALED,
     DiceLeft,
+    EndPairingCode,
     EnrolCard,
     ForgetPhones,
     JournalAction,
@@ -61,7 +63,6 @@ from companion.ui.screen import Lights, Screen
 # One name for all the box's log lines.
 log = logging.getLogger("companion.app")
 
-JOURNALED = (JournalNewGame, JournalAction, JournalRestore, JournalUndo)
 REDRAW_SECONDS = 0.5  # a frame that could not be drawn (no file handle left) is drawn again
 
 
@@ -219,6 +220,8 @@ class App:
             deadline = self.phones.pairing.code_deadline()
             if deadline is not None:  # the screen says so the moment the code runs out
                 self.loop.call_at(deadline, lambda: self.feed(events.Redraw()), "phones-code")
+        elif isinstance(effect, EndPairingCode):
+            self.phones.pairing.end_code()
         elif isinstance(effect, ForgetPhones):
             self.feed(events.PhonesForgotten(self.phones.pairing.forget_all()), draw=False)
 

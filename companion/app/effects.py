@@ -7,7 +7,6 @@ events.py), fed to the step at once."""
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -116,6 +115,11 @@ class NewPairingCode:
 
 
 @dataclass(frozen=True)
+class EndPairingCode:
+    """The pairing code's screen was left: the code is void."""
+
+
+@dataclass(frozen=True)
 class ForgetPhones:
     pass
 
@@ -135,8 +139,9 @@ Effect = (
     | KeepResult
     | DiceLeft
     | NewPairingCode
+    | EndPairingCode
     | ForgetPhones
 )
 
-JOURNAL = (JournalNewGame, JournalAction, JournalRestore, JournalUndo)
-WARNING = logging.WARNING
+# The effects that write the journal: the App puts the value back when one cannot be written.
+JOURNALED = (JournalNewGame, JournalAction, JournalRestore, JournalUndo)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from companion.app import menu_flow
-from companion.app.effects import ForgetPhones, NewPairingCode, Unwake
+from companion.app.effects import EndPairingCode, ForgetPhones, NewPairingCode, Unwake
 from companion.ui import menus
 from companion.ui.screen import Screen
 
@@ -56,9 +56,8 @@ class PairCode:
     def press(self, button: str, long: bool) -> menus.Command:
         if button in ("ok", "green"):
             return menus.Command("phones", {"do": "new_code"})
-        if button in ("back", "red"):
-            self.phones.pairing.end_code()
-            return menus.CLOSE
+        if button in ("back", "red"):  # the code dies with its screen (an effect, EndPairingCode)
+            return menus.Command("phones", {"do": "end_code"})
         return menus.STAY
 
 
@@ -74,7 +73,7 @@ def phone_items(d: Draft) -> tuple[list[str], list[str]]:
 
 def phone_command(d: Draft, what: str) -> None:
     """An entry of the phones' menus, in the box's step (the pairing itself is the phones'
-    part's: a new code and forgetting leave as effects)."""
+    part's: a new code, its end and forgetting leave as effects)."""
     phones = d.world.phones
     if phones is None:
         return
@@ -97,6 +96,10 @@ def phone_command(d: Draft, what: str) -> None:
         )
     elif what == "forget_yes":
         d.out.append(ForgetPhones())  # answered with PhonesForgotten
+    elif what == "end_code":  # the code screen left: as its back would close any menu
+        d.out.append(EndPairingCode())
+        if d.session is None:
+            menu_flow.open_game_menu(d)
 
 
 def forgotten(d: Draft, n: int) -> None:
