@@ -36,6 +36,7 @@ from companion.app.effects import (
     Note,
     Play,
     Refusal,
+    SwapGame,
     Unwake,
     Wake,
 )
@@ -50,6 +51,7 @@ from companion.core.journal import GameRecord, Journal
 from companion.core.loop import Loop
 from companion.core.records import RECORDS_FILE, Records
 from companion.core.registry import Card, Registry, demo_uid
+from companion.core.shelf import Shelf, lines
 from companion.faces.hub import Hub
 from companion.faces.snapshot import Snapshot
 from companion.games import registry as games
@@ -103,6 +105,7 @@ class App:
         )
         state_dir = cfg.state_dir()
         self.journal = Journal(state_dir / "journal.jsonl")
+        self.shelf = Shelf(state_dir)  # the games set aside, one of each kind at most
         self.problems: list[tuple[str, ...]] = []  # shown once the box is up
         self._attach_games(state_dir)
         self.registry, registry_problem = Registry.open_or_set_aside(
@@ -160,6 +163,7 @@ class App:
             registry=self.registry,
             records=self.records,
             phones=self.phones,
+            waiting=tuple(self.shelf.games),
         )
 
     def feed(self, event: events.Event, draw: bool = True) -> None:
@@ -193,6 +197,8 @@ class App:
                 effect.game, dict(effect.options), effect.rolls, effect.at
             )
             self.feed(events.GameJournaled(game_id), draw=False)
+        elif isinstance(effect, SwapGame):
+            self._swap_game(effect)
         elif isinstance(effect, Note):
             self.note(effect.text)
         elif isinstance(effect, Play):
@@ -224,6 +230,26 @@ class App:
             self.phones.pairing.end_code()
         elif isinstance(effect, ForgetPhones):
             self.feed(events.PhonesForgotten(self.phones.pairing.forget_all()), draw=False)
+
+    def _swap_game(self, effect: SwapGame) -> None:
+        """The shelf's three moves (companion/core/shelf.py): the waiting games as they will
+        be, the journal's game changed (the moment it happens), the waiting file settled."""
+        waiting = dict(self.shelf.games)
+        taken = waiting.pop(effect.take) if effect.take else None
+        if effect.keep and effect.in_play is not None:
+            waiting.pop(effect.in_play.game, None)  # one of its kind waiting goes to history
+            waiting[effect.in_play.game] = effect.in_play
+        self.shelf.plan(waiting, effect.in_play)
+        if effect.start is not None:
+            start = effect.start
+            game_id = self.journal.new_game(start.game, dict(start.options), start.rolls, start.at)
+            now = GameRecord(start.game, dict(start.options), start.rolls, start.at, [], game_id)
+            self.shelf.settle(now)
+            self.feed(events.GameJournaled(game_id), draw=False)
+        elif taken is not None:
+            self.journal.take_up(lines(taken))  # the old journal goes to history/
+            self.shelf.settle(taken)
+            self._resume(taken)
 
     def _keep_result(self, effect: KeepResult) -> None:
         try:
@@ -346,6 +372,10 @@ class App:
 
     def start(self) -> None:
         record = self.journal.open()
+        try:
+            self.shelf.open(record)  # a set-aside a power cut interrupted: finished or undone
+        except OSError as err:
+            log.error("games set aside not settled: %s", err)
         if record is not None:
             self._resume(record)
         else:
@@ -397,7 +427,7 @@ class App:
         # Game time goes on from the last moment the journal holds (a clean stop's restore).
         moments = [Action.from_json(s.action).at if s.action else s.at for s in record.steps]
         last_at = max([record.started_at, *(at for at in moments if at is not None)])
-        self.time_offset = max(0.0, last_at - self.clock.now())
+        self.time_offset = max(self.time_offset, last_at - self.clock.now())
         log.info("resumed %s after %d actions", record.game, len(actions))
 
     def workers_alive(self) -> bool:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from companion.app.dice_source import Dice
-from companion.core.journal import Entry
+from companion.core.journal import Entry, GameRecord
 from companion.core.registry import Card
 
 
@@ -38,6 +38,19 @@ class JournalRestore:
 @dataclass(frozen=True)
 class JournalUndo:
     pass
+
+
+@dataclass(frozen=True)
+class SwapGame:
+    """The game in play makes way: set aside to wait (``keep``), or left to the journal's
+    history (it ended, or no one played it), for a new game (``start``) or the waiting game of
+    kind ``take``. One effect, because the order of its file moves is what makes a power cut
+    harmless (companion/core/shelf.py). Answered with GameJournaled or Resumed."""
+
+    in_play: GameRecord | None  # the game in play, as the journal folds it
+    keep: bool
+    start: JournalNewGame | None = None
+    take: str | None = None
 
 
 @dataclass(frozen=True)
@@ -129,6 +142,7 @@ Effect = (
     | JournalAction
     | JournalRestore
     | JournalUndo
+    | SwapGame
     | Note
     | LogLine
     | Play
@@ -144,4 +158,4 @@ Effect = (
 )
 
 # The effects that write the journal: the App puts the value back when one cannot be written.
-JOURNALED = (JournalNewGame, JournalAction, JournalRestore, JournalUndo)
+JOURNALED = (JournalNewGame, JournalAction, JournalRestore, JournalUndo, SwapGame)

@@ -17,6 +17,8 @@ from companion.ui import records as record_pages
 if TYPE_CHECKING:
     from companion.app.step import Draft
 
+RESUME = "resume:"  # a game list entry that takes up the game of that kind set aside
+
 
 def on_press(d: Draft, button: str, long: bool) -> None:
     d.dismiss_toast()
@@ -56,8 +58,11 @@ def back_under_menu(d: Draft) -> None:
 
 
 def open_game_menu(d: Draft) -> None:
-    names = games.available()
-    titles = [games.get(n).title for n in names]
+    """The choice of game; a game set aside is offered first, to be taken up again."""
+    waiting = [n for n in d.world.waiting if n in games.available()]
+    names = [*(f"{RESUME}{n}" for n in waiting), *games.available()]
+    titles = [*(f"Resume {games.get(n).title}" for n in waiting)]
+    titles += [games.get(n).title for n in games.available()]
     phone_items, phone_keys = phones.phone_items(d)  # phones may pair before any game
     titles, names = [*titles, *phone_items], [*names, *phone_keys]
     d.menu = menus.ListMenu("Choose a game", titles, names, "pick_game")
@@ -166,19 +171,21 @@ def menu_step(d: Draft, kind: str, data: dict) -> None:
             open_game_menu(d)
     elif kind == "pick_game" and data["key"] in ("pair_phone", "forget_phones"):
         phones.phone_command(d, data["key"])
+    elif kind == "pick_game" and data["key"].startswith(RESUME):
+        play.take_up(d, data["key"].removeprefix(RESUME))
     elif kind == "pick_game":
         rules = games.get(data["key"])
         d.menu = menus.OptionsMenu(data["key"], rules.title, tuple(rules.options))
     elif kind == "start":
         try:
-            play.new_game(d, data["game"], data["options"])
+            play.new_game(d, data["game"], data["options"], set_aside=True)
         except BadAction as err:  # options that do not go together: the form says why
             d.menu = form
             d.reject(str(err))
     elif kind == "undo":
         play.undo(d)
     elif kind == "session":
-        _session_entry(d, data["key"])
+        _session_entry(d, data["key"], data.get("asked", False))
     elif kind == "phones":
         phones.phone_command(d, data["do"])
     elif kind == "form_done":
@@ -212,10 +219,24 @@ def menu_step(d: Draft, kind: str, data: dict) -> None:
             d.toast_up(("Enrolled:", card.name))
 
 
-def _session_entry(d: Draft, key: str) -> None:
+def ask_set_aside(d: Draft, key: str) -> None:
+    """Before another game can take the place of one in play: ask, naming it, and say where it
+    goes (it waits in the game list; one of its kind waiting already goes to history)."""
+    rules = d.session.rules
+    if d.session.name in d.world.waiting:
+        lines = ("The one set aside", "before goes to", "history.")
+    else:
+        lines = ("It waits in the", "game list, to be", "resumed.")
+    yes = menus.Command("session", {"key": key, "asked": True})
+    d.menu = menus.Confirm(f"Set aside {rules.title}?", lines, yes)
+
+
+def _session_entry(d: Draft, key: str, asked: bool = False) -> None:
     """An entry of the game menu chosen."""
     session = d.session
-    if key == "undo":
+    if key in ("new_game", "switch_game") and not asked and play.worth_keeping(session):
+        ask_set_aside(d, key)
+    elif key == "undo":
         ask_undo(d)
     elif key == "new_game":
         rules = session.rules

@@ -16,11 +16,12 @@ from companion.app.effects import (
     JournalRestore,
     JournalUndo,
     KeepResult,
+    SwapGame,
     Unwake,
 )
 from companion.app.events import TimerFired
 from companion.app.session import Session, checked, restored, set_up
-from companion.core.journal import Step, undo_steps
+from companion.core.journal import GameRecord, Step, undo_steps
 from companion.games import registry as games
 from companion.games.base import (
     Action,
@@ -197,14 +198,52 @@ def build(d: Draft, name: str, raw: dict[str, Any]) -> Session:
     return set_up(name, rules, raw, options, rolls)
 
 
-def new_game(d: Draft, name: str, raw_options: dict[str, str]) -> None:
-    """Start a game; BadAction (unknown game or option) propagates to the caller."""
-    session = build(d, name, raw_options)
+def worth_keeping(session: Session | None) -> bool:
+    """A game that would be lost if another took its place: someone has played in it and it
+    has not ended (a game ends when it reports its result; one that never does is never over)."""
+    if session is None or session.last_by_person() is None:
+        return False
+    return session.rules.result(session.state) is None
+
+
+def as_record(session: Session) -> GameRecord:
+    """The game in play as the journal folds it: its start and its standing steps."""
+    steps = [
+        Step(None if s.action is None else s.action.to_json(), s.auto, s.at) for s in session.steps
+    ]
+    return GameRecord(
+        session.name,
+        dict(session.raw_options),
+        session.setup_rolls,
+        session.started_at,
+        steps,
+        session.game_id,
+    )
+
+
+def _make_way(d: Draft) -> tuple[GameRecord | None, bool]:
+    """The game in play before another takes its place: one worth keeping is paused as it
+    stands (a running timer stops where it is), to wait in the game list."""
+    keep = worth_keeping(d.session)
+    if keep:
+        restore(d, d.world.game_time)
     d.out.append(Unwake("game:", prefix=True))
+    return (as_record(d.session) if d.session else None), keep
+
+
+def new_game(d: Draft, name: str, raw_options: dict[str, str], set_aside: bool = False) -> None:
+    """Start a game; BadAction (unknown game or option) propagates to the caller.
+
+    ``set_aside``: the game in play, if worth keeping, waits to be taken up again (the box's
+    menus, which asked first); else it stays in the journal's history (replay's ``game``)."""
+    session = build(d, name, raw_options)
+    in_play, keep = _make_way(d) if set_aside else (None, False)
+    if not set_aside:
+        d.out.append(Unwake("game:", prefix=True))
     session = replace(session, started_at=d.world.game_time)
-    d.out.append(
-        JournalNewGame(name, dict(raw_options), session.setup_rolls, session.started_at)
-    )  # answered with GameJournaled: the game's id
+    entry = JournalNewGame(name, dict(raw_options), session.setup_rolls, session.started_at)
+    # answered with GameJournaled: the game's id
+    d.out.append(SwapGame(in_play, keep, start=entry) if keep else entry)
     d.session = session
     d.menu = None
     d.play_form, d.held_taps, d.under_menu = None, [], None
@@ -220,6 +259,17 @@ def restore(d: Draft, at: float | None = None) -> None:
     if state != session.state:
         d.out.append(JournalRestore(at))
         d.session = session.with_state(state).added(Step(None, at=at))
+
+
+def take_up(d: Draft, name: str) -> None:
+    """The game of kind ``name`` that waits comes back into play; the game in play, if worth
+    keeping, waits in its place (answered with Resumed, the game folded back)."""
+    in_play, keep = _make_way(d)
+    d.out.append(SwapGame(in_play, keep, take=name))
+    d.note(f"taken up again: {game_title(name)}")
+    d.session = None
+    d.menu = d.play_form = None
+    d.held_taps, d.under_menu = [], None
 
 
 def resumed(d: Draft, session: Session) -> None:

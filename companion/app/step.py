@@ -69,6 +69,7 @@ class World:
     registry: Registry
     records: Records
     phones: Any = None  # the phones' part when a phone face is on (see phones.py)
+    waiting: tuple[str, ...] = ()  # the kinds of the games set aside (companion/core/shelf.py)
 
 
 class Draft:

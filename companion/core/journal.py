@@ -462,6 +462,11 @@ class Journal:
         log.info("journal history moved to %s", target)
         return target
 
+    def take_up(self, entries: list[dict[str, Any]]) -> Path:
+        """A game set aside becomes the journal whole (its entries in one swap, so a power cut
+        keeps the old journal or the new one); the old file goes to history/ (shelf.py)."""
+        return self.rotate(b"".join(self._line(entry) for entry in entries))
+
     def close(self) -> None:
         if self._fd is not None:
             os.close(self._fd)

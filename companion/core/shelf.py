@@ -1,0 +1,179 @@
+"""Games set aside: at most one unfinished game of each kind waits here, to be taken up again.
+
+They live in one file of the state directory (``WAITING``), in the journal's own lines: each
+game's ``game`` entry and its standing steps. A change (a game set aside, one taken up) is made
+in three moves, so that a power cut at any moment leaves the old arrangement or the new one,
+never a lost game:
+
+1. ``plan``: the waiting games as they will be are written whole to ``waiting.jsonl.next``,
+   with the identity of the game in play *before* the change (``was``);
+2. the journal changes its game in play (a new game appended, or a waiting game swapped in
+   whole): this is the moment the change happens;
+3. ``settle``: with the journal's game in play no longer ``was``, the next file takes the
+   waiting file's place (the games it drops that are not in play go to history/ first); with
+   it still ``was``, the change never happened and the next file is removed.
+
+``settle`` runs again at every start, so a cut between the moves is finished or undone there.
+A waiting game that is also the journal's game in play (a cut after a game was taken up) is
+dropped from the waiting file: the journal holds it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from companion.core import durable, statefile
+from companion.core.journal import GameRecord, _game_entry, _step_entry, fold, read_journal
+
+log = logging.getLogger(__name__)
+
+# The file of games set aside (one name, here; the list of kept files names it when it has one).
+WAITING = "waiting.jsonl"
+VERSION = 1
+
+
+def identity(record: GameRecord | None) -> str | None:
+    """What tells one game from another: its id, or for journals before ids, its start."""
+    if record is None:
+        return None
+    return record.game_id or f"{record.game}@{record.started_at:.6f}"
+
+
+def lines(record: GameRecord) -> list[dict[str, Any]]:
+    """A game as journal entries: its start and its standing steps."""
+    first = _game_entry(
+        record.game, dict(record.options), record.setup_rolls, record.started_at, record.game_id
+    )
+    return [first, *(_step_entry(step) for step in record.steps)]
+
+
+def _encode(entries: list[dict[str, Any]]) -> bytes:
+    numbered = [{"v": VERSION, "seq": n, **e} for n, e in enumerate(entries, start=1)]
+    return b"".join((json.dumps(e, separators=(",", ":")) + "\n").encode() for e in numbered)
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """The games waiting, by kind (the game's registry name), in the order they were set aside."""
+
+    games: dict[str, GameRecord]
+    was: str | None = None  # in a next file: the game in play before the change
+
+
+def _segments(entries: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    out: list[list[dict[str, Any]]] = []
+    for entry in entries:
+        if entry["kind"] == "game":
+            out.append([entry])
+        elif out:
+            out[-1].append(entry)
+    return out
+
+
+def _read(path: Path) -> Waiting | None:
+    """A waiting file, or None when there is none. Unreadable (set aside by the caller) when it
+    is not one the box wrote."""
+    data = statefile.read_bytes(path, statefile.JOURNAL_CAP)
+    if data is None:
+        return None
+    head, _, rest = data.partition(b"\n")
+    try:
+        header = json.loads(head.decode("utf-8"))
+    except (ValueError, RecursionError):
+        header = None
+    if not isinstance(header, dict) or header.get("kind") != "waiting":
+        raise statefile.Unreadable(path, "does not start as a file of games set aside")
+    was = header.get("was")
+    reading = read_journal(rest, str(path))
+    if reading.damage or (was is not None and not isinstance(was, str)):
+        raise statefile.Unreadable(path, reading.damage[0] if reading.damage else "bad header")
+    games: dict[str, GameRecord] = {}
+    for segment in _segments(reading.entries):
+        record = fold(segment)
+        if record is not None:
+            games[record.game] = record
+    return Waiting(games, was)
+
+
+def _write(path: Path, waiting: Waiting) -> None:
+    header = json.dumps({"v": VERSION, "kind": "waiting", "was": waiting.was}) + "\n"
+    body = [entry for record in waiting.games.values() for entry in lines(record)]
+    durable.write_new(path, header.encode() + _encode(body))
+
+
+class Shelf:
+    """The games set aside in ``state_dir``, as the App keeps and changes them."""
+
+    def __init__(self, state_dir: Path) -> None:
+        self.path = state_dir / WAITING
+        self.next = state_dir / f"{WAITING}.next"
+        self.history = state_dir / "history"
+        self.games: dict[str, GameRecord] = {}
+
+    def open(self, in_play: GameRecord | None) -> dict[str, GameRecord]:
+        """Read the waiting games, finishing or undoing a change a power cut interrupted."""
+        self.settle(in_play)
+        return self.games
+
+    def _load(self, path: Path) -> Waiting | None:
+        try:
+            return _read(path)
+        except statefile.Unreadable as err:
+            statefile.set_aside(path, f"games set aside: {err}", "the box goes on without it")
+            return None
+
+    def plan(self, games: dict[str, GameRecord], was: GameRecord | None) -> None:
+        """Move 1: the waiting games as they will be once the journal has changed its game."""
+        _write(self.next, Waiting(games, identity(was)))
+        durable.fsync_dir(self.next.parent)
+
+    def settle(self, in_play: GameRecord | None) -> None:
+        """Move 3 (and the start's check): keep the planned games if the journal's game in play
+        changed since the plan, else the old ones; a game in play never also waits."""
+        current = identity(in_play)
+        now = self._load(self.path) if statefile.exists(self.path) else None
+        games = dict(now.games) if now else {}
+        planned = self._load(self.next) if statefile.exists(self.next) else None
+        if planned is not None and planned.was != current:  # the change happened
+            dropped = [
+                r for k, r in games.items() if identity(r) != current and planned.games.get(k) != r
+            ]
+            if dropped:
+                self._to_history(dropped)
+            os.replace(self.next, self.path)
+            durable.fsync_dir(self.path.parent)
+            games = dict(planned.games)
+        elif statefile.exists(self.next):  # never happened (or unreadable, set aside already)
+            self.next.unlink(missing_ok=True)
+            durable.fsync_dir(self.path.parent)
+        kept = {k: r for k, r in games.items() if identity(r) != current}
+        if kept != games:  # taken up, and the cut came before the file knew it
+            _write_whole(self.path, kept)
+        self.games = kept
+
+    def _to_history(self, records: list[GameRecord]) -> None:
+        """Games replaced by a newer one of their kind: kept in history/ for good."""
+        self.history.mkdir(exist_ok=True)
+        stamp = time.strftime("%Y%m%dT%H%M%S")
+        target = self.history / f"set-aside-{stamp}-{identity(records[0])}.jsonl"
+        n = 1
+        while os.path.lexists(target):
+            n += 1
+            target = self.history / f"set-aside-{stamp}-{n}-{identity(records[0])}.jsonl"
+        body = _encode([entry for record in records for entry in lines(record)])
+        durable.write_new(target, body)
+        durable.fsync_dir(self.history)
+        log.info("games set aside before, replaced: kept in %s", target)
+
+
+def _write_whole(path: Path, games: dict[str, GameRecord]) -> None:
+    tmp = path.with_name(f"{path.name}.tmp")
+    _write(tmp, Waiting(games))
+    os.replace(tmp, path)
+    durable.fsync_dir(path.parent)
