@@ -27,12 +27,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import event as note
 from hypothesis import strategies as st
 
-from companion.app import BoxState, World, step
+from companion.app import BoxState, World, play, step
 from companion.app.effects import Note
 from companion.app.events import Pressed, Tapped
 from companion.app.session import Session, from_journal, restored, resumed
 from companion.core.config import Config, ReaderConfig, StateConfig
 from companion.core.journal import fold
+from companion.core.shelf import Shelf
 from companion.games import registry as games
 from companion.games.base import Tap
 from companion.sim.box import SimulatedBox
@@ -254,3 +255,107 @@ def test_a_journal_entry_that_cannot_be_written_leaves_the_box_as_it_was(tmp_pat
     finally:
         del app.journal.action
         app.shutdown()
+
+
+# --- games set aside: random presses and switches never lose a game (issue 23, point 7) -------
+
+KINDS = ("dice", "trapwords", "hostage-trap")
+switch = st.one_of(
+    st.tuples(st.just("aside"), st.sampled_from(KINDS)),  # other game: a new one of this kind
+    st.tuples(st.just("take"), st.sampled_from(KINDS)),  # other game: resume this kind
+    st.tuples(st.just("restart"), st.just("")),
+)
+plays = st.tuples(st.just("press"), st.sampled_from(("green", "ok", "down", "back", "red")))
+moves = st.lists(st.one_of(plays, plays, switch), min_size=1, max_size=25)
+
+
+def _kept(app: Any) -> dict[str, str]:
+    """Every game the box must not lose: the one in play if worth keeping, and those waiting."""
+    kept = {r.game_id: r.game for r in app.shelf.games.values()}
+    session = app.box.session
+    if play.worth_keeping(session):
+        kept[session.game_id] = session.name
+    return kept
+
+
+def _lost(before: Any, waiting_before: dict[str, str], app: Any) -> set[str]:
+    """Games kept before an input and gone after it, other than the one waiting that the game
+    in play replaced (the question said so) and one still in play (undone to nothing)."""
+    after = _kept(app)
+    in_play = app.box.session.game_id if app.box.session else None
+    replaced = {
+        gid
+        for gid, kind in waiting_before.items()
+        if app.shelf.games.get(kind) and app.shelf.games[kind].game_id != gid
+    }
+    return set(before) - set(after) - replaced - {in_play}
+
+
+def _switch(sim: SimulatedBox, how: str, kind: str) -> None:
+    """Back to play, back again for the game menu, "Other game", yes if asked, then a new
+    game of ``kind`` or the one of that kind waiting (if any: else back to play)."""
+    app = sim.app
+    for _ in range(BACKS):
+        if app.box.menu is None or app.box.menu_of_play:
+            break
+        app.feed(Pressed("back"))
+    if app.box.session is not None:
+        app.feed(Pressed("back"))
+        items = app.box.menu.items
+        app.box.menu.cursor = items.index("Other game")
+        app.feed(Pressed("ok"))
+        if isinstance(app.box.menu, menus.Confirm):
+            assert app.box.menu.title.startswith("Set aside ")
+            app.feed(Pressed("ok"))
+    game_list = app.box.menu
+    assert isinstance(game_list, menus.ListMenu) and game_list.on_pick == "pick_game"
+    title = games.get(kind).title
+    label = title if how == "aside" else f"Resume {title}"
+    if label not in game_list.items:
+        app.feed(Pressed("back"))
+        return
+    game_list.cursor = game_list.items.index(label)
+    note(f"chosen: {how}")
+    app.feed(Pressed("ok"))
+    if how == "aside":
+        app.feed(Pressed("green"))  # the options as they are: start
+
+
+@settings(
+    max_examples=12,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(steps=moves)
+def test_switching_games_at_random_never_loses_one(steps: list[tuple[str, str]]) -> None:
+    with tempfile.TemporaryDirectory() as where:
+        state_dir = Path(where)
+        sim = _box(state_dir)
+        sim.app.start()
+        sim.app.new_game("trapwords", {})
+        try:
+            for kind, what in steps:
+                app = sim.app
+                before = _kept(app)
+                waiting_before = {r.game_id: r.game for r in app.shelf.games.values()}
+                if kind == "press":
+                    app.feed(Pressed(what))
+                elif kind == "restart":
+                    sim.close()
+                    sim = _box(state_dir)
+                    sim.app.start()
+                    note("a restart")
+                else:
+                    _switch(sim, kind, what)
+                    note(f"a switch: {kind}")
+                assert not _lost(before, waiting_before, sim.app), "a game was lost"
+                assert _back_to_play(sim.app.box, sim.app.world())
+            # What a restart would find: the game in play and the same games waiting.
+            record = fold(
+                [json.loads(x) for x in (state_dir / "journal.jsonl").read_text().splitlines()]
+            )
+            waiting = Shelf(state_dir).open(record)
+            assert waiting == sim.app.shelf.games
+            assert record.game_id == sim.app.box.session.game_id
+        finally:
+            sim.close()

@@ -9,7 +9,8 @@ the value. Where to find what:
 - events.py: what the step takes (a press, a tap, a deadline, a command, an effect's answer).
 - effects.py: what the step asks for (journal entries, sounds, log lines, wakes, enrolments).
 - step.py: ``step`` and its ``World`` (what it reads); the ``Draft`` one step works on.
-- play.py: an action rolled, applied, journaled; questions of play; new game, undo, resume.
+- play.py: an action rolled, applied, journaled; questions of play; new game, undo, resume; a
+  game set aside for another and taken up again.
 - menu_flow.py: presses, and the box's own menus and what their answers do.
 - cards.py: taps played or held for a question; enrolling cards and runs of copies.
 - phones.py: the phones' entries of the box's menus, and the pairing code screen.
