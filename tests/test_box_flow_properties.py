@@ -292,20 +292,20 @@ def _lost(before: Any, waiting_before: dict[str, str], app: Any) -> set[str]:
 
 
 def _switch(sim: SimulatedBox, how: str, kind: str) -> None:
-    """Back to play, back again for the game menu, "Other game", yes if asked, then a new
+    """Back until the game menu, "Other game", yes if asked, then a new
     game of ``kind`` or the one of that kind waiting (if any: else back to play)."""
     app = sim.app
-    for _ in range(BACKS):
-        if app.box.menu is None or app.box.menu_of_play:
+    for _ in range(BACKS):  # back closes a menu, and opens the game menu over play
+        menu = app.box.menu
+        if isinstance(menu, menus.ListMenu) and menu.on_pick in ("session", "pick_game"):
             break
         app.feed(Pressed("back"))
-    if app.box.session is not None:
-        app.feed(Pressed("back"))
+    if app.box.menu.on_pick == "session":
         items = app.box.menu.items
         app.box.menu.cursor = items.index("Other game")
         app.feed(Pressed("ok"))
         if isinstance(app.box.menu, menus.Confirm):
-            assert app.box.menu.title.startswith("Set aside ")
+            assert app.box.menu.question[0] == app.box.session.rules.title
             app.feed(Pressed("ok"))
     game_list = app.box.menu
     assert isinstance(game_list, menus.ListMenu) and game_list.on_pick == "pick_game"

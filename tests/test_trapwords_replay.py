@@ -204,10 +204,10 @@ def test_every_start_mode_with_the_buttons_alone() -> None:
     assert out[7]["screen"][2] == "> Timer starts: official"
     assert out[9]["state"]["phase"] == "reading"  # official: time to read first
     assert out[9]["screen"][2] == "A reads the word"
-    assert out[13]["screen"][0] == "Set aside Trapwords?"  # a game in play: asked first
+    assert out[13]["screen"][:2] == ["Set aside?", "Trapwords"]  # a game in play: asked first
     assert out[17]["screen"][2] == "> Timer starts: pickup"
     assert out[19]["state"]["phase"] == "running"  # pickup: the start press starts the clock
-    assert out[23]["screen"][1:3] == ["The one set aside", "before goes to"]
+    assert out[23]["screen"][2:4] == ["The one waiting", "goes to history."]
     assert out[27]["screen"][2] == "> Timer starts: clue"
     assert out[29]["state"]["phase"] == "waiting"  # clue: the clock waits for the first clue
     assert out[30]["state"]["timer"]["remaining"] == 45.0

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from companion.app.step import Draft
 
 RESUME = "resume:"  # a game list entry that takes up the game of that kind set aside
+SET_ASIDE = "Set aside?"  # the question's title; the game's name is its first line (any fits)
 
 
 def on_press(d: Draft, button: str, long: bool) -> None:
@@ -222,13 +223,12 @@ def menu_step(d: Draft, kind: str, data: dict) -> None:
 def ask_set_aside(d: Draft, key: str) -> None:
     """Before another game can take the place of one in play: ask, naming it, and say where it
     goes (it waits in the game list; one of its kind waiting already goes to history)."""
-    rules = d.session.rules
     if d.session.name in d.world.waiting:
-        lines = ("The one set aside", "before goes to", "history.")
+        then = ("The one waiting", "goes to history.")
     else:
-        lines = ("It waits in the", "game list, to be", "resumed.")
+        then = ("It waits in the", "game list.")
     yes = menus.Command("session", {"key": key, "asked": True})
-    d.menu = menus.Confirm(f"Set aside {rules.title}?", lines, yes)
+    d.menu = menus.Confirm(SET_ASIDE, (d.session.rules.title, *then), yes)
 
 
 def _session_entry(d: Draft, key: str, asked: bool = False) -> None:
