@@ -40,7 +40,7 @@ def small_disk(where: Path, size: str = "256k", kind: str = "tmpfs") -> Iterator
                 check=True,
                 capture_output=True,
             )
-            _mount("-o", "loop", str(image), str(where))
+            _mount("-o", "loop,errors=remount-ro", str(image), str(where))
     except (OSError, subprocess.CalledProcessError, FileNotFoundError) as err:
         pytest.skip(f"cannot mount a small disk here (needs root): {err}")
     try:

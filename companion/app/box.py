@@ -30,6 +30,7 @@ from companion.core.journal import GameRecord, Journal, Step
 from companion.core.loop import Loop
 from companion.core.records import RECORDS_FILE, Records
 from companion.core.registry import Card, Registry, demo_uid
+from companion.core.storage import NOTICES, OK, StorageWatch
 from companion.faces.hub import Hub
 from companion.games import registry as games
 from companion.games.base import Action, BadAction, Rejected
@@ -80,6 +81,11 @@ class App(Inputs, Actions, MenuControl, Enrolment, Toasts, Refresh, Phones):
         )
         state_dir = cfg.state_dir()
         self.journal = Journal(state_dir / "journal.jsonl")
+        # A full or read-only card: play goes on in memory, with a notice, until it takes the
+        # moves again (retried on the loop's clock).
+        self.storage = StorageWatch(
+            self.journal, self.loop.call_later, self.loop.cancel, self.storage_changed
+        )
         self.problems: list[tuple[str, ...]] = []  # shown once the box is up
         self._attach_games(state_dir)
         self.registry, registry_problem = Registry.open_or_set_aside(
@@ -143,6 +149,8 @@ class App(Inputs, Actions, MenuControl, Enrolment, Toasts, Refresh, Phones):
             self._resume(record)
         else:
             self.open_game_menu()
+        if self.journal.condition != OK:  # said with the problems, not over them
+            self.problems.append((NOTICES[self.journal.condition],))
         for aside in self.journal.warnings:  # the journal has logged them
             if aside.kept:  # what still folds was kept: say how much
                 kept = f"kept {aside.kept}/{aside.lines or '?'} lines"

@@ -3,6 +3,9 @@ and the LED after every change; the one-line status for systemd."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from companion.core import storage
 from companion.faces.snapshot import Snapshot
 from companion.ui.screen import OFF, RGB, Lights, Screen
 
@@ -14,6 +17,14 @@ class Refresh:
     """What the box shows, and drawing it (a part of App)."""
 
     def current(self) -> tuple[Screen, Lights]:
+        """What is on top, titled with the storage's condition while it refuses moves."""
+        screen, lights = self._on_top()
+        condition = self.journal.condition
+        if condition != storage.OK:
+            screen = replace(screen, title=storage.TITLES[condition])
+        return screen, lights
+
+    def _on_top(self) -> tuple[Screen, Lights]:
         if self.toast is not None:
             return self.toast
         if self.menu is not None:
@@ -93,4 +104,6 @@ class Refresh:
         line = f"{game}; {self.display.status}; {reader}"
         if self.phones is not None:
             line += f"; {self.phones.status()}"
+        if self.journal.condition != storage.OK:
+            line += f"; {storage.NOTICES[self.journal.condition]}"
         return line

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from companion.app.refresh import MENU_LIGHT
+from companion.core import storage
 from companion.ui import notice
-from companion.ui.screen import RGB, Lights
+from companion.ui.screen import RED, RGB, Lights
 
 TOAST_SECONDS = 2.5
 
@@ -27,6 +28,22 @@ class Toasts:
     def notice(self, lines: tuple[str, ...]) -> None:
         """A notice from outside the app (a face: the phones' port, their file): loop thread."""
         self._toast(lines)
+        self.refresh()
+
+    def storage_changed(self, condition: str) -> None:
+        """The journal's storage refused a write, or takes them again (the journal has said
+        so in the log): a notice now, the screen's title while it lasts (``current``). Called
+        inside the journal's write: the screen is drawn, and records that were refused are
+        written, once the event at hand is done (a deadline now)."""
+        if condition == storage.OK:
+            self._toast(("storage takes moves again", "all saved"))
+        else:
+            self._toast((storage.NOTICES[condition], "play goes on"), RED)
+        self.loop.call_later(0.0, self._storage_said, "storage-notice")
+
+    def _storage_said(self) -> None:
+        if self.journal.condition == storage.OK and self.session is not None:
+            self.keep_result(announce=False)
         self.refresh()
 
     def _toast_over(self) -> None:
