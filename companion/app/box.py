@@ -23,6 +23,7 @@ from companion.app.phones import Phones
 from companion.app.refresh import Refresh
 from companion.app.session import Session, from_journal, restored
 from companion.app.toasts import Toasts
+from companion.core import statefile
 from companion.core.clock import Clock
 from companion.core.config import Config
 from companion.core.events import CardSeen, ReaderStatus
@@ -80,7 +81,7 @@ class App(Inputs, Actions, MenuControl, Enrolment, Toasts, Refresh, Phones):
             clock.now,
         )
         state_dir = cfg.state_dir()
-        self.journal = Journal(state_dir / "journal.jsonl")
+        self.journal = Journal(state_dir / statefile.JOURNAL.name)
         # A full or read-only card: play goes on in memory, with a notice, until it takes the
         # moves again (retried on the loop's clock).
         self.storage = StorageWatch(
@@ -89,7 +90,7 @@ class App(Inputs, Actions, MenuControl, Enrolment, Toasts, Refresh, Phones):
         self.problems: list[tuple[str, ...]] = []  # shown once the box is up
         self._attach_games(state_dir)
         self.registry, registry_problem = Registry.open_or_set_aside(
-            state_dir / "cards.toml", self._demo_cards() if demo_cards else ()
+            state_dir / statefile.CARDS.name, self._demo_cards() if demo_cards else ()
         )
         if registry_problem:
             self.problems.append(("Card list unreadable", "set aside, see log"))

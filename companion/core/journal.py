@@ -201,7 +201,7 @@ def read_entries(path: Path) -> tuple[list[dict[str, Any]], int]:
     """Entries of a journal file and the byte length of its sound part (without a torn tail);
     JournalUnreadable names the first damaged line."""
     try:
-        data = statefile.read_bytes(path, statefile.JOURNAL_CAP)
+        data = statefile.read_bytes(path, statefile.JOURNAL.cap)
     except statefile.Unreadable as err:
         raise JournalUnreadable(str(err)) from None
     if data is None:
@@ -341,7 +341,7 @@ class Journal:
         """The journal as it stands: a set-aside the storage refused still counts as done."""
         if self._deferred is not None:
             return self._deferred[0]
-        return statefile.read_bytes(self.path, statefile.JOURNAL_CAP)
+        return statefile.read_bytes(self.path, statefile.JOURNAL.cap)
 
     def _ready(self) -> int:
         """The descriptor to append to, with whatever a refusing storage left to do done
@@ -429,7 +429,7 @@ class Journal:
         """A journal past its cap (finished games piled up where history/ could not be
         written): set it aside and go on with the game in play, if it lies whole in the last
         cap's worth of bytes. Its entries, as the new journal holds them."""
-        tail = statefile.read_tail(self.path, statefile.JOURNAL_CAP)
+        tail = statefile.read_tail(self.path, statefile.JOURNAL.cap)
         tail = tail[tail.find(b"\n") + 1 :]  # the first line is cut
         reading = read_journal(tail, str(self.path))
         games = [i for i, e in enumerate(reading.entries) if e["kind"] == "game"]

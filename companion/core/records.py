@@ -25,7 +25,7 @@ from companion.errors import DataError
 
 log = logging.getLogger(__name__)
 
-RECORDS_FILE = "records.json"
+RECORDS_FILE = statefile.RECORDS.name
 VERSION = 1
 KEEP = 500  # results kept per game and board; the oldest go first
 SHOWN_BEST = 10  # the best results are never dropped
@@ -95,7 +95,7 @@ class Records:
         self.results: list[Result] = []
         if read:
             try:
-                text = statefile.read_text(path, statefile.RECORDS_CAP)
+                text = statefile.read_text(path, statefile.RECORDS.cap)
                 if text is not None:
                     self.results = _parse(statefile.parse_json(path, text), str(path))
             except statefile.Unreadable as err:

@@ -72,7 +72,7 @@ class Registry:
         never later at a tap."""
         cards: dict[str, Card] = {}
         try:
-            text = statefile.read_text(self.path, statefile.CARDS_CAP)
+            text = statefile.read_text(self.path, statefile.CARDS.cap)
             if text is None:
                 return cards
             if not text.strip():

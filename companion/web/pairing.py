@@ -27,12 +27,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from companion.core.durable import replace_whole, set_aside
+from companion.core import statefile
+from companion.core.durable import replace_whole
 from companion.errors import DataError
 
 log = logging.getLogger(__name__)
 
-PHONES_FILE = "phones.json"
+PHONES_FILE = statefile.PHONES.name
 VERSION = 1
 CODE_DIGITS = 6
 CODE_SECONDS = 300.0
@@ -114,15 +115,16 @@ class Pairing:
     # --- the file ------------------------------------------------------------------------
 
     def _load(self) -> None:
-        if not self.path.exists():
-            return
+        """Read as every state file is (statefile): a FIFO, a device, a link, a file too big,
+        nesting too deep or a number too long is set aside, and no phone is paired."""
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-            self.phones = _parse(data, str(self.path))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError, DataError) as err:
-            target = set_aside(self.path)
-            self.problem = f"{self.path}: unreadable ({err}); moved to {target}, no phone paired"
-            log.error("%s", self.problem)
+            text = statefile.read_text(self.path, statefile.PHONES.cap)
+            if text is not None:
+                self.phones = _parse(statefile.parse_json(self.path, text), str(self.path))
+        except DataError as err:  # statefile.Unreadable is one too
+            why = err.why if isinstance(err, statefile.Unreadable) else str(err)
+            message = f"{self.path}: unreadable ({why})"
+            self.problem = statefile.set_aside(self.path, message, "no phone paired")
             self.phones = {}
 
     def _save(self) -> None:
