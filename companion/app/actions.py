@@ -155,7 +155,7 @@ class Actions:
             self._toast(("Records not saved", "see log"), RED)
             return
         if added is not None and announce:
-            self.note(f"result kept: {added.score} {added.unit} on {added.date}")
+            self.note(f"result kept: {added.score} {added.unit} on {added.shown_date}")
             self.menu = menus.PageMenu(
                 record_pages.pages(session.rules.title, self.records, session.name, added)
             )

@@ -7,7 +7,6 @@ The App's behaviour is split by what it is about, one module each (see companion
 
 from __future__ import annotations
 
-import datetime
 import logging
 import random
 from collections.abc import Callable
@@ -23,7 +22,7 @@ from companion.app.phones import Phones
 from companion.app.refresh import Refresh
 from companion.app.session import Session, from_journal, restored
 from companion.app.toasts import Toasts
-from companion.core import statefile
+from companion.core import statefile, wallclock
 from companion.core.clock import Clock
 from companion.core.config import Config
 from companion.core.events import CardSeen, ReaderStatus
@@ -95,7 +94,7 @@ class App(Inputs, Actions, MenuControl, Enrolment, Toasts, Refresh, Phones):
         if registry_problem:
             self.problems.append(("Card list unreadable", "set aside, see log"))
         # Finished games' results, dated by the wall clock (replay passes its own, fixed one).
-        self.today = today or (lambda: datetime.date.today().isoformat())
+        self.today = today or wallclock.today  # "" until the clock is known to be right
         self.records, records_problem = Records.open_or_set_aside(state_dir / RECORDS_FILE)
         if records_problem:
             self.problems.append(("Records unreadable", "set aside, see log"))

@@ -288,6 +288,7 @@ class Journal:
         self.path = path
         self._fd: int | None = None
         self._seq = 0
+        self._game_id = ""  # the current game's: names its file in history/
         self.warnings: list[SetAside] = []  # problems worth showing (a file set aside)
         # The storage: while it refuses writes, accepted entries wait here, oldest first, and
         # are written (in order, all or nothing) as soon as it takes them again.
@@ -335,7 +336,9 @@ class Journal:
             self._refused(err)
         else:
             self._set_condition(storage.probe(self.path.parent))
-        return fold(entries)
+        record = fold(entries)
+        self._game_id = record.game_id if record is not None else ""
+        return record
 
     def _read(self) -> bytes | None:
         """The journal as it stands: a set-aside the storage refused still counts as done."""
@@ -538,6 +541,7 @@ class Journal:
             seq = self._seq
             try:
                 self.rotate(self._line(entry))
+                self._game_id = game_id
                 return game_id
             except OSError as err:
                 # A history/ that cannot be one only costs a longer journal: never the game.
@@ -546,6 +550,7 @@ class Journal:
                 )
                 self._seq = seq
         self.append(entry)
+        self._game_id = game_id
         return game_id
 
     def action(self, action: Entry, auto: bool = False) -> bool:
@@ -568,14 +573,35 @@ class Journal:
         history.mkdir(exist_ok=True)
         if not stat.S_ISDIR(os.lstat(history).st_mode):  # a link: the finished games stay here
             raise NotADirectoryError(errno.ENOTDIR, "not a folder of its own", str(history))
-        target = history / f"journal-{time.strftime('%Y%m%dT%H%M%S')}-{self._seq}.jsonl"
-        self._swap(first, target)
+        target = self._history_name(history)
+        try:
+            self._swap(first, target)
+        except OSError:
+            with contextlib.suppress(OSError):
+                if os.lstat(target).st_size == 0:  # still only the name it took
+                    target.unlink()
+            raise
         log.info("journal history moved to %s", target)
         try:
             self._ready()
         except OSError as err:  # the move is done: the next append opens it again
             self._refused(err)
         return target
+
+    def _history_name(self, history: Path) -> Path:
+        """A name in history/ no other file has or will have: the finished game's id in it, and
+        taken exclusively (numbered if a power cut left one), so no move ever overwrites a
+        file there, whatever the clock says or how often the box restarts."""
+        base = f"journal-{time.strftime('%Y%m%dT%H%M%S')}-{self._game_id or self._seq}"
+        n = 1
+        while True:
+            target = history / (f"{base}.jsonl" if n == 1 else f"{base}-{n}.jsonl")
+            try:
+                os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, durable.OWNER_MODE))
+            except FileExistsError:
+                n += 1
+                continue
+            return target
 
     def close(self) -> None:
         """A last try at what waits for the storage, then closed."""
