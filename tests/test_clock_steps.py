@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from test_phone_pairing import Clocks
+
 from companion.core import journal as journal_module
 from companion.core import wallclock
 from companion.core.journal import Journal, read_entries
@@ -19,18 +21,6 @@ from companion.games.base import Action
 from companion.web.pairing import TOKEN_SECONDS, Pairing
 
 YEARS = 3 * 365 * 24 * 3600.0
-
-
-class Clocks:
-    """The monotonic clock and the wall clock, stepped apart as NTP steps a Pi's."""
-
-    def __init__(self) -> None:
-        self.mono = 1000.0
-        self.wall = 1_700_000_000.0
-
-    def pass_(self, seconds: float) -> None:
-        self.mono += seconds
-        self.wall += seconds
 
 
 def _pairing(state: Path, clocks: Clocks) -> Pairing:
@@ -55,7 +45,7 @@ def test_a_step_forward_of_the_wall_clock_does_not_end_a_token(tmp_path):
     clocks = Clocks()
     pairing, token = _paired(tmp_path, clocks)
     clocks.wall += YEARS  # NTP answers, a minute after boot
-    clocks.pass_(60)
+    clocks.tick(60)
     assert pairing.allows(token)
     assert pairing.count() == 1
 
@@ -64,33 +54,33 @@ def test_a_step_back_of_the_wall_clock_does_not_stretch_a_token(tmp_path):
     clocks = Clocks()
     pairing, token = _paired(tmp_path, clocks)
     clocks.wall -= YEARS
-    clocks.pass_(TOKEN_SECONDS - 1)
+    clocks.tick(TOKEN_SECONDS - 1)
     assert pairing.allows(token)
-    clocks.pass_(2)
+    clocks.tick(2)
     assert not pairing.allows(token)
 
 
 def test_a_restart_with_the_clock_set_back_keeps_a_token_no_longer_than_its_life(tmp_path):
     clocks = Clocks()
     _, token = _paired(tmp_path, clocks)
-    clocks.pass_(3600)
+    clocks.tick(3600)
     clocks.wall = 0.0  # the next boot, at 1970
     clocks.mono = 5.0
     again = _pairing(tmp_path, clocks)
     assert again.allows(token)
-    clocks.pass_(TOKEN_SECONDS + 1)
+    clocks.tick(TOKEN_SECONDS + 1)
     assert not again.allows(token)
 
 
 def test_a_restart_keeps_what_was_left_of_a_token(tmp_path):
     clocks = Clocks()
     _, token = _paired(tmp_path, clocks)
-    clocks.pass_(TOKEN_SECONDS - 100)
+    clocks.tick(TOKEN_SECONDS - 100)
     clocks.mono = 5.0  # the next boot, the wall clock right
     again = _pairing(tmp_path, clocks)
-    clocks.pass_(99)
+    clocks.tick(99)
     assert again.allows(token)
-    clocks.pass_(2)
+    clocks.tick(2)
     assert not again.allows(token)
 
 
