@@ -67,3 +67,10 @@ def test_fast_cards_counts_the_cards_that_never_became_a_tap():
         assert set(result) == {key}
         assert 0 <= result[key] <= 5
         assert key in bench.TARGETS
+
+
+def test_the_journal_figures_count_an_hour_of_a_timed_game():
+    result = bench.journal_writes(hours=0.25)
+    assert result["journal_bytes_per_hour"] > 0
+    assert result["journal_fsyncs_per_hour"] >= 4 * 30  # a line a turn, 30-second turns
+    assert "journal_fsyncs_per_hour" in bench.TARGETS

@@ -370,12 +370,14 @@ class Journal:
         no line is ever appended onto a torn one."""
         fd = self._ready()
         start = self._size
+        written = 0
         try:
-            written = 0
             while written < len(data):
                 written += os.write(fd, data[written:])
             os.fsync(fd)
         except OSError:
+            if not written and os.fstat(fd).st_size == start:
+                raise  # refused whole: the file is as it was, nothing to cut (or fsync)
             self._cut = start
             try:
                 os.ftruncate(fd, start)
