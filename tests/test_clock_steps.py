@@ -7,10 +7,12 @@ take one another's name, however often the box restarts within one second."""
 from __future__ import annotations
 
 import hashlib
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from test_phone_pairing import Clocks
 
 from companion.core import journal as journal_module
@@ -106,6 +108,7 @@ def test_the_day_is_unknown_until_timesyncd_says_the_clock_is_right(tmp_path):
     assert wallclock.today(tmp_path / "none" / "synchronized", lambda: 0.0) == ""  # 1970
 
 
+@pytest.mark.skipif(shutil.which("faketime") is None, reason="needs libfaketime (faketime)")
 def test_the_box_never_dates_a_result_1970():
     """The App's own clock of days, at a boot that left the wall clock at 1970 (libfaketime)."""
     script = (

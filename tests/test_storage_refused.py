@@ -5,8 +5,11 @@ dir that cannot exist at all stops it (exit 73, or 78 where the config names it)
 
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path
 
+import pytest
 from storage_support import fill, remount, small_disk
 from test_damaged_state import box_config, run_until_ready
 
@@ -48,6 +51,10 @@ def test_the_box_starts_on_a_full_state_dir_and_says_so(tmp_path):
         assert "Traceback" not in log
 
 
+@pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("setpriv") is None,
+    reason="needs root and setpriv to take CAP_DAC_OVERRIDE away",
+)
 def test_the_box_starts_on_a_state_dir_its_user_may_not_write(tmp_path):
     config = box_config(tmp_path)
     _state_with_a_game(tmp_path / "state")
