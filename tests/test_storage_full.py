@@ -95,3 +95,15 @@ def test_a_short_write_whose_cut_back_fails_is_cut_before_the_next_write(tmp_pat
     entries, _ = read_entries(j.path)
     assert [e["kind"] for e in entries] == ["game", "action"]
     assert j.path.read_bytes().startswith(before)
+
+
+def test_a_write_the_storage_takes_ends_the_condition_a_look_gave(tmp_path, monkeypatch):
+    """A card with no free block still takes a line into the journal's last block: taken,
+    it is saved, whatever statvfs said at the start."""
+    monkeypatch.setattr(storage, "probe", lambda directory: storage.FULL)
+    j = Journal(tmp_path / "journal.jsonl")
+    j.open()
+    assert j.condition == storage.FULL
+    assert j.action(_entry(1)) is True
+    assert j.condition == storage.OK
+    j.close()

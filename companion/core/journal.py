@@ -402,6 +402,8 @@ class Journal:
                         len(self.backlog),
                     )
                 self.backlog.clear()
+                self._set_condition(storage.OK)  # it took them: whatever a look said
+                return True
         except OSError as err:
             self._refused(err)
             return False
