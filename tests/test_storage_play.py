@@ -94,3 +94,21 @@ def test_a_card_that_turns_read_only_under_the_box_plays_on_and_says_so(tmp_path
     with small_disk(tmp_path / "state", "2048k", kind="ext4") as state:
         box, _ = _plays_on(state, caplog, _turn_read_only, "storage read-only", "Read-only")
         box.close()
+
+
+def test_a_card_enrolled_on_a_full_card_is_refused_with_a_notice_not_a_traceback(tmp_path, caplog):
+    run = ["game trap-attack", "press back", "press up", "press ok", "press down", "press ok"]
+    with small_disk(tmp_path / "state", "1024k") as state:
+        box, replay = _box(state)
+        try:
+            for number, line in enumerate(run, start=1):
+                replay.line(number, line.split())
+            fill(state)
+            with caplog.at_level(logging.INFO):
+                out = replay.line(7, ["tap", "04A1B2C3"])
+            assert out["screen"][1:3] == ["Storage full", "card not enrolled"]
+            assert out["sounds"] == ["error"]
+            assert not [r for r in caplog.records if r.exc_info], "a traceback"
+            assert box.app.registry.lookup("0004A1B2C3") is None  # not kept, not enrolled
+        finally:
+            box.close()

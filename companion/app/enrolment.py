@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import logging
+
+from companion.core import storage
 from companion.core.registry import Card
 from companion.ui import menus
 from companion.ui.forms import CardKind
+from companion.ui.screen import RED
 
 
 class Enrolment:
@@ -57,9 +61,21 @@ class Enrolment:
             uid = run.waiting.pop(0)
             self._copy_tapped(run, uid, self.registry.lookup(uid))
 
+    def _enrolled(self, card: Card) -> bool:
+        """Enrol ``card``; False, with a notice, when a full or read-only card refuses it."""
+        try:
+            self.registry.enrol(card)
+        except OSError as err:
+            logging.getLogger("companion.app").error("card %s not enrolled: %s", card.uid, err)
+            self.play("error")
+            self._toast((storage.TITLES[storage.condition_of(err)], "card not enrolled"), RED)
+            return False
+        return True
+
     def _enrol_copy(self, run: menus.EnrolRun, uid: str) -> None:
         card = Card(uid, run.game, run.kind.id, run.kind.name, dict(run.values))
-        self.registry.enrol(card)
+        if not self._enrolled(card):
+            return
         run.seen.add(uid)
         run.count += 1
         run.said = f"added {uid}"

@@ -178,7 +178,8 @@ class MenuControl:
             self._enrol_copy(data["run"], data["uid"])
         elif kind == "enrol_done":
             card = Card(data["uid"], data["game"], data["card"], data["name"], data["fields"])
-            self.registry.enrol(card)
+            if not self._enrolled(card):
+                return
             self.note(f"enrolled {card.uid} as {card.name}")
             self.play("card_ok")
             if not self._play_card(card):  # the tap that asked for the enrolment counts
