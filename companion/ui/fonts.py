@@ -6,6 +6,13 @@ Vera licence, see LICENSE.txt there): without anti-aliasing, Pillow's built-in A
 6, 8 and 9 into look-alikes below 13 px, and small digits are what this box shows most.
 DejaVu's hinting keeps them apart down to 9 px. Measurements use mode "1", exactly as drawing
 on a mode "1" image does.
+
+Text is laid out by Pillow's basic engine, always (LAYOUT). Left to choose, Pillow takes libraqm
+whenever the system has libfribidi, and the basic engine where it has not (a minimal Debian or
+Raspberry Pi OS Lite image): the two place glyphs a pixel apart here and there, so the same box
+would draw different frames, and cut menu text at different letters, depending on what else
+happens to be installed. The box shows short left-to-right text, which the basic engine lays
+out fully.
 """
 
 from __future__ import annotations
@@ -33,6 +40,9 @@ DIGIT_REFERENCE = "0123456789:+"
 
 ELLIPSIS = "…"
 
+# The one layout engine on every system (see the module's docstring).
+LAYOUT = ImageFont.Layout.BASIC
+
 
 @cache
 def _font_file(face: str) -> str | None:
@@ -50,7 +60,7 @@ def font(size: int, face: str = "regular") -> ImageFont.FreeTypeFont | ImageFont
     path = _font_file(face)
     if path is None:
         return ImageFont.load_default(size=size)
-    return ImageFont.truetype(path, size)
+    return ImageFont.truetype(path, size, layout_engine=LAYOUT)
 
 
 @lru_cache(maxsize=8192)
