@@ -67,3 +67,9 @@ def test_fast_cards_counts_the_cards_that_never_became_a_tap():
         assert set(result) == {key}
         assert 0 <= result[key] <= 5
         assert key in bench.TARGETS
+
+
+def test_pi_class_figures_come_from_the_same_paths() -> None:
+    assert bench.python_loop(1000)["python_loop_seconds"] >= 0
+    replay = bench.replay_speed(rolls=2)
+    assert replay["replay_rolls"] == 2 and replay["replay_seconds"] > 0
