@@ -341,8 +341,10 @@ def root_fs(cache: Path, recipe: Recipe, log: Log, rebuild: bool) -> Path:
         mirror = os.environ.get("SYSTEST_MIRROR") or recipe.mirror
         build_log = cache / "build.log"
         say(
-            f"systest: building the root file system (Debian {recipe.suite}, once; about 3 to 6 "
-            f"minutes) in {root}; its log: {build_log}"
+            f"systest: building the root file system (Debian {recipe.suite}"
+            + (f" for {recipe.arch}, under QEMU" if recipe.arch else "")
+            + f", once; about {'10 to 20' if recipe.arch else '3 to 6'} minutes) in {root}; "
+            f"its log: {build_log}"
         )
         started = time.monotonic()
         with build_log.open("w") as out:
@@ -455,8 +457,15 @@ class Container:
         with self.console.open("a") as out:
             out.write(f"--- boot {self.boots} ---\n")
             out.flush()
+            cgroups = self.own_cgroups()
             self.proc = subprocess.Popen(
-                cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT
+                cmd,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                preexec_fn=lambda: [
+                    (c / "cgroup.procs").write_text(str(os.getpid())) for c in cgroups
+                ],
             )
         self.init = self._find_init(deadline=time.monotonic() + 30 * self.pace)
 
@@ -472,6 +481,29 @@ class Container:
             failed = self.sh("systemctl --failed --no-legend --plain").stdout.strip()
             self.log.write(f"degraded: {failed}")
         return time.monotonic() - started
+
+    def own_cgroups(self) -> list[Path]:
+        """On a host without systemd (cgroup hierarchies mounted, nobody managing them), nspawn
+        puts its container in "payload" beside itself: two containers at once (make pitest and
+        make systest ARCH=...) would share it and the second one's init dies. Each one starts
+        from a cgroup of its own, named after the container; removed again by stop()."""
+        made = []
+        for hierarchy in ("systemd", "unified"):
+            base = Path("/sys/fs/cgroup") / hierarchy
+            if (base / "cgroup.procs").exists() and not Path("/run/systemd/system").exists():
+                (base / self.name).mkdir(exist_ok=True)
+                made.append(base / self.name)
+        return made
+
+    def _remove_cgroups(self) -> None:
+        for hierarchy in ("systemd", "unified"):
+            top = Path("/sys/fs/cgroup") / hierarchy / self.name
+            if top.is_dir():
+                for folder in sorted(top.rglob("*/"), key=lambda p: len(p.parts), reverse=True):
+                    with contextlib.suppress(OSError):
+                        folder.rmdir()
+                with contextlib.suppress(OSError):
+                    top.rmdir()
 
     def _find_init(self, deadline: float) -> int:
         """The container's init: nspawn's child."""
@@ -572,6 +604,7 @@ class Container:
         if self.proc is not None and self.proc.poll() is None:
             self.power_cut()
         self.proc = None
+        self._remove_cgroups()
 
 
 # --- the steps -------------------------------------------------------------------------------
