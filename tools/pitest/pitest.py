@@ -50,7 +50,7 @@ EXIT_PASS, EXIT_FAIL, EXIT_USAGE, EXIT_SKIP = 0, 1, 2, 77
 INSTALL = "sudo make install SKIP_APT=1 SKIP_FIRMWARE=1 NO_START=1"
 VENV = f"/opt/{systest.NAME}/venv"
 PIP_CACHE = "/root/.cache/pip"  # kept between runs in the host's cache (downloads, built wheels)
-RESULTS = "/tmp/pitest"  # inside: the junit file and pytest's output
+RESULTS = "/var/tmp/pitest"  # inside (not /tmp: a tmpfs there, out of the host's sight)
 
 # The part CI runs under emulation: the hardware layer, the daemon, the journal and every
 # replay script (tests/scripts, the games' replays).
