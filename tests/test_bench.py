@@ -83,3 +83,9 @@ def test_the_journal_figures_count_an_hour_of_a_timed_game():
     assert result["journal_bytes_per_hour"] > 0
     assert result["journal_fsyncs_per_hour"] >= 4 * 30  # a line a turn, 30-second turns
     assert "journal_fsyncs_per_hour" in bench.TARGETS
+
+
+def test_pi_class_figures_come_from_the_same_paths() -> None:
+    assert bench.python_loop(1000)["python_loop_seconds"] >= 0
+    replay = bench.replay_speed(rolls=2)
+    assert replay["replay_rolls"] == 2 and replay["replay_seconds"] > 0
