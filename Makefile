@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: sim test lint format bench clean install uninstall systest
+.PHONY: sim test lint format bench clean install uninstall systest pitest pibench
 
 # First run: about half a minute, one line per step (pip's own chatter stays quiet).
 $(STAMP): pyproject.toml
@@ -47,8 +47,21 @@ uninstall:
 
 # The box installed and checked under a real systemd in a booted Debian 12 container (root,
 # systemd-nspawn, debootstrap; docs/raspberry-pi.md). Needs no venv: only python3.
+# ARCH=arm64 or ARCH=armhf: the same on the Pi's CPU, emulated by QEMU (qemu-user-static,
+# binfmt-support; tools/pitest/piroot.py), with budgets for its pace.
 systest:
-	@$(PYTHON) tools/systest/systest.py
+	@$(PYTHON) tools/systest/systest.py $(if $(ARCH),--arch $(ARCH))
+
+# The test suite on the Pi's CPU under QEMU (ARCH=arm64 or armhf), installed as an owner installs
+# it, beside the same tests run natively (hence the venv); PITEST_ARGS=--ci runs CI's part only.
+pitest: $(STAMP)
+	@test -n "$(ARCH)" || { echo "make pitest: say which CPU: ARCH=arm64 or ARCH=armhf"; exit 2; }
+	@$(PYTHON) tools/pitest/pitest.py --arch $(ARCH) $(PITEST_ARGS)
+
+# `trap-companion bench --pi-class` on the emulated CPU and here in the same run, side by side.
+pibench: $(STAMP)
+	@test -n "$(ARCH)" || { echo "make pibench: say which CPU: ARCH=arm64 or ARCH=armhf"; exit 2; }
+	@$(PYTHON) tools/pitest/pitest.py --arch $(ARCH) --bench
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache

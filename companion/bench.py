@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import platform
 import resource
 import signal
 import socket
@@ -50,6 +51,10 @@ TARGETS = {
     "web_press_p99_ms": 10.0,
     "fast_cards_lost": 0,
     "pn532_fast_cards_lost": 0,
+    # What a timed game costs the SD card (issue 24, measured outside: about 14 KB and 157
+    # fsyncs an hour): kept at or below.
+    "journal_bytes_per_hour": 14_000,
+    "journal_fsyncs_per_hour": 157,
 }
 
 
@@ -810,6 +815,66 @@ def fast_cards(cards: int = 40, reader: str = "rdm6300") -> dict[str, float]:
     return {f"{prefix}fast_cards_lost": float(len(set(uids) - taps))}
 
 
+@contextlib.contextmanager
+def _counted_fsyncs() -> Any:
+    """Every os.fsync the box makes meanwhile (files and folders), counted."""
+    count = [0]
+    real = os.fsync
+
+    def counting(fd: int) -> None:
+        count[0] += 1
+        real(fd)
+
+    os.fsync = counting
+    try:
+        yield count
+    finally:
+        os.fsync = real
+
+
+def _written_bytes() -> int:
+    """Bytes this process had sent to the storage layer (Linux /proc/self/io), or 0."""
+    try:
+        text = Path("/proc/self/io").read_text()
+    except OSError:
+        return 0
+    return next(
+        (
+            int(v)
+            for k, _, v in (line.partition(": ") for line in text.splitlines())
+            if k == "write_bytes"
+        ),
+        0,
+    )
+
+
+def journal_writes(hours: float = 1.0, turn_seconds: int = 30) -> dict[str, float]:
+    """What an hour of a timed game writes: Hostage Trap! for 4 players, every turn running
+    out (a line a turn, as a player ending it would write), on the virtual clock, in a state
+    dir in the temporary folder. Bytes are the state dir's growth; fsyncs count files and
+    folders; device bytes are what the kernel says this process sent to the disk (0 on a
+    tmpfs), a floor of what an SD card sees."""
+    from companion.core.clock import VirtualClock
+
+    with tempfile.TemporaryDirectory(prefix="bench-journal-") as tmp:
+        state = Path(tmp)
+        box = SimulatedBox(from_dict({"reader": {"type": "none"}}, "bench"), state, VirtualClock())
+        box.app.start()
+        before = _written_bytes()
+        with _counted_fsyncs() as fsyncs:
+            options = {"players": "4", "turn_seconds": str(turn_seconds)}
+            box.app.new_game("hostage-trap", options)
+            box.advance(hours * 3600)
+            box.close()  # with the pause a clean stop writes
+        device = _written_bytes() - before
+        size = sum(f.stat().st_size for f in state.rglob("*") if f.is_file())
+    return {
+        "journal_bytes_per_hour": round(size / hours),
+        "journal_fsyncs_per_hour": round(fsyncs[0] / hours),
+        "journal_device_bytes_per_hour": round(device / hours),
+    }
+
+
 def run_all(quick: bool = False) -> dict[str, Any]:
     results: dict[str, Any] = {}
     results.update(button_latency(200 if quick else 1000))
@@ -828,10 +893,64 @@ def run_all(quick: bool = False) -> dict[str, Any]:
     results.update(phones_under_load(40 if quick else 200))
     results.update(idle_cpu(2.0 if quick else 10.0, web=True))
     results.update(start_by_journal_size((0.25,) if quick else JOURNAL_SIZES_MB))
+    results.update(journal_writes())
     results["bench_peak_rss_mb"] = round(
         resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1
     )
     results["targets"] = {k: v for k, v in TARGETS.items() if k in results}
     results["met"] = {k: results[k] <= v for k, v in TARGETS.items() if k in results}
     results["machine"] = {"cpus": os.cpu_count(), "python": sys.version.split()[0]}
+    return results
+
+
+# --- Pi-class: the part that also runs on the Pi's CPU under emulation (make pibench) ---------
+
+REPLAY_ROLLS = 30  # a dice game of this many rolls, replayed as a process
+
+
+def python_loop(turns: int = 2_000_000) -> dict[str, float]:
+    """Seconds of a plain Python loop: the CPU's pace alone, to read the other figures by (its
+    ratio between two machines is the slowdown)."""
+    started = time.perf_counter()
+    total = 0
+    for i in range(turns):
+        total += i & 7
+    return {"python_loop_seconds": round(time.perf_counter() - started, 3)}
+
+
+def replay_speed(rolls: int = REPLAY_ROLLS) -> dict[str, float]:
+    """`trap-companion replay` of a dice game, as a process: Python's start, the imports, the
+    rules and the frames of every roll."""
+    script = "game dice die=2d6\n" + "dice 3 4\npress green\n" * rolls
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg = Path(tmp) / "config.toml"
+        cfg.write_text(
+            f'[hardware]\npin_factory = "mock"\n[display]\ndriver = "dummy"\n'
+            f'[state]\ndir = "{tmp}/state"\n'
+        )
+        started = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-m", "companion", "replay", "--config", str(cfg), "-"],
+            input=script.encode(),
+            capture_output=True,
+            check=True,
+        )
+        took = time.perf_counter() - started
+    return {"replay_seconds": round(took, 3), "replay_rolls": float(rolls)}
+
+
+def pi_class(quick: bool = False) -> dict[str, Any]:
+    """The figures that read as a Pi's when run under emulation: the CPU's pace, start to
+    READY=1, button and card to frame, a replay."""
+    results: dict[str, Any] = {}
+    results.update(python_loop())
+    results.update(daemon_start(1 if quick else 3))
+    results.update(button_latency(50 if quick else 200))
+    results.update(card_latency(20 if quick else 60))
+    results.update(replay_speed())
+    results["machine"] = {
+        "cpus": os.cpu_count(),
+        "python": sys.version.split()[0],
+        "arch": platform.machine(),
+    }
     return results

@@ -4,14 +4,16 @@ code on simulated parts and a virtual clock; one JSON object per line says what 
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from companion.core import storage
 from companion.core.config import BUTTONS, Config
-from companion.errors import UsageError
+from companion.errors import StateDirError, UsageError
 from companion.games import registry as games
 from companion.games.base import Action, BadAction, Rejected, decimal_number, whole_number
 from companion.sim.box import SimulatedBox
@@ -197,15 +199,27 @@ def run(
     sets: Sequence[str] = (),
     seed: int = 0,
 ) -> None:
-    """Run directives, calling ``emit`` with each line's output object."""
+    """Run directives, calling ``emit`` with each line's output object. A state dir that
+    refuses writes (full, read-only) stops it with StateDirError naming the dir: what replay
+    prints must be what the box would keep."""
     config = config or Config()
-    with tempfile.TemporaryDirectory(prefix="trap-replay-") as tmp:
+    try:
+        scratch = tempfile.TemporaryDirectory(prefix="trap-replay-", ignore_cleanup_errors=True)
+    except OSError as err:
+        where = os.environ.get("TMPDIR") or "/tmp"  # Python found none it could write
+        raise StateDirError(
+            f"{where}: replay's state directory cannot be made there "
+            f"({err.strerror or err}; choose another with TMPDIR or state.dir)"
+        ) from None
+    with scratch as tmp:
         if state_dir is None and not config.state.dir:
             state_dir = Path(tmp)
         box = SimulatedBox(config, state_dir=state_dir, seed=seed, today=lambda: REPLAY_DATE)
         try:
+            _writable(box, condition=storage.probe(box.app.journal.path.parent))
             box.app.start()
             box.loop.drain()
+            _writable(box)
             replay = Replay(box)
             if game is not None:
                 try:
@@ -214,9 +228,24 @@ def run(
                     raise UsageError(f"--game {game} --set: {err}") from None
             replay.snapshot(0)  # start-up's sounds and log are not the first line's
             for number, words in lines:
-                emit(replay.line(number, words))
+                out = replay.line(number, words)
+                _writable(box, f" at line {number}")
+                emit(out)
         finally:
             box.close()
+
+
+def _writable(box: SimulatedBox, where: str = "", condition: str = "") -> None:
+    """StateDirError if the box's storage refuses its moves (exit 73), naming the dir;
+    ``condition``: as a look at it tells, before the box starts."""
+    journal = box.app.journal
+    condition = condition or journal.condition
+    if condition != storage.OK:
+        raise StateDirError(
+            f"{journal.path.parent}: the state directory takes no writes{where} "
+            f"({storage.NOTICES[condition]}): free some space or choose another "
+            "with TMPDIR or state.dir"
+        )
 
 
 def run_script(

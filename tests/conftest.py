@@ -3,8 +3,14 @@
 import socket
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from companion.hal.readers.fake import FakeRdm6300, PtyPort
+
+# Hypothesis checks behaviour here, never speed (speed is `trap-companion bench`'s): no
+# per-example deadline, which a loaded 2-core CI machine misses at random.
+settings.register_profile("box", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("box")
 
 
 @pytest.fixture

@@ -76,3 +76,16 @@ def test_a_phones_press_is_timed_without_and_with_slow_connections():
     assert 0 < result["phones_press_loaded_p50_ms"] <= result["phones_press_loaded_p99_ms"]
     assert 0 < result["phones_server_connections_max"] <= 32
     assert result["phones_load_log_lines"] < 100
+
+
+def test_the_journal_figures_count_an_hour_of_a_timed_game():
+    result = bench.journal_writes(hours=0.25)
+    assert result["journal_bytes_per_hour"] > 0
+    assert result["journal_fsyncs_per_hour"] >= 4 * 30  # a line a turn, 30-second turns
+    assert "journal_fsyncs_per_hour" in bench.TARGETS
+
+
+def test_pi_class_figures_come_from_the_same_paths() -> None:
+    assert bench.python_loop(1000)["python_loop_seconds"] >= 0
+    replay = bench.replay_speed(rolls=2)
+    assert replay["replay_rolls"] == 2 and replay["replay_seconds"] > 0

@@ -61,16 +61,20 @@ def _command(config: Path, *args: str, stdin: str = "") -> subprocess.CompletedP
 
 
 def run_until_ready(
-    tmp_path: Path, config: Path, stop: Callable[[subprocess.Popen], None] | None = None
+    tmp_path: Path,
+    config: Path,
+    stop: Callable[[subprocess.Popen], None] | None = None,
+    prefix: tuple[str, ...] = (),
 ) -> tuple[str, str]:
-    """`trap-companion run` as systemd starts it, then ``stop`` (SIGTERM to the process by
-    default): its READY=1 status and its log. It must exit 0."""
+    """`trap-companion run` as systemd starts it (after ``prefix``, a command that runs it,
+    if given), then ``stop`` (SIGTERM to the process by default): its READY=1 status and its
+    log. It must exit 0."""
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     sock.bind(str(tmp_path / "notify.sock"))
     sock.settimeout(20)
     env = {**os.environ, "NOTIFY_SOCKET": str(tmp_path / "notify.sock")}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "companion", "run", "--config", str(config)],
+        [*prefix, sys.executable, "-m", "companion", "run", "--config", str(config)],
         env=env,
         stderr=subprocess.PIPE,
         text=True,

@@ -14,7 +14,11 @@ from companion.ui.render import layout
 from companion.ui.screen import Screen
 
 KIND = CardKind(
-    "relic", "Ancient Ceremony Plate", fields=("value", "combo"), ranges=((1, 5), (1, 3))
+    "relic",
+    "Ancient Ceremony Plate",
+    fields=("value", "combo"),
+    ranges=((1, 5), (1, 3)),
+    short="Ceremony Plate",
 )
 
 
@@ -98,3 +102,12 @@ def test_red_is_back_and_green_is_ok_unless_named(menu, long):
 @pytest.mark.parametrize("menu", _menus(), ids=lambda m: type(m).__name__)
 def test_no_menu_text_is_cut(menu):
     assert all(ELLIPSIS not in placed.text for placed in layout(menu.screen()).texts)
+
+
+@pytest.mark.parametrize("game", games.available())
+def test_no_card_of_any_catalog_is_cut_in_the_enrol_list(game):
+    """Drawn by Pillow's basic layout engine on every system (companion/ui/fonts.py)."""
+    kinds = tuple(games.get(game).catalog())
+    for cursor in range(len(kinds)):
+        menu = menus.Enrol(uid="0004A1B2C3", game=game, kinds=kinds, cursor=cursor)
+        assert all(ELLIPSIS not in placed.text for placed in layout(menu.screen()).texts)

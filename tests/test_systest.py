@@ -76,7 +76,12 @@ def test_without_nspawn_it_names_the_package() -> None:
 
 def test_make_systest_runs_the_script_and_ci_runs_it_after_make_test() -> None:
     makefile = (ROOT / "Makefile").read_text()
-    assert re.search(r"^systest:\n\t@\$\(PYTHON\) tools/systest/systest\.py$", makefile, re.M)
+    assert re.search(
+        r"^systest:\n\t@\$\(PYTHON\) tools/systest/systest\.py "
+        r"\$\(if \$\(ARCH\),--arch \$\(ARCH\)\)$",
+        makefile,
+        re.M,
+    )
     ci = (ROOT / ".ci" / "run").read_text().splitlines()
     assert ci.index("make systest") > ci.index("make test")
 

@@ -10,7 +10,6 @@ log lines -> the screen, drawn once every effect is done.
 
 from __future__ import annotations
 
-import datetime
 import logging
 import random
 from collections.abc import Callable
@@ -43,6 +42,7 @@ from companion.app.effects import (
 from companion.app.parts import Parts
 from companion.app.session import Session, from_journal, resumed
 from companion.app.step import World, step
+from companion.core import statefile, storage, wallclock
 from companion.core.clock import Clock
 from companion.core.config import Config
 from companion.core.events import ButtonEdge, Call, CardSeen, ReaderStatus
@@ -52,6 +52,7 @@ from companion.core.loop import Loop
 from companion.core.records import RECORDS_FILE, Records
 from companion.core.registry import Card, Registry, demo_uid
 from companion.core.shelf import Shelf, lines
+from companion.core.storage import NOTICES, OK, StorageWatch
 from companion.faces.hub import Hub
 from companion.faces.snapshot import Snapshot
 from companion.games import registry as games
@@ -104,17 +105,22 @@ class App:
             clock.now,
         )
         state_dir = cfg.state_dir()
-        self.journal = Journal(state_dir / "journal.jsonl")
+        self.journal = Journal(state_dir / statefile.JOURNAL.name)
         self.shelf = Shelf(state_dir)  # the games set aside, one of each kind at most
+        # A full or read-only card: play goes on in memory, with a notice, until it takes the
+        # moves again (retried on the loop's clock).
+        self.storage = StorageWatch(
+            self.journal, self.loop.call_later, self.loop.cancel, self.storage_changed
+        )
         self.problems: list[tuple[str, ...]] = []  # shown once the box is up
         self._attach_games(state_dir)
         self.registry, registry_problem = Registry.open_or_set_aside(
-            state_dir / "cards.toml", self._demo_cards() if demo_cards else ()
+            state_dir / statefile.CARDS.name, self._demo_cards() if demo_cards else ()
         )
         if registry_problem:
             self.problems.append(("Card list unreadable", "set aside, see log"))
         # Finished games' results, dated by the wall clock (replay passes its own, fixed one).
-        self.today = today or (lambda: datetime.date.today().isoformat())
+        self.today = today or wallclock.today  # "" until the clock is known to be right
         self.records, records_problem = Records.open_or_set_aside(state_dir / RECORDS_FILE)
         if records_problem:
             self.problems.append(("Records unreadable", "set aside, see log"))
@@ -177,6 +183,16 @@ class App:
             for effect in effects:
                 self._do(effect)
         except OSError as err:
+            if isinstance(effect, EnrolCard):  # a full or read-only card: the box as it was
+                self.box = before
+                condition = storage.condition_of(err)
+                self.feed(events.EnrolFailed(effect.card.uid, condition, str(err)), draw=draw)
+                return
+            if isinstance(effect, SwapGame):  # refused before the journal changed its game
+                self.box = before
+                condition = storage.condition_of(err)
+                self.feed(events.SwapFailed(condition, str(err)), draw=draw)
+                return
             if not isinstance(effect, JOURNALED):
                 raise
             self.box = before
@@ -244,12 +260,21 @@ class App:
             start = effect.start
             game_id = self.journal.new_game(start.game, dict(start.options), start.rolls, start.at)
             now = GameRecord(start.game, dict(start.options), start.rolls, start.at, [], game_id)
-            self.shelf.settle(now)
+            self._settle(now, waiting)
             self.feed(events.GameJournaled(game_id), draw=False)
         elif taken is not None:
-            self.journal.take_up(lines(taken))  # the old journal goes to history/
-            self.shelf.settle(taken)
+            self.journal.take_up(lines(taken), taken.game_id)  # the old journal goes to history/
+            self._settle(taken, waiting)
             self._resume(taken)
+
+    def _settle(self, in_play: GameRecord, waiting: dict[str, GameRecord]) -> None:
+        """The journal has changed its game: the waiting file follows, or the next start
+        settles it (the change has happened: it is never undone here)."""
+        try:
+            self.shelf.settle(in_play)
+        except OSError as err:
+            log.error("games set aside: the waiting file not settled (%s); at the next start", err)
+            self.shelf.games = waiting
 
     def _keep_result(self, effect: KeepResult) -> None:
         try:
@@ -260,6 +285,13 @@ class App:
             return
         if added is not None and effect.announce:
             self.feed(events.ResultKept(added), draw=False)
+
+    def storage_changed(self, condition: str) -> None:
+        """The journal's storage refused a write, or takes them again (the journal has said so
+        in the log). Called inside the journal's write, mid-effect: the step takes it once the
+        event at hand is done (a deadline now)."""
+        event = events.StorageChanged(condition)
+        self.loop.call_later(0.0, lambda: self.feed(event), "storage-notice")
 
     def game_time(self) -> float:
         """The clock as games see it: continuous across restarts of the daemon."""
@@ -380,6 +412,9 @@ class App:
             self._resume(record)
         else:
             self.open_game_menu()
+        if self.journal.condition != OK:  # said with the problems, not over them
+            self.problems.append((NOTICES[self.journal.condition],))
+            self.feed(events.StorageChanged(self.journal.condition, announce=False), draw=False)
         for aside in self.journal.warnings:  # the journal has logged them
             if aside.kept:  # what still folds was kept: say how much
                 kept = f"kept {aside.kept}/{aside.lines or '?'} lines"
@@ -525,4 +560,6 @@ class App:
         line = f"{game}; {self.display.status}; {reader}"
         if self.phones is not None:
             line += f"; {self.phones.status()}"
+        if self.box.storage != OK:
+            line += f"; {NOTICES[self.box.storage]}"
         return line

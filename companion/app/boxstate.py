@@ -30,6 +30,7 @@ class BoxState:
     toast_pages: tuple[Screen, ...] = ()  # the notice's pages still to come
     table_dice: bool = False  # dice from the table (entered by hand), else the box rolls
     reader_status: str = "no reader"
+    storage: str = "ok"  # the state dir's condition (companion.core.storage): "ok" or why not
 
 
 def thawed(menu: Any) -> Any:

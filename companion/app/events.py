@@ -180,6 +180,34 @@ class StorageFailed:
     error: str
 
 
+@dataclass(frozen=True)
+class StorageChanged:
+    """The state dir refuses writes (full, read-only, failing) or takes them again (``ok``):
+    moves wait in the journal's memory meanwhile. ``announce`` false: only the title and
+    STATUS say it (at start, where the start's own notice names it)."""
+
+    condition: str
+    announce: bool = True
+
+
+@dataclass(frozen=True)
+class EnrolFailed:
+    """A card enrolment the state dir refused: the box was left as it was before the step."""
+
+    uid: str
+    condition: str
+    error: str
+
+
+@dataclass(frozen=True)
+class SwapFailed:
+    """A game could not be set aside or taken up (the state dir refused the move): the box was
+    left as it was before the step, the game in play still in play."""
+
+    condition: str
+    error: str
+
+
 Event = (
     Pressed
     | Tapped
@@ -204,4 +232,7 @@ Event = (
     | RecordsFailed
     | PhonesForgotten
     | StorageFailed
+    | StorageChanged
+    | EnrolFailed
+    | SwapFailed
 )

@@ -160,7 +160,7 @@ def result_kept(d: Draft, added: Any) -> None:
     session = d.session
     if session is None:
         return
-    d.note(f"result kept: {added.score} {added.unit} on {added.date}")
+    d.note(f"result kept: {added.score} {added.unit} on {added.shown_date}")
     book = record_pages.pages(session.rules.title, d.world.records, session.name, added)
     d.menu = menus.PageMenu(book)
 

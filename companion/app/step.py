@@ -24,6 +24,7 @@ from companion.app.dice_source import Dice
 from companion.app.effects import DiceLeft, Effect, LogLine, Note, Play, Refusal, Unwake, Wake
 from companion.app.events import (
     EnrolCopies,
+    EnrolFailed,
     Event,
     GameJournaled,
     NewGame,
@@ -43,12 +44,15 @@ from companion.app.events import (
     Resumed,
     ShowNotice,
     Stopping,
+    StorageChanged,
     StorageFailed,
     Submit,
+    SwapFailed,
     Tapped,
     TimerFired,
 )
 from companion.app.view import MENU_LIGHT, READER_DOWN
+from companion.core import storage
 from companion.core.records import Records
 from companion.core.registry import Card, Registry
 from companion.ui import notice
@@ -85,6 +89,7 @@ class Draft:
         self.toast, self.toast_pages = box.toast, box.toast_pages
         self.table_dice = box.table_dice
         self.reader_status = box.reader_status
+        self.storage = box.storage
         self.dice = world.dice
         self.remote = False  # the input came from a phone's remote (see phones.py)
         self.enrolled: dict[str, Card] = {}  # cards enrolled in this step, not yet in the list
@@ -103,6 +108,7 @@ class Draft:
             toast_pages=self.toast_pages,
             table_dice=self.table_dice,
             reader_status=self.reader_status,
+            storage=self.storage,
         )
         return box, tuple(self.out)
 
@@ -199,6 +205,16 @@ def _take(d: Draft, event: Event) -> None:
         d.toast_up(("Records not saved", "see log"), RED)
     elif isinstance(event, StorageFailed):
         d.log(logging.ERROR, f"journal not written: {event.error}")
+    elif isinstance(event, StorageChanged):
+        _storage_changed(d, event.condition, event.announce)
+    elif isinstance(event, EnrolFailed):
+        d.log(logging.ERROR, f"card {event.uid} not enrolled: {event.error}")
+        d.play("error")
+        d.toast_up((storage.TITLES[event.condition], "card not enrolled"), RED)
+    elif isinstance(event, SwapFailed):
+        d.log(logging.ERROR, f"game not set aside or taken up: {event.error}")
+        d.play("error")
+        d.toast_up((storage.TITLES[event.condition], "the game in play", "stays in play"), RED)
 
 
 def _reader_said(d: Draft, text: str) -> None:
@@ -211,6 +227,20 @@ def _reader_said(d: Draft, text: str) -> None:
     else:
         d.log(logging.WARNING, f"card reader unavailable, games without cards play on: {text}")
         d.toast_up(("Card reader", "not answering", "retrying..."))
+
+
+def _storage_changed(d: Draft, condition: str, announce: bool) -> None:
+    """Moves wait in memory while the state dir refuses them (every screen's title says so,
+    ``view.current``); once it takes them again, records refused meanwhile are synced."""
+    d.storage = condition
+    if not announce:
+        return
+    if condition == storage.OK:
+        d.toast_up(("storage takes moves again", "all saved"))
+        if d.session is not None:
+            play.keep_result(d, announce=False)
+    else:
+        d.toast_up((storage.NOTICES[condition], "play goes on"), RED)
 
 
 def _toast_over(d: Draft) -> None:

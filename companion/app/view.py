@@ -3,9 +3,11 @@ the idle screen on top; the game's public state for replay and the faces."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from companion.app.boxstate import BoxState
+from companion.core import storage
 from companion.ui import menus
 from companion.ui.screen import OFF, RGB, Lights, Screen
 
@@ -14,6 +16,14 @@ READER_DOWN = ("reader lost", "reader error")  # how the runner's status says it
 
 
 def current(box: BoxState) -> tuple[Screen, Lights]:
+    """What is on top, titled with the storage's condition while it refuses moves."""
+    screen, lights = _on_top(box)
+    if box.storage != storage.OK:
+        screen = replace(screen, title=storage.TITLES[box.storage])
+    return screen, lights
+
+
+def _on_top(box: BoxState) -> tuple[Screen, Lights]:
     if box.toast is not None:
         return box.toast
     if box.menu is not None:

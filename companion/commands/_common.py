@@ -54,13 +54,15 @@ def with_state_dir(
     args: argparse.Namespace,
     sim: bool = False,
     write: bool = True,
+    refusal_ok: bool = False,
 ) -> configuration.Config:
     """``config`` with its state dir resolved and checked before anything uses it.
 
     --state-dir wins, then the config's state.dir, then the default: the simulator's own dir
     when ``sim`` (it never touches an installed daemon's game), else the daemon's.
     A dir that cannot serve stops here with one line naming it (exit 78 from the config,
-    73 otherwise).
+    73 otherwise). ``refusal_ok``: the box itself (`run`, `sim`) starts on a dir that is there
+    but full or read-only, and plays with a notice.
     """
     given = getattr(args, "state_dir", None)
     if given is not None:
@@ -71,5 +73,5 @@ def with_state_dir(
         path, origin = config.sim_state_dir(), statedir.FROM_DEFAULT
     else:
         path, origin = config.state_dir(), statedir.FROM_DEFAULT
-    statedir.check(path, origin, config.at("state.dir"), write=write)
+    statedir.check(path, origin, config.at("state.dir"), write=write, refusal_ok=refusal_ok)
     return dataclasses.replace(config, state=dataclasses.replace(config.state, dir=str(path)))

@@ -51,7 +51,7 @@ def main(args: argparse.Namespace) -> int:
         lines = replay.script_lines(text)
     config = load_config(args) if args.config else None
     if config is not None and config.state.dir:
-        config = with_state_dir(config, args)
+        config = with_state_dir(config, args, refusal_ok=True)  # named by replay itself
 
     def emit(obj: dict) -> None:
         sys.stdout.write(replay.dumps(obj) + "\n")

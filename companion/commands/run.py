@@ -21,4 +21,4 @@ def register(sub: argparse._SubParsersAction) -> None:
 def main(args: argparse.Namespace) -> int:
     from companion.daemon import Daemon
 
-    return Daemon(with_state_dir(load_config(args), args)).run()
+    return Daemon(with_state_dir(load_config(args), args, refusal_ok=True)).run()

@@ -91,7 +91,7 @@ def main(args: argparse.Namespace) -> int:
         config = dataclasses.replace(
             config, reader=dataclasses.replace(config.reader, type=args.reader)
         )
-    config = with_state_dir(config, args, sim=True)
+    config = with_state_dir(config, args, sim=True, refusal_ok=True)
     if web_only:
         from companion.sim.web import WebOnlySim
 

@@ -205,6 +205,53 @@ def key_lines(text: str) -> dict[str, int]:
     return found
 
 
+def key_at(text: str, line: int) -> str:
+    """The dotted key (or ``[section]``) that line ``line`` of TOML text shows, or ""."""
+    section = ""
+    for number, row in enumerate(text.splitlines(), start=1):
+        header = _HEADER.match(row)
+        if header:
+            section = _dotted(header.group(1))
+        if number == line:
+            if header:
+                return f"[{section}]"
+            key = _KEY.match(row)
+            if not key:
+                return ""
+            name = _dotted(key.group(1))
+            return f"{section}.{name}" if section else name
+    return ""
+
+
+_AT_LINE = re.compile(r"\(at line (\d+)|\(line (\d+)")
+DEEP = 100  # brackets open at once past which a line is where nesting went too deep
+
+
+def _deep_line(text: str) -> int | None:
+    """The first line where more than DEEP brackets are open (strings not told apart: a
+    pointer for the owner, not a parse)."""
+    depth = 0
+    for number, row in enumerate(text.splitlines(), start=1):
+        for char in row:
+            depth += (char in "[{") - (char in "]}")
+            if depth > DEEP:
+                return number
+    return None
+
+
+def _where(path: Path, text: str, why: str) -> str:
+    """``file:line: key`` for a message about a file that could not be parsed: the line the
+    parser names (or where nesting went too deep), and the key that line shows."""
+    found = _AT_LINE.search(why)
+    line = int(found.group(1) or found.group(2)) if found else None
+    if line is None and "nested too deep" in why:
+        line = _deep_line(text)
+    if line is None:
+        return str(path)
+    key = key_at(text, line)
+    return f"{path}:{line}: {key}" if key else f"{path}:{line}"
+
+
 def _typed(source: _Source, key: str, value: Any, want: type) -> Any:
     if want is float and isinstance(value, int | float) and not isinstance(value, bool):
         return float(value)
@@ -331,7 +378,11 @@ def load(path: Path | str | None) -> Config:
     try:
         text = statefile.read_text(path, statefile.CONFIG_CAP)
     except statefile.Unreadable as err:
-        raise ConfigError(f"{path}: cannot read the config: it {err.why}") from None
+        where = str(path)
+        if "UTF-8" in err.why:  # read again, as far as it is text, to name the key
+            raw = statefile.read_bytes(path, statefile.CONFIG_CAP) or b""
+            where = _where(path, raw.decode("utf-8", errors="replace"), err.why)
+        raise ConfigError(f"{where}: cannot read the config: it {err.why}") from None
     if text is None:
         if not given:
             return Config()
@@ -339,7 +390,7 @@ def load(path: Path | str | None) -> Config:
     try:
         data = statefile.parse_toml(path, text)
     except statefile.Unreadable as err:
-        raise ConfigError(f"{path}: not valid TOML: it {err.why}") from None
+        raise ConfigError(f"{_where(path, text, err.why)}: not valid TOML: it {err.why}") from None
     except ValueError as err:
-        raise ConfigError(f"{path}: not valid TOML ({err})") from None
+        raise ConfigError(f"{_where(path, text, str(err))}: not valid TOML ({err})") from None
     return from_dict(data, str(path), text)

@@ -10,6 +10,7 @@ boot) and the journal goes on with what still folds. The journal is only ever re
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import logging
@@ -19,11 +20,12 @@ import re
 import secrets
 import stat
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from companion.core import durable, statefile
+from companion.core import durable, statefile, storage
 
 log = logging.getLogger(__name__)
 
@@ -199,7 +201,7 @@ def read_entries(path: Path) -> tuple[list[dict[str, Any]], int]:
     """Entries of a journal file and the byte length of its sound part (without a torn tail);
     JournalUnreadable names the first damaged line."""
     try:
-        data = statefile.read_bytes(path, statefile.JOURNAL_CAP)
+        data = statefile.read_bytes(path, statefile.JOURNAL.cap)
     except statefile.Unreadable as err:
         raise JournalUnreadable(str(err)) from None
     if data is None:
@@ -286,7 +288,16 @@ class Journal:
         self.path = path
         self._fd: int | None = None
         self._seq = 0
+        self._game_id = ""  # the current game's: names its file in history/
         self.warnings: list[SetAside] = []  # problems worth showing (a file set aside)
+        # The storage: while it refuses writes, accepted entries wait here, oldest first, and
+        # are written (in order, all or nothing) as soon as it takes them again.
+        self.condition = storage.OK
+        self.on_condition: Callable[[str], None] | None = None  # told of each change
+        self.backlog: list[bytes] = []
+        self._size = 0  # bytes of whole lines on disk: a refused write is cut back to it
+        self._cut: int | None = None  # a length to cut the file back to before any write
+        self._deferred: tuple[bytes, Path] | None = None  # a set-aside storage refused
 
     @property
     def _next(self) -> Path:
@@ -297,10 +308,13 @@ class Journal:
         """Read what is there (setting a damaged file aside, keeping what still folds), then
         open for appending."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._finish_swap()
+        try:
+            self._finish_swap()
+        except OSError as err:  # storage that refuses writes: the swap is finished later
+            self._refused(err)
         entries: list[dict[str, Any]] = []
         try:
-            data = statefile.read_bytes(self.path, statefile.JOURNAL_CAP)
+            data = self._read()
         except statefile.TooBig as err:
             entries = self._keep_tail_game(str(err))
         except statefile.Unreadable as err:
@@ -314,17 +328,115 @@ class Journal:
                     why = reading.damage[0] + (f" and {more} more damaged" if more else "")
                     self._set_aside(why, reading.kept, reading.lines)
                 elif reading.sound != len(data):
-                    os.truncate(self.path, reading.sound)  # the next append starts a clean line
+                    self._cut = reading.sound  # the next append starts a clean line
         self._seq = len(entries)
-        self._fd = durable.open_append(self.path)
-        durable.fsync_dir(self.path.parent)
-        return fold(entries)
+        try:
+            self._ready()
+        except OSError as err:  # a read-only or full card: play goes on, in memory for now
+            self._refused(err)
+        else:
+            self._set_condition(storage.probe(self.path.parent))
+        record = fold(entries)
+        self._game_id = record.game_id if record is not None else ""
+        return record
+
+    def _read(self) -> bytes | None:
+        """The journal as it stands: a set-aside the storage refused still counts as done."""
+        if self._deferred is not None:
+            return self._deferred[0]
+        return statefile.read_bytes(self.path, statefile.JOURNAL.cap)
+
+    def _ready(self) -> int:
+        """The descriptor to append to, with whatever a refusing storage left to do done
+        first: a set-aside, the cut of a torn or refused tail. OSError if it still refuses."""
+        if self._deferred is not None:
+            kept, target = self._deferred
+            self._swap(kept, target if not os.path.lexists(target) else None)
+            self._deferred = None
+            log.warning("journal %s: moved to %s now that storage takes writes", self.path, target)
+        if self._fd is None:
+            self._fd = durable.open_append(self.path)
+            self._size = os.fstat(self._fd).st_size
+            durable.fsync_dir(self.path.parent)
+        if self._cut is not None:
+            os.ftruncate(self._fd, self._cut)
+            os.fsync(self._fd)
+            self._size, self._cut = self._cut, None
+        return self._fd
+
+    def _write(self, data: bytes) -> None:
+        """Append ``data`` and fsync, all or nothing: a write the storage refuses in part is
+        cut back to the file as it was (now, or before the next write if even that fails), so
+        no line is ever appended onto a torn one."""
+        fd = self._ready()
+        start = self._size
+        written = 0
+        try:
+            while written < len(data):
+                written += os.write(fd, data[written:])
+            os.fsync(fd)
+        except OSError:
+            if not written and os.fstat(fd).st_size == start:
+                raise  # refused whole: the file is as it was, nothing to cut (or fsync)
+            self._cut = start
+            try:
+                os.ftruncate(fd, start)
+                os.fsync(fd)
+                self._cut = None
+            except OSError:
+                pass  # cut before the next write (``_ready``)
+            raise
+        self._size = start + len(data)
+
+    def flush(self) -> bool:
+        """Write the entries that wait for the storage, in order, all or nothing; with none
+        waiting, look whether it would take one. True when the storage takes writes."""
+        try:
+            self._ready()
+            if self.backlog:
+                self._write(b"".join(self.backlog))
+                if self.condition != storage.OK:
+                    log.warning(
+                        "journal %s: %d entries kept in memory are written",
+                        self.path,
+                        len(self.backlog),
+                    )
+                self.backlog.clear()
+                self._set_condition(storage.OK)  # it took them: whatever a look said
+                return True
+        except OSError as err:
+            self._refused(err)
+            return False
+        if self.condition != storage.OK:
+            self._set_condition(storage.probe(self.path.parent))
+        return self.condition == storage.OK
+
+    def _refused(self, err: OSError) -> None:
+        self._set_condition(storage.condition_of(err), err)
+
+    def _set_condition(self, condition: str, err: OSError | None = None) -> None:
+        """Say each change of the storage's condition once: in the log, and to the app."""
+        if condition == self.condition:
+            return
+        self.condition = condition
+        if condition == storage.OK:
+            log.warning("journal %s: storage takes writes again", self.path)
+        else:
+            why = f" ({err.strerror or err})" if err is not None else ""
+            log.error(
+                "journal %s: %s%s; play goes on, its moves kept in memory until it takes them",
+                self.path,
+                storage.NOTICES[condition],
+                why,
+            )
+        if self.on_condition is not None:
+            self.on_condition(condition)
 
     def _keep_tail_game(self, why: str) -> list[dict[str, Any]]:
         """A journal past its cap (finished games piled up where history/ could not be
         written): set it aside and go on with the game in play, if it lies whole in the last
         cap's worth of bytes. Its entries, as the new journal holds them."""
-        tail = statefile.read_tail(self.path, statefile.JOURNAL_CAP)
+        tail = statefile.read_tail(self.path, statefile.JOURNAL.cap)
         tail = tail[tail.find(b"\n") + 1 :]  # the first line is cut
         reading = read_journal(tail, str(self.path))
         games = [i for i, e in enumerate(reading.entries) if e["kind"] == "game"]
@@ -361,11 +473,18 @@ class Journal:
             log.warning("journal %s: finished a move cut short by a power cut", self.path)
         durable.fsync_dir(self.path.parent)
 
-    def _swap(self, content: bytes, old_to: Path) -> None:
-        """Put ``content`` in the journal's place and move the old file to ``old_to``, so that
-        at any moment one complete journal is on disk: the old one or the new one."""
-        self.close()
-        durable.write_new(self._next, content)
+    def _swap(self, content: bytes, old_to: Path | None) -> None:
+        """Put ``content`` in the journal's place and move the old file to ``old_to`` (None: a
+        new set-aside name), so that at any moment one complete journal is on disk: the old
+        one or the new one."""
+        self._close_fd()
+        old_to = old_to or durable.aside_name(self.path)
+        try:
+            durable.write_new(self._next, content)
+        except OSError:
+            with contextlib.suppress(OSError):  # a partial copy must not take the room
+                self._next.unlink()
+            raise
         durable.fsync_dir(self.path.parent)
         os.replace(self.path, old_to)  # from here on, the next file is the journal
         durable.fsync_dir(old_to.parent)
@@ -374,7 +493,11 @@ class Journal:
 
     def _set_aside(self, why: str, kept: bytes, lines: int) -> Path:
         target = durable.aside_name(self.path)
-        self._swap(kept, target)
+        try:
+            self._swap(kept, target)
+        except OSError as err:  # storage refusing writes: done as soon as it takes them
+            self._deferred = (kept, target)
+            self._refused(err)
         aside = SetAside(why, target, kept.count(b"\n"), lines)
         log.error("%s", aside)
         self.warnings.append(aside)
@@ -405,15 +528,12 @@ class Journal:
         line = json.dumps({"v": VERSION, "seq": self._seq, **entry}, separators=(",", ":"))
         return (line + "\n").encode("utf-8")
 
-    def append(self, entry: dict[str, Any]) -> None:
-        """Write one entry and fsync: when this returns, the entry survives a power cut."""
-        if self._fd is None:
-            raise RuntimeError("journal is not open")
-        data = self._line(entry)
-        written = 0
-        while written < len(data):
-            written += os.write(self._fd, data[written:])
-        os.fsync(self._fd)
+    def append(self, entry: dict[str, Any]) -> bool:
+        """Write one entry and fsync, all or nothing. True: it survives a power cut. False:
+        the storage refused it (``condition`` says why); it waits in memory, after any
+        others that wait, and is written when the storage takes them (``flush``)."""
+        self.backlog.append(self._line(entry))
+        return self.flush()
 
     def new_game(
         self, game: str, options: dict[str, Any], rolls: tuple[int, ...], at: float
@@ -421,10 +541,11 @@ class Journal:
         """Journal a new game; returns its id (``GameRecord.game_id`` when folded back)."""
         game_id = new_game_id()
         entry = _game_entry(game, options, rolls, at, game_id)
-        if self._fd is not None and os.fstat(self._fd).st_size > ROTATE_BYTES:
+        if self._fd is not None and not self.backlog and self._size > ROTATE_BYTES:
             seq = self._seq
             try:
                 self.rotate(self._line(entry))
+                self._game_id = game_id
                 return game_id
             except OSError as err:
                 # A history/ that cannot be one only costs a longer journal: never the game.
@@ -432,22 +553,22 @@ class Journal:
                     "journal %s: finished games stay here, not in history/: %s", self.path, err
                 )
                 self._seq = seq
-                if self._fd is None:
-                    self._fd = durable.open_append(self.path)
         self.append(entry)
+        self._game_id = game_id
         return game_id
 
-    def action(self, action: Entry, auto: bool = False) -> None:
-        """An accepted action, as the JSON object the app made of it (``Action.to_json``)."""
-        self.append(_step_entry(Step(action, auto)))
+    def action(self, action: Entry, auto: bool = False) -> bool:
+        """An accepted action, as the JSON object the app made of it (``Action.to_json``).
+        True when written (see ``append``)."""
+        return self.append(_step_entry(Step(action, auto)))
 
-    def restore(self, at: float | None = None) -> None:
+    def restore(self, at: float | None = None) -> bool:
         """The app paused what a power cut or an undo interrupted (at ``at``, the moment play
         stopped, if not the last action's): the fold must do it too."""
-        self.append(_step_entry(Step(None, at=at)))
+        return self.append(_step_entry(Step(None, at=at)))
 
-    def undo(self) -> None:
-        self.append({"kind": "undo"})
+    def undo(self) -> bool:
+        return self.append({"kind": "undo"})
 
     def rotate(self, first: bytes) -> Path:
         """Move the finished games to history/ so start-up reads only the current one, in the
@@ -456,18 +577,59 @@ class Journal:
         history.mkdir(exist_ok=True)
         if not stat.S_ISDIR(os.lstat(history).st_mode):  # a link: the finished games stay here
             raise NotADirectoryError(errno.ENOTDIR, "not a folder of its own", str(history))
-        target = history / f"journal-{time.strftime('%Y%m%dT%H%M%S')}-{self._seq}.jsonl"
-        self._swap(first, target)
-        self._fd = durable.open_append(self.path)
+        target = self._history_name(history)
+        try:
+            self._swap(first, target)
+        except OSError:
+            with contextlib.suppress(OSError):
+                if os.lstat(target).st_size == 0:  # still only the name it took
+                    target.unlink()
+            raise
         log.info("journal history moved to %s", target)
+        try:
+            self._ready()
+        except OSError as err:  # the move is done: the next append opens it again
+            self._refused(err)
         return target
 
-    def take_up(self, entries: list[dict[str, Any]]) -> Path:
+    def take_up(self, entries: list[dict[str, Any]], game_id: str) -> Path:
         """A game set aside becomes the journal whole (its entries in one swap, so a power cut
-        keeps the old journal or the new one); the old file goes to history/ (shelf.py)."""
-        return self.rotate(b"".join(self._line(entry) for entry in entries))
+        keeps the old journal or the new one); the old file goes to history/ (shelf.py). Not
+        while entries wait for the storage: they belong to the old file."""
+        if self.backlog and not self.flush():
+            raise OSError(errno.ENOSPC, "entries still wait for the storage", str(self.path))
+        target = self.rotate(b"".join(self._line(entry) for entry in entries))
+        self._game_id = game_id
+        return target
+
+    def _history_name(self, history: Path) -> Path:
+        """A name in history/ no other file has or will have: the finished game's id in it, and
+        taken exclusively (numbered if a power cut left one), so no move ever overwrites a
+        file there, whatever the clock says or how often the box restarts."""
+        base = f"journal-{time.strftime('%Y%m%dT%H%M%S')}-{self._game_id or self._seq}"
+        n = 1
+        while True:
+            target = history / (f"{base}.jsonl" if n == 1 else f"{base}-{n}.jsonl")
+            try:
+                os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, durable.OWNER_MODE))
+            except FileExistsError:
+                n += 1
+                continue
+            return target
 
     def close(self) -> None:
+        """A last try at what waits for the storage, then closed."""
+        if self.backlog and not self.flush():
+            log.error(
+                "journal %s: %d entries not written at the stop (%s)",
+                self.path,
+                len(self.backlog),
+                storage.NOTICES[self.condition],
+            )
+            self.backlog.clear()
+        self._close_fd()
+
+    def _close_fd(self) -> None:
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,7 @@ from companion.errors import DataError
 
 log = logging.getLogger(__name__)
 
-RECORDS_FILE = "records.json"
+RECORDS_FILE = statefile.RECORDS.name
 VERSION = 1
 KEEP = 500  # results kept per game and board; the oldest go first
 SHOWN_BEST = 10  # the best results are never dropped
@@ -43,8 +43,12 @@ class Result:
     score: int
     better: str
     unit: str
-    date: str  # the day it was played, YYYY-MM-DD
+    date: str  # the day it was played, YYYY-MM-DD; "" while the clock was not known right
     details: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def shown_date(self) -> str:
+        return self.date or "undated"
 
     def rank_key(self) -> tuple[int, str]:
         """Sorts the best first; on equal scores the earlier game first."""
@@ -95,7 +99,7 @@ class Records:
         self.results: list[Result] = []
         if read:
             try:
-                text = statefile.read_text(path, statefile.RECORDS_CAP)
+                text = statefile.read_text(path, statefile.RECORDS.cap)
                 if text is not None:
                     self.results = _parse(statefile.parse_json(path, text), str(path))
             except statefile.Unreadable as err:
@@ -115,7 +119,11 @@ class Records:
     ) -> Result | None:
         """Make the records agree with a session's result: add or replace it, or withdraw it
         when the game is no longer finished. Returns the result when it is new (to announce).
-        Writes only when something changed."""
+        Writes only when something changed. A known ``date`` also dates the results kept while
+        the clock was not known to be right ("" is not known: see core/wallclock.py)."""
+        if date and any(not r.date for r in self.results):
+            self.results = [r if r.date else replace(r, date=date) for r in self.results]
+            self._save()
         old = next((r for r in self.results if r.key == key), None)
         if report is None:
             if old is not None:

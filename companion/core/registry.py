@@ -72,7 +72,7 @@ class Registry:
         never later at a tap."""
         cards: dict[str, Card] = {}
         try:
-            text = statefile.read_text(self.path, statefile.CARDS_CAP)
+            text = statefile.read_text(self.path, statefile.CARDS.cap)
             if text is None:
                 return cards
             if not text.strip():
@@ -134,8 +134,16 @@ class Registry:
     def enrol(self, card: Card) -> None:
         if not UID_RE.match(card.uid):
             raise DataError(f"UID {card.uid!r} is not 2..20 upper-case hex characters")
+        old = self.cards.get(card.uid)
         self.cards[card.uid] = card
-        self.save()
+        try:
+            self.save()
+        except OSError:  # not kept on disk, so not enrolled: the caller says why
+            if old is None:
+                del self.cards[card.uid]
+            else:
+                self.cards[card.uid] = old
+            raise
 
     def forget(self, uid: str) -> Card | None:
         card = self.cards.pop(uid, None)

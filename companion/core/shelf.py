@@ -33,8 +33,7 @@ from companion.core.journal import GameRecord, _game_entry, _step_entry, fold, r
 
 log = logging.getLogger(__name__)
 
-# The file of games set aside (one name, here; the list of kept files names it when it has one).
-WAITING = "waiting.jsonl"
+WAITING = statefile.WAITING.name  # the file of games set aside, in the one list of kept files
 VERSION = 1
 
 
@@ -79,7 +78,7 @@ def _segments(entries: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
 def _read(path: Path) -> Waiting | None:
     """A waiting file, or None when there is none. Unreadable (set aside by the caller) when it
     is not one the box wrote."""
-    data = statefile.read_bytes(path, statefile.JOURNAL_CAP)
+    data = statefile.read_bytes(path, statefile.WAITING.cap)
     if data is None:
         return None
     head, _, rest = data.partition(b"\n")

@@ -1,6 +1,10 @@
 """The state directory (journal, cards) must be a directory the box can write. Checked before
 anything starts, so a bad path is one line naming it and its problem, never a traceback from
-deep inside the journal, and never after the terminal or the hardware has been taken over."""
+deep inside the journal, and never after the terminal or the hardware has been taken over.
+
+A directory that is there but refuses writes for now (a full or read-only card) is no reason
+for the box itself not to start (``refusal_ok``): it plays in memory with a notice (see
+``companion/core/storage.py``); only a state dir that cannot exist at all stops it."""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ import os
 import tempfile
 from pathlib import Path
 
+from companion.core import storage
 from companion.errors import ConfigError, StateDirError
 
 # Where a state dir came from: the config (exit 78), the command line, or a default (exit 73).
@@ -25,7 +30,9 @@ def _nearest_existing(path: Path) -> Path:
     return existing
 
 
-def problem(path: Path, write: bool = True, create: bool = True) -> str | None:
+def problem(
+    path: Path, write: bool = True, create: bool = True, refusal_ok: bool = False
+) -> str | None:
     """Why ``path`` cannot be the state dir, or None when it can.
 
     ``write`` also asks for something to be made there (a read-only disk, /proc). A missing
@@ -47,13 +54,15 @@ def problem(path: Path, write: bool = True, create: bool = True) -> str | None:
         return "is a file, not a directory"
     if not write:
         return None if os.access(path, os.R_OK | os.X_OK) else "cannot be read"
-    return _probe(path, "is not writable")
+    return _probe(path, "is not writable", refusal_ok)
 
 
-def _probe(directory: Path, failure: str) -> str | None:
+def _probe(directory: Path, failure: str, refusal_ok: bool = False) -> str | None:
     try:
         os.rmdir(tempfile.mkdtemp(prefix=".trap-companion-probe-", dir=directory))
     except OSError as err:
+        if refusal_ok and storage.is_condition(err):
+            return None  # full or read-only: the box plays on with a notice
         return f"{failure} ({err.strerror or err})"
     return None
 
@@ -64,10 +73,11 @@ def check(
     source: str = "",
     write: bool = True,
     create: bool = True,
+    refusal_ok: bool = False,
 ) -> Path:
     """``path`` if it can serve; else an error naming the path, its problem, and where the
     path came from (``source``: the config file for FROM_CONFIG)."""
-    why = problem(path, write=write, create=create)
+    why = problem(path, write=write, create=create, refusal_ok=refusal_ok)
     if why is None:
         return path
     if origin == FROM_CONFIG:

@@ -1,10 +1,11 @@
-"""The one way every file the box keeps (journal, cards, records, the Deathtrap pack and its
-last good copy) and the config are read: a regular file only, opened without following a link
-and without blocking, checked with fstat, read up to a size cap, decoded and parsed with limits.
-Anything else (a FIFO, a device, a directory, a socket, a symbolic link, a dangling or looping
-link, a file too big, bytes that are not UTF-8, a number too long, nesting too deep) is
-``Unreadable`` with a reason fit for a log line; a state file that is so is set aside under a
-name never reused (``set_aside``), with one ERROR line, and the box starts without it."""
+"""The one way every file the box keeps (``KEPT``: journal, games set aside, cards, records,
+paired phones, the Deathtrap pack and its last good copy) and the config are read: a regular
+file only, opened without following a link and without blocking, checked with fstat, read up
+to a size cap, decoded and parsed with limits. Anything else (a FIFO, a device, a directory, a
+socket, a symbolic link, a dangling or looping link, a file too big, bytes that are not UTF-8,
+a number too long, nesting too deep) is ``Unreadable`` with a reason fit for a log line; a
+state file that is so is set aside under a name never reused (``set_aside``), with one ERROR
+line, and the box starts without it."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import stat
 import sys
 import tomllib
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +35,33 @@ JOURNAL_CAP = 4 * MIB  # the move to history/ keeps it near 256 KiB in normal pl
 CARDS_CAP = 4 * MIB  # about 30,000 cards
 RECORDS_CAP = 4 * MIB  # 500 results per board are about 150 KiB
 PACK_CAP = 1 * MIB  # the shipped pack is 2 KiB
+PHONES_CAP = 64 * 1024  # at most 32 phones of about 100 bytes
 CONFIG_CAP = 1 * MIB  # the commented example is 2 KiB
+
+
+@dataclass(frozen=True)
+class Kept:
+    """A file the box keeps in its state directory: its name, its cap, how it is written
+    (``jsonl``, ``json`` or ``toml``) and what it holds."""
+
+    name: str
+    cap: int
+    form: str
+    holds: str
+
+
+JOURNAL = Kept("journal.jsonl", JOURNAL_CAP, "jsonl", "the game in play")
+WAITING = Kept("waiting.jsonl", JOURNAL_CAP, "jsonl", "the games set aside (one of each kind)")
+CARDS = Kept("cards.toml", CARDS_CAP, "toml", "the enrolled cards")
+RECORDS = Kept("records.json", RECORDS_CAP, "json", "the results of finished games")
+PHONES = Kept("phones.json", PHONES_CAP, "json", "the paired phones")
+PACK = Kept("deathtrap_dungeon_pack.toml", PACK_CAP, "toml", "the owner's Deathtrap pack")
+PACK_LAST_GOOD = Kept(
+    "deathtrap_dungeon_pack.last-good.toml", PACK_CAP, "toml", "its last good copy"
+)
+# Every file the box keeps: each is read by this module's rules, and a test damages each one
+# (tests/test_kept_files.py). A new kind of state file goes here first.
+KEPT = (JOURNAL, WAITING, CARDS, RECORDS, PHONES, PACK, PACK_LAST_GOOD)
 
 _DIGITS = sys.get_int_max_str_digits() or 4300
 

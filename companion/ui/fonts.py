@@ -6,6 +6,13 @@ Vera licence, see LICENSE.txt there): without anti-aliasing, Pillow's built-in A
 6, 8 and 9 into look-alikes below 13 px, and small digits are what this box shows most.
 DejaVu's hinting keeps them apart down to 9 px. Measurements use mode "1", exactly as drawing
 on a mode "1" image does.
+
+Text is laid out by Pillow's basic engine, always (LAYOUT). Left to choose, Pillow takes libraqm
+whenever the system has libfribidi, and the basic engine where it has not (a minimal Debian or
+Raspberry Pi OS Lite image): the two place glyphs a pixel apart here and there, so the same box
+would draw different frames, and cut menu text at different letters, depending on what else
+happens to be installed. The box shows short left-to-right text, which the basic engine lays
+out fully.
 """
 
 from __future__ import annotations
@@ -32,6 +39,9 @@ LINE_REFERENCE = "Hdfgjklpqy"
 DIGIT_REFERENCE = "0123456789:+"
 
 ELLIPSIS = "…"
+
+# The one layout engine on every system (see the module's docstring).
+LAYOUT = ImageFont.Layout.BASIC
 
 
 class _Bytes:
@@ -68,7 +78,8 @@ def font(size: int, face: str = "regular") -> ImageFont.FreeTypeFont | ImageFont
     data = _font_data(face)
     if data is None:
         return ImageFont.load_default(size=size)
-    return ImageFont.truetype(data, size)  # type: ignore[arg-type]  # read() is all it needs
+    # read() is all Pillow needs of a file
+    return ImageFont.truetype(data, size, layout_engine=LAYOUT)  # type: ignore[arg-type]
 
 
 @lru_cache(maxsize=8192)

@@ -58,6 +58,7 @@ class CardKind:
     fields: tuple[str, ...] = ()  # extra values asked at enrolment, e.g. ("value", "combo")
     ranges: tuple[tuple[int, int], ...] = ()  # lowest and highest of each field, if bounded
     starts: tuple[int, ...] = ()  # the value each field offers first (else its lowest)
+    short: str = ""  # the name where a list line is too narrow for it (else ``name``)
 
     def field_range(self, index: int) -> tuple[int, int]:
         return self.ranges[index] if index < len(self.ranges) else (0, 99)

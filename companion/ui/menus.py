@@ -198,7 +198,7 @@ class Enrol:
 
     def screen(self) -> Screen:
         if self.kind is None:
-            items = [k.name for k in self.kinds]
+            items = [k.short or k.name for k in self.kinds]
             title = f"Enrol {self.uid}" if self.uid else "Enrol copies of"
             return Screen(title, window(items, self.cursor), footer=PICK)
         name = self.kind.fields[self.field_index]

@@ -33,7 +33,7 @@ def best_pages(records: Records, game: str) -> list[Screen]:
     for board in records.boards(game):
         best = records.best(game, board)
         played, won = records.tally(game, board)
-        lines = [f"{_amount(r)}  {r.date}" for r in best]
+        lines = [f"{_amount(r)}  {r.shown_date}" for r in best]
         if len(lines) < 3:
             lines.append(f"{won} won of {played}")
         screens.append(Screen(f"Best {board} games", tuple(lines)))

@@ -29,12 +29,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from companion.core.durable import replace_whole, set_aside
+from companion.core import statefile
+from companion.core.durable import replace_whole
 from companion.errors import DataError
 
 log = logging.getLogger(__name__)
 
-PHONES_FILE = "phones.json"
+PHONES_FILE = statefile.PHONES.name
 VERSION = 1
 CODE_DIGITS = 6
 CODE_SECONDS = 300.0
@@ -111,7 +112,9 @@ class Pairing:
         self.token_hex = token_hex
         self.on_change = on_change or (lambda what: None)
         self.code: Code | None = None
-        self.phones: dict[str, float] = {}  # token hash -> wall time it ends
+        # token hash -> when it ends, on the monotonic clock: a step of the wall clock (a Pi
+        # has no RTC; NTP steps it by years) neither ends a token early nor stretches it.
+        self.phones: dict[str, float] = {}
         self.problem = ""
         self._lock = threading.Lock()
         self._load()
@@ -119,19 +122,28 @@ class Pairing:
     # --- the file ------------------------------------------------------------------------
 
     def _load(self) -> None:
-        if not self.path.exists():
-            return
+        """Read as every state file is (statefile): a FIFO, a device, a link, a file too big,
+        nesting too deep or a number too long is set aside, and no phone is paired."""
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-            self.phones = _parse(data, str(self.path))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError, DataError) as err:
-            target = set_aside(self.path)
-            self.problem = f"{self.path}: unreadable ({err}); moved to {target}, no phone paired"
-            log.error("%s", self.problem)
+            text = statefile.read_text(self.path, statefile.PHONES.cap)
+            if text is not None:
+                ends = _parse(statefile.parse_json(self.path, text), str(self.path))
+                self.phones = self._from_wall(ends)
+        except DataError as err:  # statefile.Unreadable is one too
+            why = err.why if isinstance(err, statefile.Unreadable) else str(err)
+            message = f"{self.path}: unreadable ({why})"
+            self.problem = statefile.set_aside(self.path, message, "no phone paired")
             self.phones = {}
 
+    def _from_wall(self, ends: dict[str, float]) -> dict[str, float]:
+        """Wall-clock ends as read back after a restart, on the monotonic clock: what is
+        left, never more than a token's whole life (a clock set back at boot stretches none)."""
+        wall, now = self.wall(), self.clock()
+        return {h: now + min(TOKEN_SECONDS, max(0.0, end - wall)) for h, end in ends.items()}
+
     def _save(self) -> None:
-        items = [{"sha256": h, "until": round(u, 3)} for h, u in self.phones.items()]
+        wall, now = self.wall(), self.clock()  # kept as wall time: it must outlive a restart
+        items = [{"sha256": h, "until": round(wall + u - now, 3)} for h, u in self.phones.items()]
         text = json.dumps({"version": VERSION, "phones": items}, indent=1) + "\n"
         self.path.parent.mkdir(parents=True, exist_ok=True)
         replace_whole(self.path, text.encode("utf-8"))
@@ -199,7 +211,7 @@ class Pairing:
                 token = self.token_hex(TOKEN_BYTES)
                 self.code = None  # good once
                 self._drop_ended()
-                self.phones[token_hash(token)] = self.wall() + TOKEN_SECONDS
+                self.phones[token_hash(token)] = self.clock() + TOKEN_SECONDS
                 while len(self.phones) > MAX_PHONES:
                     self.phones.pop(min(self.phones, key=self.phones.__getitem__))
                 self._save()
@@ -224,7 +236,7 @@ class Pairing:
             return False
         with self._lock:
             until = self.phones.get(token_hash(token))
-            return until is not None and until > self.wall()
+            return until is not None and until > self.clock()
 
     def count(self) -> int:
         with self._lock:
@@ -243,7 +255,7 @@ class Pairing:
         return n
 
     def _drop_ended(self) -> None:
-        now = self.wall()
+        now = self.clock()
         for h in [h for h, until in self.phones.items() if until <= now]:
             del self.phones[h]
 

@@ -19,8 +19,8 @@ from companion.games.datafile import DATA_DIR, need
 log = logging.getLogger(__name__)
 
 SHIPPED = DATA_DIR / "deathtrap_dungeon_pack.toml"
-OWNER_NAME = "deathtrap_dungeon_pack.toml"  # the owner's copy, in the state directory
-LAST_GOOD_NAME = "deathtrap_dungeon_pack.last-good.toml"
+OWNER_NAME = statefile.PACK.name  # the owner's copy, in the state directory
+LAST_GOOD_NAME = statefile.PACK_LAST_GOOD.name
 
 WILD = "wild"
 KILLING_MACHINE = "killing-machine"

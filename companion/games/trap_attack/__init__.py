@@ -65,7 +65,7 @@ class TrapAttack(ModularGame):
 
     def catalog(self) -> tuple[CardKind, ...]:
         cards = catalog()
-        kinds = [CardKind(e.id, e.name, e.group) for e in cards.effects]
+        kinds = [CardKind(e.id, e.name, e.group, short=e.short) for e in cards.effects]
         table = rule_table()
         kinds += [
             CardKind(s.id, s.name, s.id, s.fields, tuple(table.range(r) for r in s.ranges))
