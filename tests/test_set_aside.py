@@ -7,6 +7,7 @@ Each test drives the box as a player does, by its buttons on the simulated box."
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
@@ -217,3 +218,24 @@ def test_only_a_game_that_ended_goes_to_history_without_asking(tmp_path: Path) -
         assert again.app.session.name == "dice"
     finally:
         again.close()
+
+
+def test_a_set_aside_the_card_refuses_keeps_the_game_in_play(tmp_path: Path) -> None:
+    """A full card: the move is refused whole, with a notice, and the game plays on."""
+    sim = _box(tmp_path)
+    try:
+        _trapwords_started(sim)
+        before = sim.app.session
+
+        def full(*args: object, **kwargs: object) -> None:
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        sim.app.shelf.plan = full
+        _game_list(sim, "Trapwords")
+        _pick(sim, "Dice")
+        _press(sim, "green")
+        assert sim.app.session == before
+        assert _screen(sim)[1:3] == ["Storage full", "the game in play"]
+        assert sim.app.shelf.games == {}
+    finally:
+        sim.close()
