@@ -80,7 +80,7 @@ def test_an_entry_double_enters_anywhere():
     table.built()
     table.around()
     table.must("enter", 5, 5)
-    assert shown(table)[1:3] == ["5  5", "Double: enter on any plank"]
+    assert shown(table)[1:3] == ["5  5", "Double: enter any plank"]
 
 
 def test_the_vault_and_escape_checklists_name_the_seat_on_the_right():

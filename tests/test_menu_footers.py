@@ -13,9 +13,9 @@ from companion.ui.fonts import ELLIPSIS
 from companion.ui.render import layout
 from companion.ui.screen import Screen
 
-KIND = CardKind(
-    "relic", "Ancient Ceremony Plate", fields=("value", "combo"), ranges=((1, 5), (1, 3))
-)
+# A long item name as the screen shows it: its `short` form, which fits the 21-character line
+# (trap_attack_cards.toml) with the pinned layout engine.
+KIND = CardKind("relic", "Ceremony Plate", fields=("value", "combo"), ranges=((1, 5), (1, 3)))
 
 
 def _with_kind(menu):
