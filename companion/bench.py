@@ -549,6 +549,7 @@ def web_latency(presses: int = 300) -> dict[str, float | None]:
     times: list[float] = []
     shares: list[float] = []  # the display handed the frame -> its event arrived
     stream: http.client.HTTPConnection | None = None
+    reader: threading.Thread | None = None
     with tempfile.TemporaryDirectory() as tmp:
         box, consumer = _running_box(Path(tmp), watch, "none")
         controls = LoopControls(box.loop.post, box.app.on_press)
@@ -563,14 +564,16 @@ def web_latency(presses: int = 300) -> dict[str, float | None]:
             events = stream.getresponse()
 
             def read() -> None:
-                with contextlib.suppress(OSError, ValueError):  # the stream closed at the end
+                # The stream ends with the server: http.client then raises one of these.
+                with contextlib.suppress(OSError, ValueError, AttributeError):
                     for raw in events:
                         if raw.startswith(b"data: "):
                             seen["seq"] = json.loads(raw[6:])["seq"]
                             seen["at"] = time.perf_counter()
                             arrived.set()
 
-            threading.Thread(target=read, name="bench-events", daemon=True).start()
+            reader = threading.Thread(target=read, name="bench-events", daemon=True)
+            reader.start()
             post = http.client.HTTPConnection(host, timeout=5)
             headers = {"Origin": f"http://{host}", "Content-Length": "0"}
             time.sleep(0.2)
@@ -596,6 +599,8 @@ def web_latency(presses: int = 300) -> dict[str, float | None]:
             server.stop()  # ends the stream, so the reading thread lets go of it
             _stop(box, consumer)
         if stream is not None:
+            if reader is not None:  # let go of the stream before it is closed under a read
+                reader.join(timeout=5)
             stream.close()
     return {
         "web_press_p50_ms": round(statistics.median(times), 3),

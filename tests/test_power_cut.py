@@ -39,7 +39,9 @@ from companion.replay import Replay
 from companion.sim.box import SimulatedBox
 from companion.ui import menus
 
-READ_TIMEOUT = 20.0
+# Only a guard against a box that hangs: the replay process starts and reads its journal well
+# inside it even at a Pi Zero 2 W's pace on a busy machine (under emulation, 20 s was too short).
+READ_TIMEOUT = 120.0
 ROUNDS = 8  # cuts in play, per game
 START_CUTS = 6
 ROTATION_CUTS = 6
