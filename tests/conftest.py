@@ -26,7 +26,7 @@ def daemon_env(tmp_path):
         )
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         sock.bind(str(tmp_path / "notify.sock"))
-        sock.settimeout(10)
+        sock.settimeout(120)  # a hang guard: READY=1 took up to 12 s at a Pi Zero 2 W's pace
         env = {
             "NOTIFY_SOCKET": str(tmp_path / "notify.sock"),
             "WATCHDOG_USEC": "200000",

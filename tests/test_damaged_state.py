@@ -71,7 +71,7 @@ def run_until_ready(
     log. It must exit 0."""
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     sock.bind(str(tmp_path / "notify.sock"))
-    sock.settimeout(20)
+    sock.settimeout(120)  # a hang guard: READY=1 took up to 12 s at a Pi Zero 2 W's pace
     env = {**os.environ, "NOTIFY_SOCKET": str(tmp_path / "notify.sock")}
     proc = subprocess.Popen(
         [*prefix, sys.executable, "-m", "companion", "run", "--config", str(config)],

@@ -346,7 +346,7 @@ def test_the_daemon_runs_without_display_and_reader_and_journald_gets_one_line_e
     )
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     sock.bind(str(tmp_path / "notify.sock"))
-    sock.settimeout(10)
+    sock.settimeout(120)  # a hang guard: READY=1 took up to 12 s at a Pi Zero 2 W's pace
     env = {"NOTIFY_SOCKET": str(tmp_path / "notify.sock"), "PATH": "/usr/bin:/bin"}
     proc = subprocess.Popen(
         [sys.executable, "-m", "companion", "run", "--config", str(config)],

@@ -459,10 +459,7 @@ def _unit_seconds(text: str, key: str) -> float:
 
 def pi_bench(box: systest.Container, arch: str, out: Path) -> int:
     """`trap-companion bench --pi-class` in the container and here at the same time."""
-    here = REPO / ".venv" / "bin" / "trap-companion"
-    cmd = [str(here) if here.exists() else sys.executable, "bench", "--pi-class"]
-    if not here.exists():
-        cmd = [sys.executable, "-m", "companion", "bench", "--pi-class"]
+    cmd = [str(REPO / ".venv" / "bin" / "trap-companion"), "bench", "--pi-class"]  # make's venv
     say(f"pitest: trap-companion bench --pi-class on {arch} and here, at the same time")
     native_proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, text=True)
     proc = box.sh(f"{VENV}/bin/trap-companion bench --pi-class", timeout=1800)
