@@ -98,7 +98,11 @@ def main(args: argparse.Namespace) -> int:
         sim = WebOnlySim(config, port)
         phones: list = []
 
-        def ready(url: str) -> None:  # the box runs: the phones start on its loop's thread
+        def ready(url: str) -> None:
+            """The box runs and Ctrl-C or SIGTERM stops it cleanly: only now is the URL said,
+            and the phones start on the loop's thread."""
+            print(f"Trap Companion simulator: open {url} (Ctrl-C stops)", flush=True)
+            _say_phones(args.phones)
             if args.phones is not None:
                 from companion.core.events import Call
                 from companion.web.phones import PhoneService
@@ -106,8 +110,6 @@ def main(args: argparse.Namespace) -> int:
                 phones.append(PhoneService(sim.box.app, args.phones, "127.0.0.1"))
                 sim.box.loop.post(Call(phones[0].start))
 
-        print(f"Trap Companion simulator: open {sim.url} (Ctrl-C stops)", flush=True)
-        _say_phones(args.phones)
         try:
             return sim.run(ready)
         finally:
