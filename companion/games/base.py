@@ -9,6 +9,7 @@ state, and undo is "fold all but the last".
 from __future__ import annotations
 
 import re
+from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -228,7 +229,7 @@ Input = Press | Tap
 Reply = Action | Ask | Pages | None
 
 
-class Game:
+class Game(ABC):
     """What a game provides, declared once: the hooks every game has, and the optional ones
     with what a game that leaves them out gets. A game is an object of a subclass (the app
     looks nothing up by name)."""
@@ -238,45 +239,45 @@ class Game:
     options: tuple[Option, ...] = ()
     uses_dice: bool = True  # False: the game never rolls, its menu offers no dice source
 
+    @abstractmethod
     def check_options(self, options: Mapping[str, str]) -> dict[str, Any]:
         """Parse and validate options (defaults filled in); raise BadAction naming the bad one."""
-        raise NotImplementedError
 
     def setup_dice(self, options: Mapping[str, Any]) -> tuple[int, ...]:
         """Faces of the dice ``initial`` needs (e.g. a random monster); usually ()."""
         return ()
 
+    @abstractmethod
     def initial(self, options: Mapping[str, Any], rolls: tuple[int, ...]) -> Outcome:
         """The state of a new game, with any opening effects."""
-        raise NotImplementedError
 
+    @abstractmethod
     def dice_for(self, state: Any, action: Action) -> tuple[int, ...]:
         """Faces of the dice ``action`` needs in this state, in roll order (``(4, 6)`` = d4, d6).
 
         Raise BadAction for an action this game does not know.
         """
-        raise NotImplementedError
 
+    @abstractmethod
     def apply(self, state: Any, action: Action) -> Outcome:
         """The rules. Raise Rejected (rule refusal) or BadAction (malformed)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def public(self, state: Any) -> dict[str, Any]:
         """The replay contract's ``state`` object (JSON-safe)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def view(self, state: Any) -> tuple[Screen, Lights]:
         """What the OLED and the LED show now."""
-        raise NotImplementedError
 
+    @abstractmethod
     def control(self, state: Any, event: Input) -> Reply:
         """The control map: a button or card event to an action, a menu (Ask) or pages to show
         (Pages), or None to ignore it."""
-        raise NotImplementedError
 
+    @abstractmethod
     def restore(self, state: Any) -> Any:
         """The state after a power cut (e.g. a running timer comes back paused)."""
-        raise NotImplementedError
 
     def catalog(self) -> tuple[CardKind, ...]:
         """Cards of this game that can be enrolled."""
