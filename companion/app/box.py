@@ -50,7 +50,7 @@ from companion.core.events import Event as LoopEvent
 from companion.core.journal import GameRecord, Journal
 from companion.core.loop import Loop
 from companion.core.records import RECORDS_FILE, Records
-from companion.core.registry import Card, Registry, demo_uid
+from companion.core.registry import Registry
 from companion.core.shelf import Shelf, lines
 from companion.core.storage import NOTICES, OK, StorageWatch
 from companion.faces.hub import Hub
@@ -76,7 +76,6 @@ class App:
         clock: Clock,
         parts: Parts,
         rng: random.Random | None = None,
-        demo_cards: bool = False,
         recording: bool = False,
         today: Callable[[], str] | None = None,
     ) -> None:
@@ -115,7 +114,7 @@ class App:
         self.problems: list[tuple[str, ...]] = []  # shown once the box is up
         self._attach_games(state_dir)
         self.registry, registry_problem = Registry.open_or_set_aside(
-            state_dir / statefile.CARDS.name, self._demo_cards() if demo_cards else ()
+            state_dir / statefile.CARDS.name
         )
         if registry_problem:
             self.problems.append(("Card list unreadable", "set aside, see log"))
@@ -382,18 +381,6 @@ class App:
         self.loop.post(Call(lambda: self.feed(events.PhonesChanged(what))))
 
     # --- start and stop -----------------------------------------------------------------------
-
-    def _demo_cards(self) -> list[Card]:
-        """Every catalog card gets a made-up UID, so the simulator and replay have a deck."""
-        from companion.hal.readers.base import canonical_uid
-
-        cards = []
-        kind = self.parts.reader_kind if self.parts.reader_kind != "none" else "pn532"
-        for name in games.available():
-            for entry in games.get(name).catalog():
-                uid = canonical_uid(demo_uid(name, entry.id), kind)
-                cards.append(Card(uid, name, entry.id, entry.name))
-        return cards
 
     def _attach_games(self, state_dir: Any) -> None:
         """Games that read the owner's own files (a card pack) read them from the state dir."""

@@ -62,7 +62,6 @@ class SimulatedBox:
             self.clock,
             parts,
             rng=rng,
-            demo_cards=False,  # the simulators' own deck, with copies, below
             recording=True,
             today=today,
         )
