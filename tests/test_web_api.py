@@ -290,6 +290,7 @@ def test_any_host_header_is_read_without_raising(text):
     ],
 )
 def test_nesting_is_counted_without_parsing(body: bytes, depth: int) -> None:
-    from companion.web.guard import nesting
+    from companion.core.nesting import json_too_deep
 
-    assert nesting(body) == depth
+    assert not json_too_deep(body, depth)
+    assert json_too_deep(body, depth - 1) == (depth > 0)

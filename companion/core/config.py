@@ -224,19 +224,6 @@ def key_at(text: str, line: int) -> str:
 
 
 _AT_LINE = re.compile(r"\(at line (\d+)|\(line (\d+)")
-DEEP = 100  # brackets open at once past which a line is where nesting went too deep
-
-
-def _deep_line(text: str) -> int | None:
-    """The first line where more than DEEP brackets are open (strings not told apart: a
-    pointer for the owner, not a parse)."""
-    depth = 0
-    for number, row in enumerate(text.splitlines(), start=1):
-        for char in row:
-            depth += (char in "[{") - (char in "]}")
-            if depth > DEEP:
-                return number
-    return None
 
 
 def _where(path: Path, text: str, why: str) -> str:
@@ -244,8 +231,6 @@ def _where(path: Path, text: str, why: str) -> str:
     parser names (or where nesting went too deep), and the key that line shows."""
     found = _AT_LINE.search(why)
     line = int(found.group(1) or found.group(2)) if found else None
-    if line is None and "nested too deep" in why:
-        line = _deep_line(text)
     if line is None:
         return str(path)
     key = key_at(text, line)

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from companion.core import durable, statefile, storage
+from companion.core.nesting import json_too_deep
 
 log = logging.getLogger(__name__)
 
@@ -143,6 +144,8 @@ def _problem(entry: Any) -> str | None:
 
 def _parse(raw: bytes) -> tuple[dict[str, Any] | None, str]:
     """One line: its entry, or None and why not."""
+    if json_too_deep(raw):
+        return None, "not JSON (nested too deep)"
     try:
         entry = json.loads(raw.decode("utf-8"))
     except ValueError as err:  # not UTF-8, not JSON, or a number of more than 4300 digits

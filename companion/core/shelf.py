@@ -30,6 +30,7 @@ from typing import Any
 
 from companion.core import durable, statefile
 from companion.core.journal import GameRecord, _game_entry, _step_entry, fold, read_journal
+from companion.core.nesting import json_too_deep
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +84,7 @@ def _read(path: Path) -> Waiting | None:
         return None
     head, _, rest = data.partition(b"\n")
     try:
-        header = json.loads(head.decode("utf-8"))
+        header = None if json_too_deep(head) else json.loads(head.decode("utf-8"))
     except (ValueError, RecursionError):
         header = None
     if not isinstance(header, dict) or header.get("kind") != "waiting":

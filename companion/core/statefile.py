@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.core import durable
+from companion.core.nesting import json_too_deep, toml_deep_line
 from companion.errors import DataError
 
 log = logging.getLogger(__name__)
@@ -210,6 +211,9 @@ def long_number(path: Path | str, text: str) -> Unreadable:
 def parse_toml(path: Path | str, text: str) -> dict[str, Any]:
     """TOML, with Unreadable for what no editor writes (a number too long, nesting too deep);
     a TOML syntax error stays tomllib's TOMLDecodeError, with its line."""
+    deep = toml_deep_line(text)
+    if deep is not None:
+        raise Unreadable(path, f"is nested too deep (line {deep})")
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError:
@@ -224,6 +228,8 @@ def parse_toml(path: Path | str, text: str) -> dict[str, Any]:
 
 def parse_json(path: Path, text: str) -> Any:
     """JSON, with Unreadable for anything that is not (with why)."""
+    if json_too_deep(text):
+        raise Unreadable(path, "is nested too deep")
     try:
         return json.loads(text)
     except json.JSONDecodeError as err:

@@ -8,10 +8,16 @@ import json
 import tomllib
 from typing import Any
 
+from companion.core.nesting import toml_deep_line
+
 
 def parse_toml(text: str) -> dict[str, Any]:
     """``tomllib.loads`` failing only with ValueError: it also raises a bare ValueError for a
-    number of more than 4300 digits and RecursionError for thousands of nested brackets."""
+    number of more than 4300 digits and RecursionError for thousands of nested brackets (which
+    is refused before it reaches the parser)."""
+    deep = toml_deep_line(text)
+    if deep is not None:
+        raise ValueError(f"nested too deep (line {deep})")
     try:
         return tomllib.loads(text)
     except RecursionError:

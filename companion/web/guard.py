@@ -77,29 +77,6 @@ def local_source(text: str | None) -> bool:
     return any(address in network for network in LOCAL_NETWORKS)
 
 
-def nesting(body: bytes) -> int:
-    """How deep the brackets of a JSON text go, counted without parsing it (so 1,000 nested
-    brackets never reach the parser's recursion); brackets inside strings do not count."""
-    depth = deepest = 0
-    in_string = escaped = False
-    for byte in body:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif byte == 0x5C:  # backslash
-                escaped = True
-            elif byte == 0x22:  # quote
-                in_string = False
-        elif byte == 0x22:
-            in_string = True
-        elif byte in (0x5B, 0x7B):  # [ {
-            depth += 1
-            deepest = max(deepest, depth)
-        elif byte in (0x5D, 0x7D):  # ] }
-            depth -= 1
-    return deepest
-
-
 def own_names() -> tuple[str, ...]:
     """The box's host name and NAME.local (mDNS), besides localhost and its addresses."""
     name = socket.gethostname().lower()

@@ -24,8 +24,9 @@ from urllib.parse import parse_qsl
 
 from aiohttp import web
 
+from companion.core.nesting import json_too_deep
 from companion.faces.face import BUTTONS
-from companion.web.guard import MAX_NESTING, nesting
+from companion.web.guard import MAX_NESTING
 from companion.web.pairing import COOKIE, TOKEN_SECONDS
 from companion.web.server import WebServer
 from companion.web.static_files import StaticFiles
@@ -86,7 +87,7 @@ class PhoneRoutes:
         kind = request.content_type
         try:
             if kind == "application/json":
-                if nesting(body) > MAX_NESTING:
+                if json_too_deep(body, MAX_NESTING):
                     raise ValueError("nested too deep")
                 data = json.loads(body or b"{}")
                 if not isinstance(data, dict):
