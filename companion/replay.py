@@ -243,9 +243,17 @@ def _writable(box: SimulatedBox, where: str = "", condition: str = "") -> None:
     if condition != storage.OK:
         raise StateDirError(
             f"{journal.path.parent}: the state directory takes no writes{where} "
-            f"({storage.NOTICES[condition]}): free some space or choose another "
-            "with TMPDIR or state.dir"
+            f"({storage.NOTICES[condition]}): {REMEDIES.get(condition, REMEDIES[storage.FAILING])} "
+            "or choose another with TMPDIR or state.dir"
         )
+
+
+# What the person running a script can do about each condition of the state dir's storage.
+REMEDIES = {
+    storage.FULL: "free some space",
+    storage.READ_ONLY: "mount it writable",
+    storage.FAILING: "check the disk",
+}
 
 
 def run_script(

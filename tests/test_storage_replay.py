@@ -37,4 +37,6 @@ def test_replay_on_a_state_dir_that_takes_no_writes_exits_73_naming_it(tmp_path,
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1, proc.stderr
     assert lines[0].startswith(f"trap-companion: {state}: the state directory takes no writes")
+    remedy = "free some space" if how == "full" else "mount it writable"
+    assert remedy in lines[0], lines[0]
     assert proc.stdout == ""
