@@ -7,13 +7,15 @@ STAMP  := $(VENV)/.installed
 .PHONY: sim test lint format bench clean install uninstall systest pitest pibench
 
 # First run: about half a minute, one line per step (pip's own chatter stays quiet).
+# --prefer-binary, as the installer: where a library's newest release has no wheel for this CPU
+# (cbor2 6, luma.core's, needs Rust on armv7l) the newest one that has a wheel is taken.
 $(STAMP): pyproject.toml
 	@echo "==> setting up $(VENV) (first run only; about half a minute)"
 	@test -x $(BIN)/python || { echo "==> creating the virtual environment $(VENV)"; $(PYTHON) -m venv $(VENV); }
 	@echo "==> updating pip"
 	@$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
 	@echo "==> installing trap-companion and its libraries (Pillow, luma, gpiozero, pyserial, aiohttp, pytest, playwright, ruff)"
-	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	@$(BIN)/python -m pip install --quiet --disable-pip-version-check --prefer-binary -e '.[dev]'
 	@touch $(STAMP)
 	@echo "==> ready"
 
