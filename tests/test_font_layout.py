@@ -16,7 +16,7 @@ from PIL import Image, ImageChops, ImageFont, features
 
 from companion.ui import fonts
 from companion.ui.render import render
-from tests.test_render import GOLDEN, GOLDEN_DIR
+from tests.test_render import GOLDEN, golden_path
 
 # Menu texts too wide for the panel, as the menus and the cards list cut them.
 CUTS = {
@@ -50,7 +50,7 @@ def test_every_face_is_laid_out_the_basic_way(system: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(GOLDEN))
 def test_golden_frames_are_the_same_either_way(system: str, name: str) -> None:
-    expected = Image.open(GOLDEN_DIR / f"{name}.png").convert("1")
+    expected = Image.open(golden_path(name)).convert("1")
     diff = ImageChops.difference(render(GOLDEN[name]), expected).getbbox()
     assert diff is None, f"{name} with {system} differs in {diff}"
 

@@ -27,7 +27,9 @@ def _load_golden_module():
     return module
 
 
-GOLDEN: dict[str, Screen] = _load_golden_module().GOLDEN
+_GOLDEN_MODULE = _load_golden_module()
+GOLDEN: dict[str, Screen] = _GOLDEN_MODULE.GOLDEN
+golden_path = _GOLDEN_MODULE.golden_path  # the frame as this FreeType release draws it
 
 FRAME = (0, 0, WIDTH, HEIGHT)
 AREAS = areas()
@@ -87,7 +89,7 @@ def _check_layout(screen: Screen) -> list[Placed]:
 
 @pytest.mark.parametrize("name", sorted(GOLDEN))
 def test_golden_frame(name: str) -> None:
-    expected = Image.open(GOLDEN_DIR / f"{name}.png")
+    expected = Image.open(golden_path(name))
     frame = render(GOLDEN[name])
     assert frame.mode == "1"
     assert frame.size == expected.size == (WIDTH, HEIGHT)
@@ -374,3 +376,15 @@ def test_two_curses_in_a_room_look_different_from_one() -> None:
     assert ImageChops.difference(one, two).getbbox() is not None
     assert ImageChops.difference(two, three).getbbox() is not None
     assert _changed_rooms(one, three, len(rooms)) == {3}
+
+
+def test_another_freetype_release_moves_only_a_few_pixels_of_glyphs() -> None:
+    """A frame kept for another FreeType release (its hinter sets a pixel here and there
+    differently) may differ from the reference only that much: the same layout, a few pixels."""
+    kept = sorted(GOLDEN_DIR.glob("freetype-*/*.png"))
+    assert kept, "no frame of another FreeType release to compare"
+    for path in kept:
+        reference = Image.open(GOLDEN_DIR / path.name).convert("1")
+        other = Image.open(path).convert("1")
+        changed = ImageChops.difference(other, reference).histogram()[255]
+        assert 0 < changed <= 40, (path, changed)
