@@ -207,7 +207,9 @@ def _command(config: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.parametrize(
-    "make", [_fifo, _loop, _link("/dev/zero"), _link("nowhere"), _dir], ids=str
+    "make",
+    [_fifo, _loop, _link("/dev/zero"), _link("nowhere"), _dir],
+    ids=["fifo", "loop", "zero", "dangling", "dir"],  # not str: an address differs each run
 )
 def test_cards_list_names_a_registry_it_cannot_read_and_exits_65(tmp_path, make):
     config = _config(tmp_path)
