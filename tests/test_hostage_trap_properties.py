@@ -48,7 +48,9 @@ actions = st.one_of(
     ),
 )
 plans = st.lists(
-    st.tuples(actions, st.floats(min_value=0.0, max_value=25.0, allow_nan=False)),
+    st.tuples(
+        actions, st.floats(min_value=0.0, max_value=25.0, allow_nan=False, allow_subnormal=False)
+    ),
     min_size=20,
     max_size=150,
 )

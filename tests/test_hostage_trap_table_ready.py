@@ -55,7 +55,7 @@ def test_a_pause_the_menu_made_ends_when_the_menu_closes() -> None:
 MENU_STEPS = st.lists(
     st.tuples(
         st.sampled_from(["open", "close", "pause", "resume", "next"]),
-        st.floats(min_value=0.0, max_value=4.0, allow_nan=False),
+        st.floats(min_value=0.0, max_value=4.0, allow_nan=False, allow_subnormal=False),
     ),
     max_size=30,
 )
@@ -157,7 +157,7 @@ def test_a_turn_ended_during_a_claim_starts_its_countdown_when_the_claim_ends() 
 CLAIM_STEPS = st.lists(
     st.tuples(
         st.sampled_from(["show", "show2", "shown", "next", "pause", "resume", "draw"]),
-        st.floats(min_value=0.0, max_value=20.0, allow_nan=False),
+        st.floats(min_value=0.0, max_value=20.0, allow_nan=False, allow_subnormal=False),
     ),
     max_size=40,
 )
@@ -275,7 +275,7 @@ def test_the_options_form_refuses_more_hostages_than_players_and_stays_open() ->
 TURN_STEPS = st.lists(
     st.tuples(
         st.sampled_from(["next", "draw", "trap", "trap-on", "attack", "failed", "peek", "pause"]),
-        st.floats(min_value=0.0, max_value=40.0, allow_nan=False),
+        st.floats(min_value=0.0, max_value=40.0, allow_nan=False, allow_subnormal=False),
     ),
     max_size=40,
 )

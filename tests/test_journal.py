@@ -11,6 +11,10 @@ from hypothesis import strategies as st
 from companion.core.journal import Journal, fold, read_entries
 from companion.games.base import Action
 
+# Any float, a subnormal among them given as a value: Hypothesis will not draw subnormals where
+# a loaded library has turned on flush-to-zero (yarl's armv7l wheel does, once aiohttp loads).
+FLOATS = st.floats(allow_subnormal=False) | st.just(5e-324)
+
 
 def _entry(*args, **kwargs) -> dict:
     """An action as the app hands it to the journal: its JSON object."""
@@ -259,7 +263,7 @@ def test_damage_on_the_last_line_with_its_newline_is_damage_not_a_torn_write(tmp
 line_shapes = st.one_of(
     st.binary(max_size=40),
     st.recursive(
-        st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),
+        st.none() | st.booleans() | st.integers() | FLOATS | st.text(max_size=5),
         lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner),
         max_leaves=6,
     ).map(lambda v: json.dumps(v).encode()),
@@ -269,14 +273,14 @@ line_shapes = st.one_of(
             "game": st.sampled_from(["dice", "", 5]),
             "options": st.one_of(st.just({"die": "d4"}), st.integers(), st.lists(st.integers())),
             "rolls": st.lists(st.one_of(st.integers(), st.booleans(), st.text(max_size=2))),
-            "at": st.one_of(st.floats(), st.text(max_size=3), st.booleans()),
+            "at": st.one_of(FLOATS, st.text(max_size=3), st.booleans()),
             "action": st.one_of(
                 st.fixed_dictionaries(
                     {"name": st.sampled_from(["roll", "reroll", 7])},
                     optional={
                         "args": st.one_of(st.just({"die": "d4"}), st.lists(st.integers())),
                         "rolls": st.lists(st.one_of(st.integers(1, 6), st.booleans())),
-                        "at": st.one_of(st.floats(), st.text(max_size=3)),
+                        "at": st.one_of(FLOATS, st.text(max_size=3)),
                     },
                 ),
                 st.integers(),

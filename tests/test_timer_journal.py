@@ -79,9 +79,9 @@ def test_an_undo_gives_back_the_time_shown_when_the_undone_action_came(tmp_path:
 
 @given(
     limit=st.integers(min_value=1, max_value=120),
-    start=st.floats(min_value=0.0, max_value=1e4, allow_nan=False),
-    last=st.floats(min_value=0.0, max_value=130.0, allow_nan=False),
-    later=st.floats(min_value=0.0, max_value=130.0, allow_nan=False),
+    start=st.floats(min_value=0.0, max_value=1e4, allow_nan=False, allow_subnormal=False),
+    last=st.floats(min_value=0.0, max_value=130.0, allow_nan=False, allow_subnormal=False),
+    later=st.floats(min_value=0.0, max_value=130.0, allow_nan=False, allow_subnormal=False),
 )
 def test_frozen_is_the_last_tick_shown_or_the_last_change(
     limit: int, start: float, last: float, later: float
@@ -169,7 +169,7 @@ hostage_plan = st.lists(
                 ("resume", {}),
             ]
         ),
-        st.floats(min_value=0.0, max_value=9.0, allow_nan=False),
+        st.floats(min_value=0.0, max_value=9.0, allow_nan=False, allow_subnormal=False),
     ),
     min_size=1,
     max_size=40,
@@ -189,7 +189,7 @@ trapwords_plan = st.lists(
         st.sampled_from(
             [("start", {}), ("wrong", {}), ("pause", {}), ("resume", {}), ("correct", {})]
         ),
-        st.floats(min_value=0.0, max_value=9.0, allow_nan=False),
+        st.floats(min_value=0.0, max_value=9.0, allow_nan=False, allow_subnormal=False),
     ),
     min_size=1,
     max_size=40,

@@ -102,7 +102,7 @@ def test_curses_follow_the_rooms_chosen() -> None:
 
 @given(
     rooms=st.lists(st.integers(1, 99), min_size=3, max_size=7, unique=True).map(sorted),
-    seconds=st.floats(min_value=1, max_value=3600, allow_nan=False),
+    seconds=st.floats(min_value=1, max_value=3600, allow_nan=False, allow_subnormal=False),
     mode=st.sampled_from(["official", "pickup", "clue"]),
     flags=st.tuples(*[st.sampled_from(["on", "off"])] * 3),
 )

@@ -30,8 +30,8 @@ steps = st.lists(
     st.tuples(
         st.sampled_from(ACTIONS),
         st.one_of(
-            st.floats(min_value=0.0, max_value=2.0, allow_nan=False),
-            st.floats(min_value=0.0, max_value=60.0, allow_nan=False),
+            st.floats(min_value=0.0, max_value=2.0, allow_nan=False, allow_subnormal=False),
+            st.floats(min_value=0.0, max_value=60.0, allow_nan=False, allow_subnormal=False),
         ),
     ),
     min_size=80,
@@ -132,7 +132,9 @@ INPUTS = (
     "undo",
 )
 table_plans = st.lists(
-    st.tuples(st.sampled_from(INPUTS), st.floats(min_value=0.0, max_value=8.0)),
+    st.tuples(
+        st.sampled_from(INPUTS), st.floats(min_value=0.0, max_value=8.0, allow_subnormal=False)
+    ),
     min_size=20,
     max_size=150,
 )
