@@ -235,6 +235,14 @@ def run(
             box.close()
 
 
+# What the person running a script can do about each condition of the state dir's storage.
+REMEDIES = {
+    storage.FULL: "free some space",
+    storage.READ_ONLY: "mount it writable",
+    storage.FAILING: "check the disk",
+}
+
+
 def _writable(box: SimulatedBox, where: str = "", condition: str = "") -> None:
     """StateDirError if the box's storage refuses its moves (exit 73), naming the dir;
     ``condition``: as a look at it tells, before the box starts."""
@@ -243,17 +251,9 @@ def _writable(box: SimulatedBox, where: str = "", condition: str = "") -> None:
     if condition != storage.OK:
         raise StateDirError(
             f"{journal.path.parent}: the state directory takes no writes{where} "
-            f"({storage.NOTICES[condition]}): {REMEDIES.get(condition, REMEDIES[storage.FAILING])} "
+            f"({storage.NOTICES[condition]}): {REMEDIES[condition]} "
             "or choose another with TMPDIR or state.dir"
         )
-
-
-# What the person running a script can do about each condition of the state dir's storage.
-REMEDIES = {
-    storage.FULL: "free some space",
-    storage.READ_ONLY: "mount it writable",
-    storage.FAILING: "check the disk",
-}
 
 
 def run_script(

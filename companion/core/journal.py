@@ -150,8 +150,6 @@ def _parse(raw: bytes) -> tuple[dict[str, Any] | None, str]:
         entry = json.loads(raw.decode("utf-8"))
     except ValueError as err:  # not UTF-8, not JSON, or a number of more than 4300 digits
         return None, f"not JSON ({err})"
-    except RecursionError:
-        return None, "not JSON (nested too deep)"
     problem = _problem(entry)
     return (None, problem) if problem else (entry, "")
 

@@ -14,17 +14,19 @@ _OPEN = frozenset(b"[{")
 _CLOSE = frozenset(b"]}")
 
 
-def _few_brackets(data: bytes, limit: int) -> bool:
+def _few_brackets(text: bytes | str, limit: int) -> bool:
     """True when there are too few opening brackets to go past ``limit`` (a C-speed count, so
-    the usual small file is never scanned byte by byte)."""
-    return data.count(b"[") + data.count(b"{") <= limit
+    the usual small file is never scanned character by character)."""
+    if isinstance(text, bytes):
+        return text.count(b"[") + text.count(b"{") <= limit
+    return text.count("[") + text.count("{") <= limit
 
 
 def json_too_deep(text: bytes | str, limit: int = MAX_DEPTH) -> bool:
     """Whether a JSON text nests more than ``limit`` brackets deep (strings skipped)."""
-    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
-    if _few_brackets(data, limit):
+    if _few_brackets(text, limit):
         return False
+    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
     depth = 0
     in_string = escaped = False
     for byte in data:
@@ -49,7 +51,7 @@ def json_too_deep(text: bytes | str, limit: int = MAX_DEPTH) -> bool:
 def toml_deep_line(text: str, limit: int = MAX_DEPTH) -> int | None:
     """The first line where more than ``limit`` brackets are open, or None. Basic, literal and
     multi-line strings and comments are skipped, so a card name with brackets never counts."""
-    if _few_brackets(text.encode("utf-8", "surrogatepass"), limit):
+    if _few_brackets(text, limit):
         return None
     depth, line, at, end = 0, 1, 0, len(text)
     while at < end:

@@ -85,7 +85,7 @@ def _read(path: Path) -> Waiting | None:
     head, _, rest = data.partition(b"\n")
     try:
         header = None if json_too_deep(head) else json.loads(head.decode("utf-8"))
-    except (ValueError, RecursionError):
+    except ValueError:
         header = None
     if not isinstance(header, dict) or header.get("kind") != "waiting":
         raise statefile.Unreadable(path, "does not start as a file of games set aside")

@@ -218,8 +218,6 @@ def parse_toml(path: Path | str, text: str) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError:
         raise
-    except RecursionError:
-        raise Unreadable(path, "is nested too deep") from None
     except MemoryError:
         raise Unreadable(path, "needs too much memory to parse") from None
     except ValueError:  # int() of a number past the digit limit
@@ -234,8 +232,6 @@ def parse_json(path: Path, text: str) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as err:
         raise Unreadable(path, f"is not JSON (line {err.lineno}: {err.msg})") from None
-    except RecursionError:
-        raise Unreadable(path, "is nested too deep") from None
     except MemoryError:
         raise Unreadable(path, "needs too much memory to parse") from None
     except ValueError:

@@ -12,16 +12,12 @@ from companion.core.nesting import toml_deep_line
 
 
 def parse_toml(text: str) -> dict[str, Any]:
-    """``tomllib.loads`` failing only with ValueError: it also raises a bare ValueError for a
-    number of more than 4300 digits and RecursionError for thousands of nested brackets (which
-    is refused before it reaches the parser)."""
+    """``tomllib.loads`` failing only with ValueError (it raises a bare one for a number of more
+    than 4300 digits); nesting that would make it recurse too deep is refused first."""
     deep = toml_deep_line(text)
     if deep is not None:
         raise ValueError(f"nested too deep (line {deep})")
-    try:
-        return tomllib.loads(text)
-    except RecursionError:
-        raise ValueError("nested too deep") from None
+    return tomllib.loads(text)
 
 
 def toml_value(value: Any) -> str:
