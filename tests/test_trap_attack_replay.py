@@ -221,7 +221,9 @@ def test_relics_beyond_the_deck_are_refused_and_the_count_can_still_be_answered(
     """Issue 16, point 14: 21 relics were taken from a deck of 20, after which the held-cards
     question could never be answered."""
     # one relic a turn: each player buys one in their own turn
-    relics = "".join(f"do relic player={1 + n % 2} value=1 combo=1\ndo turn\n" for n in range(21))
+    relics = "".join(
+        f"do relic player={1 + n % 2} value=1 combo={1 + n // 2 % 10}\ndo turn\n" for n in range(21)
+    )
     out = run_script(
         "game trap-attack players=2\n" + relics + "do scoring\n"
         "do finish player=1 crystal=no\ndo held player=1 relics=11 loot=0\n"

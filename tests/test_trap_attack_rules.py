@@ -142,9 +142,10 @@ def test_solo_mode_block_cancels_a_players_attack_two_faces_in_six(face):
 
 
 def back_to_player_1(table: Table) -> None:
-    """The AI's turn passes without it playing: one attack per turn, so the next needs it."""
+    """Player 1's turn ends and the AI plays its own (it moves 2, then Block): one attack per
+    turn, so the next needs a new turn of player 1. No one may pass the AI's turn."""
     table.do("turn")
-    table.do("turn")
+    table.do("ai_turn", 1, 1)
 
 
 def test_dealing_damage_pushing_backwards_and_paralysis_hit_the_ai():
@@ -152,9 +153,9 @@ def test_dealing_damage_pushing_backwards_and_paralysis_hit_the_ai():
     table.do("ai_turn", 4, 1)  # 30 -> 25
     table.do("attack", 3, kind="damage", amount=2)
     assert ai(table)["life"] == 4
-    back_to_player_1(table)
+    back_to_player_1(table)  # 25 -> 23
     table.do("attack", 5, kind="push", amount=3)
-    assert ai(table)["position"] == 28
+    assert ai(table)["position"] == 26
     back_to_player_1(table)
     table.do("attack", 6, kind="paralysis")
     assert ai(table)["paralyzed"] is True
@@ -302,10 +303,10 @@ def test_players_unconscious_ai_goes_back_two_full_life_and_the_attacker_earns_l
     table = Table()
     table.do("ai_turn", 4, 1)  # 30 -> 25
     table.do("attack", 6, kind="damage", amount=4)
-    back_to_player_1(table)
+    back_to_player_1(table)  # 25 -> 23
     table.do("attack", 6, kind="damage", amount=2)
     assert ai(table)["life"] == 6
-    assert ai(table)["position"] == 27
+    assert ai(table)["position"] == 25
     assert player(table)["loot"] == 1
     assert "knockout" in table.sounds
     assert "Player 1 earns a battle loot card" in table.logs
@@ -407,12 +408,12 @@ def test_starting_up_the_highest_pawn_roll_plays_first_and_ties_roll_again():
     assert table.pub["first_tie"] == []
 
 
-@pytest.mark.parametrize("first", ["turn", "ai_turn"])
-def test_starting_up_the_first_player_roll_is_refused_once_the_first_turn_has_passed(first):
+@pytest.mark.parametrize(("first", "rolls"), [("turn", (5, 2)), ("ai_turn", (2, 5))])
+def test_starting_up_the_first_player_roll_is_refused_once_the_first_turn_has_passed(first, rolls):
     """Issue 23, point 4: the roll for who starts belongs before the race."""
     table = Table()
     table.do("first_player", 3, 3)  # a tie: roll again, still before the race
-    table.do("first_player", 2, 5)  # the AI starts
+    table.do("first_player", *rolls)  # player 1 starts (and passes), or the AI starts (plays)
     table.do(first, *((1, 1) if first == "ai_turn" else ()))
     passed = "the first player is settled: the race's first turn has passed"
     with pytest.raises(Rejected, match=passed):  # refused before anyone rolls
@@ -426,10 +427,13 @@ def test_game_flow_turns_cycle_through_the_players_and_the_ai():
     table = Table({"players": "2", "ai": "on"})
     seen = []
     for _ in range(4):
-        table.do("turn")
+        if table.pub["turn"] == "ai":
+            table.do("ai_turn", 1, 1)  # the AI plays its turn: no one passes it
+        else:
+            table.do("turn")
         seen.append(table.pub["turn"])
     assert seen == ["2", "ai", "1", "2"]
-    assert table.sounds.count("turn") == 4
+    assert table.sounds.count("turn") == 3
 
 
 def test_game_play_important_rule_solo_one_attack_and_one_item_per_turn():
@@ -708,11 +712,11 @@ def test_ruling_8_a_count_said_first_bounds_everyone_elses_entries():
     with pytest.raises(Rejected, match="the game has 20 relic cards: Player 1 can have 19"):
         table.do("held", player="1", relics=20, loot=0)
     table.do("held", player="1", relics=19, loot=16)
-    for _ in range(19):
-        table.do("relic", player="1", value=1, combo=1)
+    for n in range(19):
+        table.do("relic", player="1", value=1, combo=1 + n // 2)  # two cards a combo number
         back_to_player_1(table)  # one relic a turn
     with pytest.raises(Rejected, match="Player 1 holds 19 relics, all entered"):
-        table.do("relic", player="1", value=1, combo=1)
+        table.do("relic", player="1", value=1, combo=10)
 
 
 # --- malformed input --------------------------------------------------------------------------

@@ -125,4 +125,6 @@ def scoring_tap(state: State, kind: str, card: Mapping[str, Any]) -> Reply:
             known[key] = raw
     if len(known) == len(keys):
         return Action(kind, {"player": who, **{k: int(v) for k, v in known.items()}})
+    if kind == "relic" and not state.race_over:  # bought now: its value is asked after the race
+        return Action("relic", {"player": who})
     return question(state, kind, {"player": who, **known})

@@ -179,11 +179,20 @@ def _spot_build(state: State, v: Values) -> Action:
 
 
 def _relic_fields(state: State, v: Values) -> list[Field]:
+    combos = tuple(map(str, scoring.free_combos(state)))  # a number on two relics is taken
     return [
         player_field(state),
         number_field("value", "Relic value", *state.rules.range("relic_value"), start=1),
-        number_field("combo", "Combo number", *state.rules.range("combo")),
+        Field("combo", "Combo number", combos),
     ]
+
+
+def _buyer_fields(state: State, v: Values) -> list[Field]:
+    return [player_field(state, ai_too=False, label="Who bought it?")]
+
+
+def _in_race(state: State) -> str | None:
+    return _not_over(state) or ("finish the AI's card first" if state.pending is not None else None)
 
 
 def _finish_fields(state: State, v: Values) -> list[Field]:
@@ -229,6 +238,7 @@ FORMS: dict[str, FormSpec] = {
     "relic": FormSpec(
         "Relic", _relic_fields, _plain("relic", ("player", "value", "combo")), _face_down
     ),
+    "bought": FormSpec("Relic bought", _buyer_fields, _plain("relic", ("player",)), _in_race),
     "loot": FormSpec(
         "Loot",
         lambda s, v: [
@@ -315,7 +325,7 @@ def question_title(state: State, kind: str, preset: Values) -> str:
     held = scoring.cards_held(state, who)
     if held is not None and kind in ("relic", "loot"):
         entry = state.entry(who)
-        count, filed = (held[0], entry.relics) if kind == "relic" else (held[1], entry.loot)
+        count, filed = (held[0], entry.valued) if kind == "relic" else (held[1], entry.loot)
         if len(filed) < count:
             head = f"{head} {len(filed) + 1}/{count}"
     return head
@@ -338,7 +348,10 @@ def _entry(state: State, label: str, action: Action) -> Form:
     if action.name == "ask":
         kind = str(action.args["form"])
         return Form(label, "ask", args=dict(action.args), build=lambda a: question(state, kind, {}))
-    return Form(label, action.name, args=dict(action.args), build=lambda answers: action)
+    refused = turns.AI_PLAYS if action.name == "turn" and state.turn == AI else None
+    return Form(
+        label, action.name, args=dict(action.args), refused=refused, build=lambda answers: action
+    )
 
 
 def players_menu(state: State) -> Ask:
@@ -364,7 +377,10 @@ def _entries(state: State) -> list[tuple[str, Action]]:
         if state.pending == "card":
             out.append(("Pick the AI's card", ask("card")))
         if state.pending is None:
+            # a relic bought with no tag to tap: counted now, its value asked after the race
+            bought = ask("bought") if len(state.humans) > 1 else Action("relic", {"player": "1"})
             out += [
+                ("Relic bought", bought),
                 ("Damage a pawn", ask("damage")),
                 ("Heal a pawn", ask("heal")),
                 ("Paralyze a pawn", ask("paralyze")),

@@ -61,6 +61,8 @@ def refusal(state: State, action: Action) -> None:
         raise Rejected("the AI is casting: tap the card it drew, or pick it")
     if what in FLOW_ACTIONS and state.pending == "block" and state.threat is not None:
         raise Rejected(f"{name(state.threat.target)} must say blocked or taken first")
+    if what == "turn" and state.turn == AI:
+        raise Rejected(turns.AI_PLAYS)
     if what == "card" and state.pending != "card":
         raise Rejected("the AI is not casting a card now")
     if what in ("blocked", "take", "aim") and state.pending != "block":

@@ -25,7 +25,8 @@ class Score:
 
 
 def relic_points(state: State, relics: tuple[tuple[int, int], ...]) -> int:
-    """Values plus a bonus per complete combo: two relics with the same combo number."""
+    """Values plus a bonus per complete combo: two relics with the same combo number (each
+    number is on two cards only, so a player has at most one combo of a number)."""
     pairs = sum(n // 2 for n in Counter(combo for _, combo in relics).values())
     return sum(value for value, _ in relics) + state.rules.combo_bonus * pairs
 
@@ -47,7 +48,7 @@ def score(state: State, pawn_id: str) -> Score:
     entry = state.entry(pawn_id)
     return Score(
         race=race_points(state, pawn_id),
-        relics=relic_points(state, entry.relics),
+        relics=relic_points(state, entry.valued),
         loot=sum(entry.loot),
         coins=(entry.coins or 0) * state.rules.coin_points,
     )
@@ -98,7 +99,7 @@ def _room_for(state: State, who: str, kind: str) -> None:
     if held is None:
         return
     entry = state.entry(who)
-    count, filed = (held[0], len(entry.relics)) if kind == "relic" else (held[1], len(entry.loot))
+    count, filed = (held[0], len(entry.valued)) if kind == "relic" else (held[1], len(entry.loot))
     if filed < count:
         return
     cards = f"{count} {'relic' if kind == 'relic' else 'loot card'}{'' if count == 1 else 's'}"
@@ -141,17 +142,62 @@ def _deck_room(state: State, who: str, kind: str, wanted: int) -> None:
     )
 
 
+COPIES_OF_A_COMBO = 2  # 20 relic cards, 10 combo numbers: each number is on two cards
+
+
 def relic(step: Step, action: Action) -> None:
+    """A relic card: during the race a purchase (its value filed unseen, or with no tag none
+    at all: ``relic player=P`` alone), after it an entry for the count."""
     state = step.state
     who = pawn_arg(state, action, "player")
+    if "value" not in action.args and "combo" not in action.args and not state.race_over:
+        _blind_purchase(step, who)
+        return
     value = action.int_arg("value", *state.rules.range("relic_value"))
     combo = action.int_arg("combo", *state.rules.range("combo"))
     _room_for(state, who, "relic")
+    entry = state.entry(who)
+    blank = (None, None) in entry.relics and state.race_over
+    if not blank:
+        _deck_room(state, who, "relic", len(entry.relics) + 1)
+    _combo_room(state, combo)
+    state = _bought(state, who)
+    entry = state.entry(who)
+    if blank:  # the value of a relic bought without a tag, asked now that the race is over
+        at = entry.relics.index((None, None))
+        relics = (*entry.relics[:at], (value, combo), *entry.relics[at + 1 :])
+    else:
+        relics = (*entry.relics, (value, combo))
+    step.state = state.with_entry(who, replace(entry, relics=relics))
+    _hidden(step, "Relic", who)
+
+
+def _combo_room(state: State, combo: int) -> None:
+    """Refuse a relic whose combo number is already on both of its cards (anyone's)."""
+    on = sum(1 for _, entry in state.entries for _, c in entry.valued if c == combo)
+    if on >= COPIES_OF_A_COMBO:
+        raise Rejected(f"combo {combo} is already on two relics: the game has two of each")
+
+
+def free_combos(state: State) -> tuple[int, ...]:
+    """The combo numbers still on fewer than two entered relics."""
+    low, high = state.rules.range("combo")
+    used = Counter(c for _, entry in state.entries for _, c in entry.valued)
+    return tuple(n for n in range(low, high + 1) if used[n] < COPIES_OF_A_COMBO)
+
+
+def _blind_purchase(step: Step, who: str) -> None:
+    """A relic bought during the race with no tag to tap: the box counts the card (one a turn)
+    and asks its value and combo once the race is over."""
+    state = step.state
+    if who == AI:
+        raise Rejected("the box counts the AI's relics itself: its values come after the race")
     _deck_room(state, who, "relic", len(state.entry(who).relics) + 1)
     state = _bought(state, who)
     entry = state.entry(who)
-    step.state = state.with_entry(who, replace(entry, relics=(*entry.relics, (value, combo))))
-    _hidden(step, "Relic", who)
+    step.state = state.with_entry(who, replace(entry, relics=(*entry.relics, (None, None))))
+    step.log(f"{name(who)} buys a relic (value asked when the race is over)")
+    step.say(f"{short(who)} bought a relic", "value: after the race")
 
 
 def _bought(state: State, who: str) -> State:
@@ -216,7 +262,7 @@ def question(state: State) -> tuple[str, str] | None:
         held = cards_held(state, seat)
         if held is None:
             return "held", seat
-        if len(entry.relics) < held[0]:
+        if len(entry.valued) < held[0]:
             return "relic", seat
         if len(entry.loot) < held[1]:
             return "loot", seat
@@ -245,8 +291,8 @@ def finish(step: Step, action: Action) -> None:
         ai.set_ai(step, Action("set_ai", args))
         return
     step.state = state.with_entry(who, replace(state.entry(who), finish=(space, crystal)))
-    where = f"space {space} with the crystal" if crystal else "without the crystal"
-    step.log(f"{name(who)} finished on {where}")
+    where = f"on space {space} with the crystal" if crystal else "without the crystal"
+    step.log(f"{name(who)} finished {where}")
     step.say(f"{short(who)} finish: {space if crystal else 'no crystal'}")
 
 

@@ -48,7 +48,9 @@ class Threat:
 class Entries:
     """What a player filed for the final count; values stay off the screen during the race."""
 
-    relics: tuple[tuple[int, int], ...] = ()  # (value, combo)
+    # (value, combo); (None, None) for a relic bought during the race with no tag: its value
+    # and combo are asked once the race is over, and that entry then fills it in
+    relics: tuple[tuple[int | None, int | None], ...] = ()
     loot: tuple[int, ...] = ()
     coins: int | None = None
     finish: tuple[int, bool] | None = None  # (space, holds the crystal)
@@ -57,6 +59,11 @@ class Entries:
     @property
     def empty(self) -> bool:
         return self == Entries()
+
+    @property
+    def valued(self) -> tuple[tuple[int, int], ...]:
+        """The relics whose value and combo are filed."""
+        return tuple((v, c) for v, c in self.relics if v is not None and c is not None)
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,10 @@ from companion.games.trap_attack.state import AI, Played, State, Threat, name, s
 from companion.games.trap_attack.step import Step, pawn_arg
 from companion.games.trap_attack.tables import CardEffect
 
+# The AI never loses its turn (Solo Mode: it moves and rolls every turn): no one may pass it,
+# not "Next turn" nor any other way; green plays it.
+AI_PLAYS = "it is the AI's turn: green plays it"
+
 
 def next_turn(step: Step) -> None:
     state = step.state
