@@ -110,7 +110,7 @@ def test_a_round_played_with_buttons() -> None:
     ]
     assert out[13]["screen"] == ["Trapwords  R2", "B first  A:3 B:4", "ok start  ^v map"]
     assert out[14]["screen"][0] == "End of round 1"  # back from the map: the report is unread
-    assert out[15]["screen"][1:4] == ["Reveal curse: A", "A writes 3, B 4", "B gives clues first"]
+    assert out[15]["screen"][1:4] == ["Reveal curse: A", "A writes 3, B 4", "Pass torches: B first"]
     assert out[15]["state"]["page"] == "round"
     assert out[16]["state"]["timer"]["running"] is True
     assert out[16]["state"]["page"] is None

@@ -49,7 +49,7 @@ def test_up_or_down_between_turns_flips_to_the_dungeon_picture() -> None:
     screen, _ = GAME.view(table.state)
     assert screen.picture is None
     assert table.press("ok")  # past the round's report
-    assert shown(table)[0][1:4] == ["Reveal curse: A", "A writes 3, B 4", "B gives clues first"]
+    assert shown(table)[0][1:4] == ["Reveal curse: A", "A writes 3, B 4", "Pass torches: B first"]
     assert table.press("down")
     screen, _ = GAME.view(table.state)
     assert screen.picture == ("dungeon", ((3, 4, 5, 6, 7), 4, 3, 7, (4, 6)))

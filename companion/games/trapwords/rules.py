@@ -414,8 +414,8 @@ def resolve_round(state: TrapwordsState) -> tuple[TrapwordsState, Effects]:
         ),
         monster_to=moved_to,
         pushes=pushes,
-        discarded=state.cursed_rooms,
-        monster_discards=state.monster_curses,
+        discarded=state.live_curses,  # a void curse went when it was revealed
+        monster_discards=state.live_monster_curses,
     )
     new = replace(
         state,

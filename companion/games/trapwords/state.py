@@ -131,8 +131,26 @@ class TrapwordsState:
         return tuple(room for room in self.curse_rooms if room in occupied)
 
     @property
+    def live_curses(self) -> tuple[int, ...]:
+        """The rooms of this round's curses that do something: a void one (a Word of Terror in
+        the first room) is discarded as it is revealed and curses no one."""
+        named = self.named
+        return tuple(
+            room
+            for at, room in enumerate(self.cursed_rooms)
+            if not (at < len(named) and named[at].void)
+        )
+
+    @property
     def cursed_teams(self) -> tuple[str, ...]:
-        return tuple(t for t in TEAMS if self.room_of(t) in self.curse_rooms)
+        live = self.live_curses
+        return tuple(t for t in TEAMS if self.room_of(t) in live)
+
+    @property
+    def live_monster_curses(self) -> int:
+        """The monster's new curses this round less the void ones, already discarded."""
+        void = sum(1 for n in self.named[len(self.cursed_rooms) :] if n.void)
+        return self.monster_curses - void
 
     @property
     def monster_curses(self) -> int:

@@ -91,6 +91,7 @@ def dungeon_picture(state: TrapwordsState) -> tuple[str, tuple[object, ...]]:
     return ("dungeon", data)
 
 
+LINE = 21  # characters on one screen line
 VOID_LINE = "No effect: discard it"  # the curse just revealed does nothing where it lies
 
 
@@ -124,8 +125,22 @@ def _ready_lines(state: TrapwordsState) -> tuple[str, ...]:
             lines.append(_note(state, team))
         return tuple(line for line in lines if line)
     room_a, room_b = state.team_rooms
-    first = _note(state, team) or _monster_line(state)
-    return (first, f"A writes {room_b}, B {room_a}", f"{team} gives clues first")
+    note = _note(state, team)
+    if state.round == 1 and note:
+        # The drawn monster is named on the game's first screen whatever else it says; both
+        # teams start in the first room, so one line says the lists and who starts.
+        both = f"Both write {room_a}, {team} first"
+        return (
+            _monster_line(state),
+            note,
+            both if len(both) <= LINE else f"Write {room_a}, {team} first",
+        )
+    last = state.round >= TABLES.max_rounds  # the last list on the sheet: the last round
+    writes = f"{'Last list: A' if last else 'A writes'} {room_b}, B {room_a}"
+    if state.round == 1:
+        return (_monster_line(state), writes, f"{team} gives clues first")
+    # a new round: the clue-givers pass their torches to the next in line (CHANGE CLUE-GIVERS)
+    return (note or _monster_line(state), writes, f"Pass torches: {team} first")
 
 
 def _monster_line(state: TrapwordsState) -> str:
@@ -150,7 +165,7 @@ def _turn_line(state: TrapwordsState, team: str) -> str:
     if team in state.battling:
         return f"{team} vs {state.settings.monster_info.name}: {left} left"
     if team in state.cursed_teams:
-        return f"{team} cursed: {left} left"
+        return f"{team} cursed, {left} guess{'' if left == 1 else 'es'}"
     return f"{team}: {left} guesses left"
 
 
@@ -164,7 +179,8 @@ def _over_lines(state: TrapwordsState) -> tuple[str, ...]:
 
 
 def view(state: TrapwordsState) -> tuple[Screen, Lights]:
-    title = f"{TITLE}  R{state.round}"
+    last = state.round >= TABLES.max_rounds and state.phase != OVER
+    title = f"{TITLE}  R{state.round}{' last' if last else ''}"
     team = state.clue_team
     left = remaining(state)
     if state.phase == OVER:
