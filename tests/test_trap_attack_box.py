@@ -53,7 +53,7 @@ def test_a_card_tapped_while_a_question_is_open_is_played_at_once(tmp_path):
     assert out[-1]["screen"][1] == "Who plays it?"
 
 
-def test_score_pages_turn_with_up_and_down_and_green_opens_the_menu():
+def test_score_pages_turn_with_up_and_down_and_red_opens_the_corrections():
     lines = [
         "game trap-attack",
         "do relic player=1 value=3 combo=2",
@@ -64,11 +64,21 @@ def test_score_pages_turn_with_up_and_down_and_green_opens_the_menu():
         "do finish player=ai crystal=no",
         "press down",
         "press down",
+        "press red",
         "press green",
+        "press red",
+        "press red",
     ]
     out = run_script("\n".join(lines) + "\n")
-    assert [o["state"]["menu"] for o in out[-3:]] == ["detail", "detail", "menu"]
-    assert [o["screen"][0] for o in out[-3:]] == ["Score Player 1", "Score AI", "Menu"]
+    # green shows the scores in detail (issue 30, point 17): red, never green, opens the
+    # entries to correct one
+    assert [o["state"]["menu"] for o in out[-6:]] == [
+        *("detail", "detail", None, "detail", None, "menu")
+    ]
+    assert [o["screen"][0] for o in out[-6:]] == [
+        *("Score Player 1", "Score AI", "Trap Attack  Scores", "Score Player 1"),
+        *("Trap Attack  Scores", "Menu"),
+    ]
 
 
 def test_the_tables_dice_asked_for_an_answer_leave_the_question_under_them():
@@ -79,7 +89,7 @@ def test_the_tables_dice_asked_for_an_answer_leave_the_question_under_them():
     out = run_script("\n".join(lines) + "\n")
     asked, back = out[-2], out[-1]
     assert asked["screen"][0] == "AI block die" and asked["state"]["menu"] == "form"
-    assert back["screen"][:3] == ["Attack the AI", "Attack the AI", "< Damage 1 >"]
+    assert back["screen"][:3] == ["Attack the AI", "Which attack?", "< Damage 1 >"]
 
 
 def test_a_question_waits_while_an_unknown_card_is_enrolled(tmp_path):

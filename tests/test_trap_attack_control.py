@@ -21,10 +21,10 @@ def test_one_press_of_green_runs_the_ai_turn_and_names_each_step():
     table.dice(3, 3)
     assert table.press("green") == Action("ai_turn")
     assert table.screen() == [
-        "Trap Attack  P1",
+        "Relic row: refill",  # the AI bought (issue 30, point 7)
         "AI moves 4: 30 -> 26",
         "AI takes right relic",
-        "AI 26  life 6",
+        "P1: fill 3+6, move 1",  # player 1's turn starts
         "G AI turn  R menu",
     ]
 
@@ -259,7 +259,7 @@ def test_relic_and_loot_values_stay_off_the_screen_until_the_race_is_over():
         "Race 0  Relics 17",
         "Loot 4  Coins 0",
         "Total 21",
-        "G menu  R back",
+        "^v page",
     ]
 
 

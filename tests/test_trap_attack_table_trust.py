@@ -153,3 +153,102 @@ def test_the_ais_relics_are_counted_by_the_box_not_by_a_blind_entry():
     table.do("ai_turn", 1, 3)  # the AI buys
     with pytest.raises(Rejected, match="counts the AI's relics"):
         table.tap("relic")  # the card it bought, with no tag value
+
+
+# --- 7. reminders at a turn's start and at the relic row ----------------------------------------
+
+
+def test_a_players_turn_starts_with_the_hand_and_the_free_move():
+    table = Table(options={"players": "2", "ai": "on"})
+    assert table.screen()[1:4] == ["Player 1's turn", "Fill 3 cards 6 skulls", "Free move: 1 space"]
+    table.do("turn")
+    assert table.screen()[1:4] == ["Player 2's turn", "Fill 3 cards 6 skulls", "Free move: 1 space"]
+
+
+def test_after_the_ais_turn_the_solo_player_is_reminded_and_the_relic_row_refilled():
+    table = Table()
+    table.do("ai_turn", 3, 3)  # the AI buys the rightmost relic
+    assert table.screen()[:4] == [
+        "Relic row: refill",
+        "AI moves 4: 30 -> 26",
+        "AI takes right relic",
+        "P1: fill 3+6, move 1",
+    ]
+    table.do("attack", 1, kind="damage", amount=1)  # anything else: the title is the game's again
+    assert table.screen()[0] == "Trap Attack  P1"
+
+
+def test_a_round_in_which_nobody_bought_ends_by_cycling_the_relic_row():
+    table = Table()
+    table.do("ai_turn", 1, 1)  # Block: nobody bought a relic this round
+    assert table.screen()[0] == "Relic row: cycle"
+    table.do("relic", player="1")  # player 1 buys in the next round
+    table.do("ai_turn", 1, 1)
+    assert table.screen()[0] == "Trap Attack  P1"  # someone bought: no cycle
+
+
+def test_with_several_players_the_row_cycles_when_the_round_comes_back_to_its_first_seat():
+    table = Table(options={"players": "2"})
+    table.do("turn")
+    assert table.screen()[0] == "Trap Attack  P2"  # the round is not over
+    table.do("turn")
+    assert table.screen()[0] == "Relic row: cycle"
+    table.do("relic", player="1")
+    table.do("turn")
+    table.do("turn")
+    assert table.screen()[0] == "Trap Attack  P1"
+
+
+def test_a_paralyzed_player_is_reminded_of_the_hand_but_not_the_free_move():
+    table = Table()
+    table.do("ai_turn", 1, 4)
+    table.do("card", id="paralysis")
+    table.do("take")
+    shown = " ".join(table.screen())
+    assert "no move" in shown and "Free move" not in shown and "move 1" not in shown
+    assert "fill 3+6" in shown.lower()
+
+
+# --- 17. the words of the menus and the scores ---------------------------------------------------
+
+
+def test_the_players_menu_and_its_questions_follow_the_footer_convention():
+    table = Table()
+    table.press("red")
+    assert table.screen()[-1] == "ok pick"  # red steps back; back opens the box's menu
+    table.do("ask", form="damage")
+    assert table.screen()[-1] == "^v change  ok next"
+    table.press("ok")
+    table.press("ok")
+    assert table.screen()[-1] == "^v change  ok done"  # the last question
+
+
+def test_the_ais_card_picker_does_not_repeat_its_title():
+    table = Table()
+    table.do("ai_turn", 1, 4)
+    table.press("down")
+    title, label = table.screen()[:2]
+    assert title == "AI's card" and label != title
+
+
+def test_the_scores_green_is_named_for_what_it_does_and_red_edits():
+    table = Table()
+    table.do("scoring")
+    table.do("finish", player="1", crystal="no")
+    table.do("held", player="1", relics=0, loot=0)
+    table.do("coins", player="1", n=2)
+    assert table.pub["asking"] is None
+    assert table.screen()[-1] == "G detail  R edit"
+    table.press("green")
+    assert table.screen()[0] == "Score Player 1"
+    assert table.screen()[-1] == "^v page"
+    table.press("red")
+    table.press("red")
+    assert table.screen()[0] == "Menu"  # the corrections
+
+
+def test_the_ai_status_line_says_it_holds_the_crystal_in_words():
+    table = Table()
+    table.do("set_ai", position=3, crystal="yes")
+    table.do("attack", 1, kind="damage", amount=1)
+    assert "AI 3+crystal  life 6" in table.screen()

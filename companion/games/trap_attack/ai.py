@@ -97,7 +97,14 @@ def act(step: Step, reading: str) -> None:
         step.log("AI rolls Block: nothing happens on its own turn")
         step.say("Block: no action")
     elif reading == "relic":
-        step.state = replace(step.state, ai_relics=step.state.ai_relics + 1, card_to=("relic", AI))
+        state = step.state
+        step.state = replace(
+            state,
+            ai_relics=state.ai_relics + 1,
+            card_to=("relic", AI),
+            round_bought=True,
+            heading=pawns.RELIC_REFILL,  # the row slides right and a new card fills the gap
+        )
         step.log("AI buys the rightmost relic, free")
         step.say("AI takes right relic")
     else:
@@ -276,7 +283,7 @@ def set_ai(step: Step, action: Action) -> None:
         step.state = replace(state, ai_spot=new)
         held = " with the crystal" if crystal else ""
         step.log(f"AI set to space {position}{held} (was {spot.label()})")
-        step.say(f"AI now on {position}{'*' if crystal else ''}")
+        step.say(f"AI now on {position}{'+crystal' if crystal else ''}")
     pawn = step.state.pawn(AI)
     if "life" in action.args:
         life = action.int_arg("life", 1, state.rules.life)

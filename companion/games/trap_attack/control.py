@@ -55,13 +55,13 @@ def in_scores(state: State, button: str) -> Reply:
         return question(state, asked[0], {"player": asked[1]})
     if asked is not None and button in MOVES:
         return None  # no score is final, nor shown, while an entry is missing
-    if button in MOVES:
+    if button in (*MOVES, "green", "ok"):
         # One player's score a page; the first press shows the first or the last.
         size = len(scored(state))
         if size == 0:
             return None
-        return Pages(score_pages(state), 0 if button == "down" else size - 1, WALK)
-    return players_menu(state)
+        return Pages(score_pages(state), size - 1 if button == "up" else 0, WALK)
+    return players_menu(state)  # red: the entries, to correct one
 
 
 def in_block(state: State, button: str) -> Reply:

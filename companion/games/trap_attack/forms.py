@@ -94,7 +94,7 @@ def _calm_ai(state: State) -> str | None:
 
 def _attack_fields(state: State, v: Values) -> list[Field]:
     ids, names = attack_choices()
-    return [Field("effect", "Attack the AI", ids, names)]
+    return [Field("effect", "Which attack?", ids, names)]  # the title says "Attack the AI"
 
 
 def _attack_build(state: State, v: Values) -> Action:
@@ -150,7 +150,8 @@ def _held_fields(state: State, v: Values) -> list[Field]:
 
 def _card_fields(state: State, v: Values) -> list[Field]:
     effects = catalog().effects
-    return [Field("id", "AI's card", tuple(e.id for e in effects), tuple(e.short for e in effects))]
+    ids, names = tuple(e.id for e in effects), tuple(e.short for e in effects)
+    return [Field("id", "Card it drew", ids, names)]  # the title already says "AI's card"
 
 
 def _damage_fields(state: State, v: Values) -> list[Field]:

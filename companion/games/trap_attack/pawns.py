@@ -108,7 +108,13 @@ def end_turn(state: State) -> State:
 
 def begin_turn(state: State, seat: str) -> State:
     """A new turn: per-turn card limits start afresh, and the race's first turn is behind
-    (the roll for who starts, and any tie it left, are over)."""
+    (the roll for who starts, and any tie it left, are over). Back at the round's first seat a
+    round is over: if nobody bought a relic in it, the table cycles the relic row (rulebook:
+    Relic Cards)."""
+    if seat == state.leader:
+        if not state.round_bought:
+            state = replace(state, heading=RELIC_CYCLE)
+        state = replace(state, round_bought=False)
     return replace(
         state,
         turn=seat,
@@ -117,6 +123,31 @@ def begin_turn(state: State, seat: str) -> State:
         first_turn_passed=True,
         first_tie=(),
     )
+
+
+RELIC_CYCLE = "Relic row: cycle"  # nobody bought one this round
+RELIC_REFILL = "Relic row: refill"  # one was bought: slide the row right, draw into the gap
+
+
+def remind_turn_start(step: Step, seat: str) -> None:
+    """A player's turn begins: the hand to draw up to and the free one-space move (rulebook:
+    Game Play 2 and 3), in the lines the news leaves free; with none free, in the top line."""
+    state = step.state
+    rules = state.rules
+    stopped = moves_stopped(state, seat)
+    room = 3 - len(step.lines[-3:])
+    if room >= 2:
+        step.say(
+            f"Fill {rules.hand_cards} cards {rules.skull_cards} skulls",
+            "Paralyzed: no move" if stopped else "Free move: 1 space",
+        )
+        return
+    line = f"{short(seat)}: fill {rules.hand_cards}+{rules.skull_cards}, "
+    line += "no move" if stopped else "move 1"
+    if room == 1:
+        step.say(line)
+    elif step.state.heading is None:
+        step.state = replace(step.state, heading=line)
 
 
 def next_seat(state: State, seat: str) -> str:

@@ -197,7 +197,10 @@ def initial(options: Mapping[str, Any]) -> Outcome:
     board = load_board(opts.board)
     table = rule_table()
     pawns_ = (*(Pawn(h, table.life) for h in HUMANS[: opts.players]), Pawn(AI, table.life))
-    return Outcome(State(opts, board, table, pawns_, Spot(board.start)))
+    step = Step(State(opts, board, table, pawns_, Spot(board.start)))
+    step.say(f"{name('1')}'s turn")
+    pawns.remind_turn_start(step, "1")
+    return step.outcome()
 
 
 def dice_for(state: State, action: Action) -> tuple[int, ...]:
@@ -209,9 +212,12 @@ def apply(state: State, action: Action) -> Outcome:
     rolls = action.rolls
     check_rolls(action.name, rolls, faces(state, action))
     step = Step(state)
-    if (state.card_to, state.alert) != (None, False):  # an action ends the one-shot hints
-        step.state = replace(state, card_to=None, alert=False)
+    if (state.card_to, state.alert, state.heading) != (None, False, None):
+        step.state = replace(state, card_to=None, alert=False, heading=None)  # one-shot hints
     HANDLERS[action.name](step, action, rolls)
+    new = step.state
+    if new.turn_no != state.turn_no and new.turn != AI and not new.race_over and not new.pending:
+        pawns.remind_turn_start(step, new.turn)  # a player's turn began with this action
     return step.outcome()
 
 

@@ -208,7 +208,7 @@ def _bought(state: State, who: str) -> State:
         return state
     if any(p.by == who and p.group == "relic" for p in state.played):
         raise Rejected(f"{name(who)} has already bought a relic this turn")
-    return replace(state, played=(*state.played, Played(who, "relic", None)))
+    return replace(state, played=(*state.played, Played(who, "relic", None)), round_bought=True)
 
 
 def loot(step: Step, action: Action) -> None:

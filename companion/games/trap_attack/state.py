@@ -106,6 +106,9 @@ class State:
     card_to: tuple[str, str] | None = None  # (relic|loot, who takes the next tapped one)
     message: tuple[str, ...] = ()  # the current instruction, at most three screen lines
     alert: bool = False
+    leader: str = "1"  # who plays first in each round (the first player): a round ends before
+    round_bought: bool = False  # a relic was bought in this round (else the row cycles)
+    heading: str | None = None  # the top line instead of the title, until the next action
 
     @property
     def seats(self) -> tuple[str, ...]:

@@ -68,6 +68,8 @@ class RuleTable:
     readings: tuple[str, ...]  # the reading of each action-die face, face 1 first
     moves: tuple[tuple[str, MoveRule], ...]
     ranges: tuple[tuple[str, tuple[int, int]], ...]
+    hand_cards: int = 3  # action cards a player holds at the start of each turn
+    skull_cards: int = 6  # skull cards a player holds at the start of each turn
 
     def move(self, option: str) -> MoveRule:
         return dict(self.moves)[option]
@@ -92,8 +94,10 @@ def parse_rules(data: Mapping[str, Any], where: str) -> RuleTable:
         "coin_points",
         "pawn_die",
     )
-    no_extra(data, {*scalars, "action_die", "ai_move", "ranges"}, where)
+    hand = ("hand_cards", "skull_cards")  # optional: files written before them still load
+    no_extra(data, {*scalars, *hand, "action_die", "ai_move", "ranges"}, where)
     values = {key: need_int(data, key, where, 0, 100) for key in scalars}
+    values |= {key: need_int(data, key, where, 0, 100) for key in hand if key in data}
     if values["life"] < 1 or values["pawn_die"] < 2:
         raise DataError(f"{where}: life must be at least 1 and pawn_die at least 2")
 

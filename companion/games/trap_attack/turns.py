@@ -45,7 +45,7 @@ def first_player(step: Step, rolls: tuple[int, ...]) -> None:
         step.say(line, "Tie: roll again", " ".join(map(short, tied)))
         return
     first = tied[0]
-    state = replace(step.state, first_tie=(), card_to=None)
+    state = replace(step.state, first_tie=(), card_to=None, leader=first)  # each round's first
     step.state = replace(state, turn=first, turn_no=state.turn_no + 1, played=())
     step.log(f"First player roll: {shown}; {name(first)} starts")
     step.say(line, f"{name(first)} starts")

@@ -13,7 +13,7 @@ from companion.games.trap_attack.forms import FORMS
 from companion.games.trap_attack.pawns import next_seat
 from companion.games.trap_attack.scoring import leaders, question, scores
 from companion.games.trap_attack.state import AI, State, name, short
-from companion.ui.menus import window
+from companion.ui.menus import footer, window
 from companion.ui.screen import BLUE, GREEN, PURPLE, RED, YELLOW, Lights, Screen
 
 TITLE = "Trap Attack"
@@ -41,11 +41,14 @@ def play_screen(state: State) -> Screen:
     lines = state.message or (f"{name(state.turn)}'s turn",)
     if state.options.ai and len(lines) < 3:
         spot = state.ai_spot
-        held = "*" if spot.has_crystal else ""
+        held = "+crystal" if spot.has_crystal else ""  # it holds the crystal, said in words
         lines = (*lines, f"AI {spot.label()}{held}  life {state.pawn(AI).life}")
     ai_due = state.options.ai and AI in (state.turn, next_seat(state, state.turn))
     footer = "G AI turn  R menu" if ai_due else "G next  R menu"
-    return Screen(title(state), tuple(lines), footer=footer, inverted=state.alert)
+    # A chore of the moment (the relic row, a turn's start) takes the top line until the next
+    # action; the title is back after it.
+    top = state.heading or title(state)
+    return Screen(top, tuple(lines), footer=footer, inverted=state.alert)
 
 
 def card_screen(state: State) -> Screen:
@@ -64,16 +67,32 @@ def block_screen(state: State) -> Screen:
 
 def menu_view(state: State, showing: Showing) -> tuple[Screen, Lights]:
     """The players' menu, its questions and the score pages, drawn in this game's own way
-    ("< value >", "G ok  R back"), with the game's LED kept as it was."""
+    ("< value >"), with the footers of the box's menu convention (README) and the game's LED
+    kept as it was. They are a part of play (forms.WALK): red steps back and the back button
+    opens the box's menu over them, as on the game screen, so the footer names no "back out"
+    (which would say the back button leaves)."""
     if showing.kind == "pages" and showing.page is not None:
         return showing.page, race_light(state)
     turn_light = Lights(SEAT_COLORS[state.turn])
     if showing.kind == "question" and showing.question is not None:
-        shown = showing.question.shown(showing.cursor)
-        lines = (showing.question.label, f"< {shown} >")
-        return Screen(showing.title, lines, footer="G ok  R back"), turn_light
+        question = showing.question
+        shown = question.shown(showing.cursor)
+        lines = (question.label, f"< {shown} >")
+        last = _last_question(showing)
+        foot = footer(updown="change", ok="done" if last else "next")
+        return Screen(showing.title, lines, footer=foot), turn_light
     rows = window(list(showing.labels), showing.cursor)  # the kit's list layout
-    return Screen(showing.title, rows, footer="G ok  R back"), turn_light
+    return Screen(showing.title, rows, footer=footer(ok="pick")), turn_light
+
+
+def _last_question(showing: Showing) -> bool:
+    """Whether ok on this choice ends the form (later questions may follow from it)."""
+    form, question = showing.form, showing.question
+    if form is None or question is None:
+        return True
+    answers = {**showing.answers, question.key: question.choices[showing.cursor]}
+    keys = [f.key for f in form.questions(answers)]
+    return question.key not in keys or keys.index(question.key) == len(keys) - 1
 
 
 def menu_public(showing: Showing | None) -> dict[str, str | None]:
@@ -92,7 +111,7 @@ def score_pages(state: State) -> tuple[Screen, ...]:
                 f"Loot {s.loot}  Coins {s.coins}",
                 f"Total {s.total}",
             ),
-            footer="G menu  R back",
+            footer=footer(updown="page"),
         )
         for who, s in scores(state).items()
     )
@@ -105,7 +124,7 @@ def score_screen(state: State) -> Screen:
         kind, who = asked
         wanted = FORMS[kind].title.lower()
         lines = ("Before the scores:", f"{name(who)}: {wanted}")
-        return Screen(f"{TITLE}  Scores", lines, footer="G go on  R menu")
+        return Screen(f"{TITLE}  Scores", lines, footer="G go on  R edit")
     cells = [f"{short(who)} {s.total}" for who, s in table.items()]
     lines = ["  ".join(cells[i : i + 2]) for i in range(0, len(cells), 2)][:2]
     best = leaders(state)
@@ -113,7 +132,8 @@ def score_screen(state: State) -> Screen:
         lines.append("Tie: " + " ".join(map(short, best)))
     elif best:
         lines.append(f"Best: {name(best[0])}")
-    return Screen(f"{TITLE}  Scores", tuple(lines), footer="G menu  ^v detail")
+    # green shows each score in detail; red opens the entries to correct one
+    return Screen(f"{TITLE}  Scores", tuple(lines), footer="G detail  R edit")
 
 
 def race_light(state: State) -> Lights:
