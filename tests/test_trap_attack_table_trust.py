@@ -151,7 +151,7 @@ def test_with_several_players_the_menu_asks_who_bought_the_relic():
 def test_the_ais_relics_are_counted_by_the_box_not_by_a_blind_entry():
     table = Table()
     table.do("ai_turn", 1, 3)  # the AI buys
-    with pytest.raises(Rejected, match="counts the AI's relics"):
+    with pytest.raises(Rejected, match="AI's relics are counted"):
         table.tap("relic")  # the card it bought, with no tag value
 
 

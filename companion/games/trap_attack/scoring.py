@@ -191,7 +191,7 @@ def _blind_purchase(step: Step, who: str) -> None:
     and asks its value and combo once the race is over."""
     state = step.state
     if who == AI:
-        raise Rejected("the box counts the AI's relics itself: its values come after the race")
+        raise Rejected("the AI's relics are counted: values after the race")
     _deck_room(state, who, "relic", len(state.entry(who).relics) + 1)
     state = _bought(state, who)
     entry = state.entry(who)
