@@ -39,6 +39,21 @@ def test_the_turn_screen_names_the_seat_large_in_its_colour_with_its_phase():
     assert GAME.view(table.state)[1] == seats.lights(2)
 
 
+def test_a_seat_that_has_escaped_this_round_is_told_it_builds_on():
+    """Rulings 4: one treasure a seat a round; green offers no "built" report it would refuse."""
+    table = Table.new(players=2)
+    table.to_the_vault()
+    table.around()
+    table.escape()
+    table.end_turn()
+    assert shown(table) == ["Asps  R1 V1", "1", "Build on, collect R2", "G plank  R end turn"]
+    table.must("plank", 2, 5)
+    assert shown(table)[-1] == "ok menu  R end turn"
+    menu = press(table, "ok")
+    assert isinstance(menu, Ask)
+    assert menu.forms[0].refused == "Seat 1 has escaped this round: build on, collect in round 2"
+
+
 def test_green_makes_the_roll_the_phase_needs():
     table = Table.new()
     assert press(table, "green") == Action("plank")

@@ -258,6 +258,10 @@ def _reported(state: TableState, action: Action) -> tuple[TableState, Effects]:
         if seat.phase != BUILD:
             raise Rejected(f"{who} is in the {seat.phase} phase")
         _check_cause(state, name)
+        if waits_for_round(state, number):
+            raise Rejected(
+                f"{who} has escaped this round: build on, collect in round {state.round + 1}"
+            )
         new_seat = replace(seat, phase=COLLECT)
         return _with(state, new_seat), (Log(f"{who} has built to the vault: collect phase"),)
     if name == "vault":
@@ -269,6 +273,13 @@ def _reported(state: TableState, action: Action) -> tuple[TableState, Effects]:
         raise Rejected(f"{who} is in the {seat.phase} phase")
     _check_cause(state, name)
     return _escaped(state, seat)
+
+
+def waits_for_round(state: TableState, number: int) -> bool:
+    """Rulings 4: one treasure a seat a round. A seat that has escaped in this round builds on
+    (steps for the next vault) but collects again only once every seat has escaped and the
+    next vault stands."""
+    return state.seat(number).escapes >= state.round
 
 
 # Rulings 1: a report follows the turn's action that made it happen on the board.

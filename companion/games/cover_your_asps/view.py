@@ -9,6 +9,7 @@ from companion.games import standings
 from companion.games.base import Pages
 from companion.games.cover_your_asps import scoring
 from companion.games.cover_your_asps.buttons import END_TURN, primary, solo_ok, table_footer
+from companion.games.cover_your_asps.rules import waits_for_round
 from companion.games.cover_your_asps.scoring import counted
 from companion.games.cover_your_asps.state import (
     BUILD,
@@ -75,6 +76,8 @@ def _turn(state: TableState) -> tuple[Screen, Lights]:
     line = TURN_LINES.get((seat.phase, seat.inside), "Escape: move roll")
     if primary(state) == "plank" and state.settings.planking == "draw":
         line = "Build: draw a plank"
+    if seat.phase == BUILD and waits_for_round(state, state.turn):
+        line = f"Build on, collect R{state.round + 1}"
     return turn_screen(title(state), state.turn, line, table_footer(state))
 
 
