@@ -281,6 +281,19 @@ def test_a_treasure_tap_asks_whose_card_starting_with_a_seat_not_yet_counted():
     assert [f.key for f in bare.forms[0].fields] == ["add", "player"]
 
 
+def test_a_treasure_card_already_counted_is_refused_at_the_tap_before_any_question():
+    """Issue 30 point 11: the same card is never counted twice; the tap says so at once,
+    without asking its points and whose it is first."""
+    table = _over()
+    bare = {"game": "cover-your-asps", "card": "treasure"}
+    table.must("treasure", player=1, add=6, card="0A0B")
+    for card in (bare, {**bare, "points": 6}):
+        ask = GAME.control(table.state, Tap("0A0B", card))
+        assert isinstance(ask, Ask) and len(ask.forms) == 1
+        assert ask.forms[0].refused == "that card is already counted for Seat 1"
+        assert ask.forms[0].fields == ()
+
+
 def test_solo_screens_and_buttons():
     table = Table.new(players=1)
     assert shown(table) == [
