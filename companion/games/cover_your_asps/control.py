@@ -20,7 +20,7 @@ from companion.games.cover_your_asps import buttons, rules, scoring
 from companion.games.cover_your_asps.buttons import primary
 from companion.games.cover_your_asps.state import BUILD, SoloState, State, TableState
 from companion.games.cover_your_asps.tables import tables
-from companion.games.cover_your_asps.view import pages
+from companion.games.cover_your_asps.view import SOLO_LOST, pages
 from companion.games.seats import label
 
 PAGES = ("up", "down")
@@ -66,7 +66,7 @@ def _solo(state: SoloState, button: str) -> Reply:
             "End the game",
             (
                 Form("Chamber full: won", "won", refused=refusal(state, Action("won"))),
-                Form("No plank fits: lost", "lost"),
+                Form(SOLO_LOST, "lost"),
             ),
         )
     return None
