@@ -242,7 +242,9 @@ def test_no_escape_in_the_vaults_turn_and_no_build_in_the_escapes_turn():
     table.must("escaped")
     assert table.refused("built") == "Seat 1 builds on a later turn"
     table.around()
-    table.built()
+    table.must("plank", 2, 5)
+    # a later turn, but seat 2 has not escaped yet: one treasure a round (rulings 4)
+    assert table.refused("built") == ("Seat 1 has escaped this round: build on, collect in round 2")
 
 
 def test_a_plank_roll_is_allowed_in_every_phase():
@@ -399,6 +401,59 @@ def test_a_round_waits_for_the_slowest_raider():
     table.escape()
     assert table.seat(1)["escapes"] == 1
     assert table.public["round"] == 1
+
+
+def _escaped_alone(players: int = 2) -> Table:
+    """Seat 1 builds, enters, reaches the vault and escapes while the other seats pass: the
+    round still waits for them."""
+    table = Table.new(players=players)
+    table.to_the_vault()
+    table.around()
+    table.escape()
+    table.around()
+    table.end_turn()  # back to seat 1 (escape() ended its turn)
+    for _ in range(players - 2):
+        table.end_turn()
+    assert table.public["turn"] == 1
+    return table
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_one_treasure_a_seat_a_round_a_fast_seat_builds_on_until_the_round_ends(players):
+    """Game Phases: "all players will play at least three rounds" (rulings 4): a seat that has
+    escaped builds on but does not collect again until every seat has escaped and the next
+    vault stands; so one fast seat cannot take every treasure at the first vault."""
+    table = _escaped_alone(players)
+    assert table.seat(1)["treasures"] == 1 and table.seat(1)["phase"] == "build"
+    table.must("plank", 2, 5)  # building on is allowed: steps for the next vault
+    reason = table.refused("built")
+    assert "Seat 1" in reason and "round" in reason
+    assert table.seat(1)["phase"] == "build" and table.public["round"] == 1
+    # the others escape once: the round ends, the next vault stands and seat 1 builds to it
+    table.end_turn()
+    for _ in range(players - 1):
+        table.to_the_vault()
+        table.around()
+        table.escape()
+    assert table.public["round"] == 2 and table.public["vault"] == 2
+    while table.public["turn"] != 1:
+        table.end_turn()
+    table.built()
+    assert table.seat(1)["phase"] == "collect"
+
+
+def test_a_fast_seat_cannot_end_the_game_in_the_first_round():
+    """Six treasure cards for two seats: seat 1 racing alone takes one, not all six."""
+    table = Table.new(players=2)
+    steps = [("plank", (2, 5), "built"), ("enter", (1, 3), "entered")]
+    steps += [("move", (4,), "vault"), ("move", (3,), "escaped")]
+    for _ in range(6):
+        for name, rolls, report in steps:
+            table.do(name, *rolls)
+            table.do(report)
+            table.around()  # seat 2 passes
+    assert table.seat(1)["treasures"] == 1
+    assert table.public["treasure_left"] == 5 and table.public["over"] is False
 
 
 # --- The end and the count (rulings 5) ------------------------------------------------------

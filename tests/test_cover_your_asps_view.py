@@ -39,6 +39,21 @@ def test_the_turn_screen_names_the_seat_large_in_its_colour_with_its_phase():
     assert GAME.view(table.state)[1] == seats.lights(2)
 
 
+def test_a_seat_that_has_escaped_this_round_is_told_it_builds_on():
+    """Rulings 4: one treasure a seat a round; green offers no "built" report it would refuse."""
+    table = Table.new(players=2)
+    table.to_the_vault()
+    table.around()
+    table.escape()
+    table.end_turn()
+    assert shown(table) == ["Asps  R1 V1", "1", "Build on, collect R2", "G plank  R end turn"]
+    table.must("plank", 2, 5)
+    assert shown(table)[-1] == "ok menu  R end turn"
+    menu = press(table, "ok")
+    assert isinstance(menu, Ask)
+    assert menu.forms[0].refused == "Seat 1 has escaped this round: build on, collect in round 2"
+
+
 def test_green_makes_the_roll_the_phase_needs():
     table = Table.new()
     assert press(table, "green") == Action("plank")
@@ -60,6 +75,8 @@ def test_green_makes_the_roll_the_phase_needs():
 
 def test_draw_planking_says_draw():
     table = Table.new(planking="draw")
+    assert shown(table)[-1] == "G draw  R end turn"  # the setup screen
+    table.end_turn()
     assert shown(table)[2:] == ["Build: draw a plank", "G draw  R end turn"]
 
 
@@ -152,7 +169,7 @@ def test_up_and_down_show_the_round_the_vault_the_seats_and_the_doubles():
     table = Table.new(players=4)
     book = press(table, "down")
     assert isinstance(book, Pages)
-    first = book.screens[0]
+    first = next(s for s in book.screens if s.title == "Asps  R1 V1")  # after the setup's
     assert first.lines == ("Round 1: level, no step", "Treasure left: 12", "Next: Seat 2")
     titles = [s.title for s in book.screens]
     assert "Seat 3 (green)" in titles
@@ -266,6 +283,19 @@ def test_a_treasure_tap_asks_whose_card_starting_with_a_seat_not_yet_counted():
     assert [f.key for f in bare.forms[0].fields] == ["add", "player"]
 
 
+def test_a_treasure_card_already_counted_is_refused_at_the_tap_before_any_question():
+    """Issue 30 point 11: the same card is never counted twice; the tap says so at once,
+    without asking its points and whose it is first."""
+    table = _over()
+    bare = {"game": "cover-your-asps", "card": "treasure"}
+    table.must("treasure", player=1, add=6, card="0A0B")
+    for card in (bare, {**bare, "points": 6}):
+        ask = GAME.control(table.state, Tap("0A0B", card))
+        assert isinstance(ask, Ask) and len(ask.forms) == 1
+        assert ask.forms[0].refused == "that card is already counted for Seat 1"
+        assert ask.forms[0].fields == ()
+
+
 def test_solo_screens_and_buttons():
     table = Table.new(players=1)
     assert shown(table) == [
@@ -277,7 +307,7 @@ def test_solo_screens_and_buttons():
     ]
     assert press(table, "green") == Action("plank")
     table.must("plank", 4, 4)
-    assert shown(table)[1:] == ["4  4", "Lay a 4-4 plank", "G roll ok laid R end"]
+    assert shown(table)[1:] == ["4  4", "4 next to 4", "G roll ok laid R end"]
     assert press(table, "ok") == Action("placed")
     table.must("placed")
     assert shown(table)[2:] == ["1 roll, 1 plank", "G roll  R end game"]
@@ -297,6 +327,80 @@ def test_solo_pages_show_the_setup_and_no_doubles_table():
     assert not any("ouble" in s.title or "ouble" in " ".join(s.lines) for s in book.screens)
     for screen in book.screens:
         _fits(screen)
+
+
+def test_solo_plank_words_say_the_rule_and_no_plank_fits_means_lost_everywhere():
+    """Issue 30 point 7: a plank with one rolled number is laid next to one showing the other
+    (either way round); a roll that cannot be laid is rolled again, and "no plank fits" is
+    only ever the lost game (the end menu, the lost screen and the pages agree)."""
+    table = Table.new(players=1)
+    table.must("plank", 2, 5)
+    assert shown(table)[1:3] == ["2  5", "2 next to 5 or 5 to 2"]
+    book = press(table, "down")
+    planks = next(s for s in book.screens if s.title == "Solo planks")
+    assert planks.lines == ("Lay a plank showing", "one number next to", "one with the other")
+    texts = [line for s in book.screens for line in s.lines]
+    fits = [line for line in texts if "plank fits" in line.lower()]
+    assert fits and all(line == "No plank fits: lost" for line in fits)
+    assert any("roll again" in line for line in texts)
+    ending = press(table, "red")
+    assert [f.label for f in ending.forms][1] == "No plank fits: lost"
+    table.must("lost")
+    assert shown(table)[1] == "No plank fits"  # the lost game, as the menu said
+
+
+@pytest.mark.parametrize(("players", "treasure"), [(2, 6), (3, 9), (4, 12)])
+def test_the_setup_is_on_the_first_screen_and_pages_until_the_first_turn(players, treasure):
+    """Issue 30 point 7: before the first roll the table sets up: treasure cards, 5 pit covers
+    for each raider, 4 pillars in the chamber; the pages behind up/down spell it out."""
+    table = Table.new(players=players)
+    screen = shown(table)
+    assert screen == [
+        "Asps  setup",
+        f"{treasure} treasure cards",
+        "5 pit covers each",
+        "4 pillars in chamber",
+        "G plank  R end turn",
+    ]
+    assert press(table, "green") == Action("plank")
+    book = press(table, "down")
+    setup = [s for s in book.screens if s.title.startswith("Setup")]
+    assert len(setup) >= 2
+    words = " ".join(line for s in setup for line in s.lines)
+    assert "shortest" in words and "2 action" in words and "entrance" in words
+    for page in setup:
+        _fits(page)
+    table.must("plank", 2, 5)
+    assert shown(table)[0] == "Asps  R1 V1"
+    table.end_turn()
+    assert shown(table)[:3] == ["Asps  R1 V1", "2", "Build: plank roll"]
+    assert not any(s.title.startswith("Setup") for s in press(table, "down").screens)
+
+
+def test_the_vault_swap_is_said_when_a_round_ends():
+    """Issue 30 point 7: the last escape of a round ends it; the next turn's first screen says
+    to swap in the next vault (not when the tallest stays)."""
+    table = Table.new(players=2)
+    for step in (table.build, table.enter, table.reach_vault):
+        step()
+        step()
+    table.escape()
+    table.must("move", 3)
+    table.must("escaped")
+    table.end_turn()
+    assert shown(table) == [
+        "Asps  R2 V2",
+        "Swap in the middle",
+        "vault: one step up",
+        "Then Seat 1's turn",
+        "G plank  R end turn",
+    ]
+    assert GAME.view(table.state)[1] == seats.lights(1)
+    table.must("plank", 2, 5)
+    assert "Swap" not in " ".join(shown(table))
+    tallest = Table.new(players=2, vault=3)
+    tallest.raid()
+    assert "Swap" not in " ".join(shown(tallest))
 
 
 def test_table_dice_are_named():

@@ -139,6 +139,8 @@ def _actions(reply) -> list[Action]:
         return []
     out = []
     for form in reply.forms:
+        if form.refused:  # picking it shows the reason: nothing is asked, no action built
+            continue
         for pick in (0, -1):
             answers = {f.key: f.choices[pick] for f in form.fields}
             out.append(Action(form.action, {**form.args, **answers}))

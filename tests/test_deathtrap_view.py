@@ -178,7 +178,7 @@ def test_without_taps_green_asks_for_the_play_with_the_buttons() -> None:
     assert keys == ["value", "wild", "out"]
     value = form.fields[0]
     assert value.choices[value.start] == "4"  # the first set that beats 3
-    assert value.shown(0) == "Wilds only"
+    assert value.choices[0] == "4"  # issue 30 point 11: nothing that cannot beat the table
     assert GAME.control(state, Press("red")) == Action("pass")
     lead = GAME.control(started(), Press("green")).forms[0]
     assert [f.key for f in lead.fields] == ["n", "value", "wild", "out"]
@@ -252,8 +252,9 @@ def test_a_play_entered_with_the_buttons_is_one_the_rules_take(table_n, presses)
         if shown.title.startswith("Wilds among "):
             bound = int(menu.values.get("n", table_n or 0))
             assert shown.title == f"Wilds among {bound} cards?"
+            cards = max(s.cards for s in PACK.sets if str(s.value) == menu.values["value"])
             assert [int(c) for c in menu._field().choices] == list(
-                range(min(bound - 1, PACK.wilds) + 1)
+                range(max(0, bound - cards), min(bound - 1, PACK.wilds) + 1)
             )
         command = menu.press(button, False)
         if command.kind == "form_built":
@@ -265,6 +266,49 @@ def test_a_play_entered_with_the_buttons_is_one_the_rules_take(table_n, presses)
         assert command.kind != "form_done"
         if command.kind == "close":
             break
+
+
+def _set_choices(state, n: str | None = None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The "Which set?" question's values and names (after the count ``n`` on a lead)."""
+    menu = menus.FormMenu(GAME.control(state, Press("green")))
+    menu.start()
+    if n is not None:
+        field = menu.form.fields[0]
+        while field.choices[menu.cursor] != n:
+            menu.press("down", False)
+        menu.press("ok", False)
+    assert menu.screen().title == "Which set?"
+    field = menu._field()
+    return field.choices, tuple(field.shown(i) for i in range(len(field.choices)))
+
+
+def test_the_button_form_offers_only_plays_that_beat_the_table() -> None:
+    """Issue 30 point 11, as the rulings promise ("only plays the rules take"): on a table only
+    sets worth more, never "Wilds only" (worth 0); on a lead only sets (and wilds) that can
+    make the count; when nothing can beat the table the entry says so at once."""
+    values, names = _set_choices(run(started(), "play n=2 value=7"))
+    assert values == ("8", "9", "10") and "Wilds only" not in names
+    assert _set_choices(run(started(), "play n=1 value=0 wild=1"))[0][0] == "1"
+    lead, lead_names = _set_choices(started(), "3")  # 3 cards: 2 wilds cannot make them
+    assert "Wilds only" not in lead_names and lead[0] == "1"
+    assert _set_choices(started(), "2")[1][0] == "Wilds only"
+    most = str(PACK.largest_set + PACK.wilds)  # 8: only with both wilds
+    assert _wild_choices(started(), most) == (str(PACK.wilds),)
+    top = run(started(), "play n=1 value=10")
+    ask = GAME.control(top, Press("green"))
+    assert ask.forms[0].refused == "nothing beats 1 worth 10: pass"
+    assert GAME.control(top, Press("ok")).forms[0].refused == ask.forms[0].refused
+    for table_n in range(1, 6):
+        for table_value in range(0, 11):
+            if table_value == 0 and table_n > PACK.wilds:
+                continue
+            wild = table_n if table_value == 0 else 0
+            state = run(started(), f"play n={table_n} value={table_value} wild={wild}")
+            form = GAME.control(state, Press("green")).forms[0]
+            if form.refused:
+                continue
+            for value in form.questions({})[0].choices:
+                assert int(value) > table_value
 
 
 def test_ok_opens_the_seat_menu_with_no_pass_for_the_leader() -> None:

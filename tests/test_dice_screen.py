@@ -11,7 +11,53 @@ def screens(script: str) -> list[list[str]]:
 
 def test_after_a_roll_the_footer_still_says_up_down_change_the_die():
     shown = screens("dice 4\npress green\n")
-    assert shown[-1] == ["Dice  d6", "4", "roll 1  ok stats", "G roll R again ^v die"]
+    assert shown[-1] == ["Dice  d6", "4", "1st roll  ok stats", "G roll R again ^v die"]
+
+
+def test_the_roll_count_cannot_read_as_a_value():
+    """Issue 30 point 13: "roll 8" under a d6's face read as an 8; the count is an ordinal."""
+    shown = screens("dice " + " ".join(["2"] * 12) + "\n" + "press green\n" * 12)
+    lines = [s[2] for s in shown[2:]]
+    firsts = ["1st", "2nd", "3rd", "4th"]
+    assert lines[:4] == [f"{n} roll  ok stats" for n in firsts]
+    assert lines[7] == "8th roll  ok stats" and lines[10] == "11th roll  ok stats"
+    assert not any(line.startswith("roll ") for line in lines)
+
+
+def test_d4_and_d6_faces_are_counted_apart_when_a_game_mixes_dice():
+    """Issue 30 point 13: a d4's 3 is not a d6's 3. The counts are of the die on screen, named
+    when the game rolled both kinds (2d6 counts with d6: each die's face)."""
+    out = run_script(
+        "game dice\ndice 3 3 6 1\npress green\ndo roll die=2d6\npress up\npress green\n"
+        "press ok\npress down\npress ok\n"
+    )
+    d4 = out[6]["screen"]
+    assert d4[:3] == ["Dice  3 rolls", "3 3+6 1", "d4: 1:1 2:0 3:0 4:0"]
+    d6 = out[8]["screen"]
+    assert d6[2:4] == ["d6: 1:0 2:0 3:2", "4:0 5:0 6:1"]
+    assert out[8]["state"]["counts"] == {"1": 1, "3": 2, "6": 1}  # the contract: every face
+
+
+def test_a_history_cut_short_says_so():
+    """Issue 30 point 13: the newest rolls that fit, after "…" when older ones are left out."""
+    out = run_script(
+        "game dice die=2d6\ndice " + "6 6 " * 6 + "\n" + "press green\n" * 6 + "press ok\n"
+    )
+    line = out[-1]["screen"][1]
+    assert line.startswith("… ") and line.endswith("6+6") and len(line) <= 21
+    whole = run_script("game dice\ndice 1 2\npress green\npress green\npress ok\n")
+    assert whole[-1]["screen"][1] == "1 2"
+
+
+def test_after_an_undo_the_dice_show_the_last_roll_that_stands():
+    """Issue 30 point 13 (rulings, dice tool): undo of a roll of a newly chosen die comes back
+    to the roll before it, not to "Press green to roll d4"."""
+    out = run_script(
+        "game dice\ndice 3\npress green\npress up\ndice 2\npress green\nhold back 1.5\n"
+        "press green\n"
+    )
+    assert out[-1]["state"]["last"] == [3]
+    assert out[-1]["screen"][:3] == ["Dice  d6", "3", "1st roll  ok stats"]
 
 
 def test_a_newly_chosen_die_does_not_show_the_old_dies_faces():

@@ -182,7 +182,7 @@ def test_cards_tapped_while_the_form_the_first_opened_is_answered_are_taken_afte
     from companion.replay import run_script
 
     out = run_script(CLAIM + "press ok\n", state_dir=tmp_path)
-    assert out[2]["screen"][0] == "Whose hostage?" and out[3]["screen"][0] == "Whose hostage?"
+    assert out[2]["screen"][0] == "Who claims?" and out[3]["screen"][0] == "Who claims?"
     assert out[4]["state"]["winner"] == 1
     assert "red, blue, green" in out[4]["log"][-1]
 

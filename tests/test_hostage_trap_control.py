@@ -45,12 +45,32 @@ def test_green_draws_from_the_seat_picked_or_from_the_attacked_one() -> None:
 
 def test_red_ends_the_turn_or_the_claim_being_tapped() -> None:
     table = Table.new()
+    table.do("draw", target=2)
     assert GAME.control(table.state, Press("red")) == Action("next")
     table.do("show", player=2, color="blue")
     assert GAME.control(table.state, Press("red")) == Action("shown")
 
 
-def test_the_seat_menu_builds_each_action_and_refuses_what_the_rules_would() -> None:
+def test_red_before_the_draw_asks_first() -> None:
+    """Issue 30 point 8: the draw is part of every turn (rulings 2-3), so ending a turn with no
+    card drawn asks: draw now, or end the turn anyway (back: the turn goes on)."""
+    table = Table.new(players=4)
+    ask = GAME.control(table.state, Press("red"))
+    assert isinstance(ask, Ask) and ask.title == "No card drawn"
+    assert [f.label for f in ask.forms] == ["Draw a card", "End turn anyway"]
+    assert walk(ask, "down", "ok") == Action("next")
+    assert walk(ask, "ok", "down", "ok") == Action("draw", {"target": "3"})
+    table.do("attack", target=4, result="hit")  # a hit: the draw is still to come
+    ask = GAME.control(table.state, Press("red"))
+    assert walk(ask, "ok", "ok") == Action("draw", {"target": "4"})
+
+
+def _labels(table: Table) -> list[str]:
+    return [form.label for form in GAME.control(table.state, Press("ok")).forms]
+
+
+def test_the_seat_menu_builds_each_action_and_offers_only_what_the_turn_still_allows() -> None:
+    """Issue 30 point 8: what the rules would refuse this turn is not offered."""
     table = Table.new(players=3)
     menu = GAME.control(table.state, Press("ok"))
     labels = [form.label for form in menu.forms]
@@ -59,10 +79,10 @@ def test_the_seat_menu_builds_each_action_and_refuses_what_the_rules_would() -> 
         "Attack",
         "Look at a hand",
         "Hostage ability",
-        "Drew a trap",
         "Claim a win",
-        "End turn",
+        "End turn, no draw",
     ]
+    assert all(form.refused is None for form in menu.forms)
     assert walk(menu, "down", "ok", "ok", "down", "ok") == Action(
         "attack", {"target": "2", "result": "failed"}
     )
@@ -70,14 +90,24 @@ def test_the_seat_menu_builds_each_action_and_refuses_what_the_rules_would() -> 
     assert walk(menu, "down", "down", "down", "ok", "down", "ok") == Action(
         "ability", {"color": "red"}
     )
-    assert walk(menu, "up", "up", "up", "ok") == "a trap counts only when drawn this turn"
     claim = walk(menu, "up", "up", "ok", "down", "ok", "ok", "down", "ok", "down", "ok", "green")
     assert claim == Action("claim", {"player": "2", "hostages": "blue,red,green"})
+    table.do("attack", target=2, result="hit")
+    assert _labels(table) == [
+        "Draw a card",
+        "Hostage ability",
+        "Claim a win",
+        "End turn, no draw",
+    ]
+    table.do("ability", color="blue")
     table.do("draw", target=2)
+    assert _labels(table) == ["Drew a trap", "Claim a win", "End turn"]
     menu = GAME.control(table.state, Press("ok"))
-    assert walk(menu, "down", "down", "down", "down", "ok", "down", "down", "ok", "down", "ok") == (
+    assert walk(menu, "ok", "down", "down", "ok", "down", "ok") == (
         Action("trap", {"turns": "2", "ends": "no"})
     )
+    table.do("trap", turns=2, ends="no")
+    assert _labels(table) == ["Claim a win", "End turn"]
 
 
 def test_a_timed_game_pauses_from_the_seat_menu_and_green_resumes() -> None:
@@ -124,7 +154,8 @@ def test_a_tapped_hostage_asks_only_whose_it_is_then_joins_the_claim() -> None:
     table.end_turns(2)
     ask = tap(table, "hostage-blue")
     question = ask.forms[0].fields[0]
-    assert question.label == "Whose hostage?" and question.start == 2  # the seat on turn
+    # issue 30 point 17: the question asks who claims (the seat on turn offered first)
+    assert question.label == "Who claims?" and question.start == 2
     assert "blue" not in repr((ask.title, [f.label for f in ask.forms], question))
     assert walk(ask, "ok") == Action("show", {"color": "blue", "player": "3"})
     table.do("show", player=3, color="blue")

@@ -74,12 +74,15 @@ def test_three_players_traps_a_timed_out_turn_and_a_tapped_win() -> None:
 
 def test_seven_players_sit_out_refuse_a_short_claim_undo_and_win() -> None:
     out = run("seven-players")
-    assert out[10]["rejected"] == "one hostage ability a turn"
-    assert out[21]["state"]["turn"] == 2 and out[21]["state"]["turn_no"] == 9
-    assert out[28]["state"]["take_trap"] == [4, 1]
-    assert out[30]["rejected"] == "only 3 different hostages; 4 needed"
-    assert out[34]["state"]["ability_used"] is False
-    assert out[36]["state"]["timer"]["running"] is True
+    assert out[11]["rejected"] == "one hostage ability a turn"
+    assert out[12]["screen"][:3] == ["No card drawn", "> Draw a card", "  End turn anyway"]
+    assert out[12]["state"]["turn"] == 2  # red before a draw asks first (issue 30 point 8)
+    assert out[14]["state"]["turn"] == 3 and out[14]["screen"][1].startswith("3")
+    assert out[24]["state"]["turn"] == 2 and out[24]["state"]["turn_no"] == 9
+    assert out[31]["state"]["take_trap"] == [4, 1]
+    assert out[33]["rejected"] == "only 3 different hostages; 4 needed"
+    assert out[37]["state"]["ability_used"] is False
+    assert out[39]["state"]["timer"]["running"] is True
     last = out[max(out)]
     assert last["state"]["winner"] == 2
     assert len(last["state"]["winning"]) == 4

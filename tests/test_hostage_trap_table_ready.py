@@ -324,7 +324,7 @@ def test_a_whose_hostage_question_closes_at_the_time_up_and_drops_the_held_taps(
         "game hostage-trap players=3 turn_seconds=10\n"
         "wait 8\ntap @hostage-red\ntap @hostage-blue\nwait 2\nwait 8\n"
     )
-    assert out[2]["screen"][0] == "Whose hostage?"
+    assert out[2]["screen"][0] == "Who claims?"
     assert "taken once the form is done" in out[3]["log"][-1]
     closed = out[4]
     assert closed["state"]["turn"] == 2 and closed["state"]["claim"] is None

@@ -25,6 +25,9 @@ from companion.ui.screen import GREEN, PURPLE, WHITE, Lights, Screen
 
 DICE: dict[str, tuple[int, ...]] = {"d4": (4,), "d6": (6,), "2d6": (6, 6)}
 ORDER = tuple(DICE)
+# Faces are counted by the kind of die that shows them: a d4's 3 is not a d6's 3.
+KIND = {"d4": "d4", "d6": "d6", "2d6": "d6"}
+KINDS = ("d4", "d6")
 ARGUMENTS = {"roll": ("die",), "reroll": (), "choose": ("die",), "stats": ()}
 LINE = 21  # characters on one screen line
 ROLL_FOOTER = "G roll R again ^v die"
@@ -43,13 +46,24 @@ class DiceState:
     def last(self) -> tuple[int, ...]:
         return self.history[-1] if self.history else ()
 
-    def counts(self) -> dict[int, int]:
-        """How often each face came up over this game."""
+    # The die of each roll, oldest first (the history holds only faces, as the contract says).
+    dice: tuple[str, ...] = ()
+
+    def counts(self, kind: str | None = None) -> dict[int, int]:
+        """How often each face came up over this game: of every roll, or only of the rolls of
+        one kind of die (``d4``, or ``d6`` for d6 and 2d6 alike: each die's face counts)."""
         out: dict[int, int] = {}
-        for roll in self.history:
+        for n, roll in enumerate(self.history):
+            if kind is not None and n < len(self.dice) and KIND[self.dice[n]] != kind:
+                continue
             for face in roll:
                 out[face] = out.get(face, 0) + 1
         return dict(sorted(out.items()))
+
+    def kinds(self) -> tuple[str, ...]:
+        """The kinds of die this game has rolled, in ORDER's order."""
+        rolled = {KIND[die] for die in self.dice}
+        return tuple(kind for kind in KINDS if kind in rolled)
 
     @property
     def doubles(self) -> bool:
@@ -109,7 +123,12 @@ class DiceGame(Game):
         ):
             raise BadAction(f"{die} needs {len(faces)} roll(s) in 1..{faces[0]}")
         new = replace(
-            state, history=(*state.history, action.rolls), last_die=die, stats=False, fresh=False
+            state,
+            history=(*state.history, action.rolls),
+            dice=(*state.dice, die),
+            last_die=die,
+            stats=False,
+            fresh=False,
         )
         total = sum(action.rolls)
         text = f"{die}: " + " + ".join(map(str, action.rolls))
@@ -146,7 +165,7 @@ class DiceGame(Game):
             lines = (f"= {sum(last)}  DOUBLE!" if state.doubles else f"= {sum(last)}  ok stats",)
         else:
             big = str(last[0])
-            lines = (f"roll {len(state.history)}  ok stats",)
+            lines = (f"{ordinal(len(state.history))} roll  ok stats",)
         if state.doubles:
             return Screen(title, lines, big=big, footer=footer), Lights(PURPLE, "blink")
         return Screen(title, lines, big=big, footer=footer), Lights(WHITE)
@@ -167,34 +186,57 @@ class DiceGame(Game):
         return None
 
     def restore(self, state: DiceState) -> DiceState:
-        return state
+        """An undo or a power cut comes back to the last roll that stands (rulings: dice tool),
+        never to "press green" for a die chosen since and not rolled."""
+        return replace(state, fresh=False) if state.history else state
 
     def catalog(self) -> tuple[CardKind, ...]:
         return ()
 
 
+def ordinal(n: int) -> str:
+    """``1st``, ``2nd``, ``8th``: a count that cannot be read as a die's face."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+CUT = "…"  # a history cut short says so
+
+
 def stats_screen(state: DiceState) -> Screen:
-    """The rolls of this game, newest on the right, and how often each face came up."""
+    """The rolls of this game, newest on the right (starting with "…" when older ones do not
+    fit), and how often each face came up: of the kind of die on screen, named when the game
+    has rolled both kinds (a d4's 3 and a d6's 3 are counted apart)."""
     n = len(state.history)
     title = f"Dice  {n} roll{'' if n == 1 else 's'}"
     if not state.history:
         return Screen(title, ("No rolls yet",), footer="ok back  G roll")
-    shown = ""
+    words: list[str] = []
     for roll in reversed(state.history):
         word = "+".join(map(str, roll))
-        if len(shown) + len(word) + 1 > LINE:
+        if len(" ".join([word, *words])) > LINE:
             break
-        shown = f"{word} {shown}"
-    counts = state.counts()
-    top = max(DICE[state.die][0], *counts)
+        words.insert(0, word)
+    if len(words) < n:
+        while len(" ".join([CUT, *words])) > LINE:
+            words.pop(0)
+        words.insert(0, CUT)
+    die = state.die if state.fresh or state.last_die is None else state.last_die
+    rolled = state.kinds()
+    mixed = len(rolled) > 1
+    kind = KIND[die] if mixed or not rolled else rolled[0]
+    counts = state.counts(kind if mixed else None)
+    top = max(DICE[kind][0], *counts) if counts else DICE[kind][0]
     cells = [f"{face}:{counts.get(face, 0)}" for face in range(1, top + 1)]
+    if mixed:
+        cells[0] = f"{kind}: {cells[0]}"
     half = (len(cells) + 1) // 2
     rows = (
         [" ".join(cells)]
         if len(" ".join(cells)) <= LINE
         else [" ".join(cells[:half]), " ".join(cells[half:])]
     )
-    return Screen(title, (shown.strip(), *rows), footer="ok back  G roll")
+    return Screen(title, (" ".join(words), *rows), footer="ok back  G roll")
 
 
 GAME = DiceGame()

@@ -20,7 +20,7 @@ from companion.games.cover_your_asps import buttons, rules, scoring
 from companion.games.cover_your_asps.buttons import primary
 from companion.games.cover_your_asps.state import BUILD, SoloState, State, TableState
 from companion.games.cover_your_asps.tables import tables
-from companion.games.cover_your_asps.view import pages
+from companion.games.cover_your_asps.view import SOLO_LOST, pages
 from companion.games.seats import label
 
 PAGES = ("up", "down")
@@ -66,7 +66,7 @@ def _solo(state: SoloState, button: str) -> Reply:
             "End the game",
             (
                 Form("Chamber full: won", "won", refused=refusal(state, Action("won"))),
-                Form("No plank fits: lost", "lost"),
+                Form(SOLO_LOST, "lost"),
             ),
         )
     return None
@@ -175,7 +175,11 @@ def _tap(state: State, uid: str, card: Mapping[str, Any] | None) -> Reply:
 def treasure_tap(state: TableState, uid: str, points: Any) -> Ask:
     """A tapped treasure card is added to the seat the table picks (and asks its points if it
     was enrolled without them); the pick starts at a seat with cards still to count (a sum
-    counts them all)."""
+    counts them all). A card counted already is refused at once: nothing is asked."""
+    twice = scoring.already_counted(state, uid)
+    if twice:  # refused at the tap, before its points and owner are asked
+        what = "Treasure card"
+        return Ask(what, (Form(what, "treasure", (), {"card": uid}, refused=twice),))
     seats = tuple(range(1, state.settings.players + 1))
     room = [n for n in seats if scoring.cards_counted(state.seat(n)) < state.seat(n).treasures]
     last = [state.last_counted] if state.last_counted in room else []

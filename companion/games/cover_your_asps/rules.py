@@ -187,7 +187,7 @@ def _turn_action(state: TableState, action: Action) -> tuple[TableState, Effects
     _turn_action_check(state, action)
     who = label(state.turn)
     name = action.name
-    base = replace(state, acted=name, checklist=None, card_name=None)
+    base = replace(state, acted=name, checklist=None, card_name=None, begun=True, swap=False)
     if name == "card":
         seat = state.seat(state.turn)
         card = str(action.args.get("name", "")).strip()[:40] or None
@@ -227,7 +227,17 @@ def _doubles(state: TableState, name: str, rolls: tuple[int, ...]) -> tuple[str,
 
 def _next(state: TableState) -> tuple[TableState, Effects]:
     after = Ring(state.settings.players).left(state.turn)
-    new = replace(state, turn=after, acted=None, checklist=None, card_name=None, reports=())
+    new = replace(
+        state,
+        turn=after,
+        acted=None,
+        checklist=None,
+        card_name=None,
+        reports=(),
+        begun=True,
+        swap_due=False,
+        swap=state.swap_due,  # the vault a round's last escape brought: said on the next turn
+    )
     return new, (Sound("turn"), Log(f"{label(after)}'s turn"))
 
 
@@ -258,6 +268,10 @@ def _reported(state: TableState, action: Action) -> tuple[TableState, Effects]:
         if seat.phase != BUILD:
             raise Rejected(f"{who} is in the {seat.phase} phase")
         _check_cause(state, name)
+        if waits_for_round(state, number):
+            raise Rejected(
+                f"{who} has escaped this round: build on, collect in round {state.round + 1}"
+            )
         new_seat = replace(seat, phase=COLLECT)
         return _with(state, new_seat), (Log(f"{who} has built to the vault: collect phase"),)
     if name == "vault":
@@ -269,6 +283,13 @@ def _reported(state: TableState, action: Action) -> tuple[TableState, Effects]:
         raise Rejected(f"{who} is in the {seat.phase} phase")
     _check_cause(state, name)
     return _escaped(state, seat)
+
+
+def waits_for_round(state: TableState, number: int) -> bool:
+    """Rulings 4: one treasure a seat a round. A seat that has escaped in this round builds on
+    (steps for the next vault) but collects again only once every seat has escaped and the
+    next vault stands."""
+    return state.seat(number).escapes >= state.round
 
 
 # Rulings 1: a report follows the turn's action that made it happen on the board.
@@ -332,7 +353,7 @@ def _escaped(state: TableState, seat: Seat) -> tuple[TableState, Effects]:
     ]
     while all(s.escapes >= new.round for s in new.seats):
         vault = min(new.vault + 1, len(tables().vaults))
-        new = replace(new, round=new.round + 1, vault=vault)
+        new = replace(new, round=new.round + 1, vault=vault, swap_due=vault != new.vault)
         words = tables().vault(vault).words
         logs.append(Log(f"Round {new.round}: the {tables().vault(vault).name} vault, {words}"))
     return new, tuple(logs)

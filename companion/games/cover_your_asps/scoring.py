@@ -73,10 +73,9 @@ def _treasure(
             f"all {seat.treasures} of {who}'s cards are counted: the sum {seat.points} covers them"
         )
     card = str(action.args.get("card", "")).strip()
-    if card:
-        for other, held in enumerate(state.seats, start=1):
-            if card in held.counted:
-                raise Rejected(f"that card is already counted for {label(other)}")
+    twice = already_counted(state, card)
+    if twice:
+        raise Rejected(twice)
     if len(seat.counted) >= seat.treasures:
         if not seat.treasures:
             raise Rejected(f"{who} took no treasure")
@@ -88,6 +87,15 @@ def _treasure(
         last_counted=number,
     )
     return _settled(state, new, Log(f"{who}: +{value}, {total} treasure points"))
+
+
+def already_counted(state: TableState, card: str) -> str | None:
+    """Why this card cannot be counted again (the seat it was counted for), if it was."""
+    if card:
+        for other, held in enumerate(state.seats, start=1):
+            if card in held.counted:
+                return f"that card is already counted for {label(other)}"
+    return None
 
 
 def counted(n: int, word: str) -> str:

@@ -57,6 +57,9 @@ class TableState:
     last_counted: int | None = None  # the seat the last tapped treasure card went to
     over: bool = False
     youngest: int | None = None
+    begun: bool = False  # a turn has been played: the setup is done
+    swap_due: bool = False  # this turn's escape ended the round and a taller vault stands
+    swap: bool = False  # the new round's first turn: the table swaps the vault in
 
     def seat(self, number: int) -> Seat:
         return self.seats[number - 1]

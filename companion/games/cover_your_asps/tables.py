@@ -44,6 +44,8 @@ class Tables:
     action_cards: int
     keep: int
     escape_draw: int
+    pit_covers: int  # each raider covers this many of its pits at setup
+    chamber_pillars: int  # set in the treasure chamber at setup
     planks_per_set: int
     treasure: dict[int, int]  # players -> treasure cards
     points: tuple[int, int]  # lowest and highest points on one treasure card
@@ -128,6 +130,8 @@ def parse_setup(data: dict[str, Any], where: str) -> dict[str, Any]:
         "action_cards": _whole(data, "action_cards", where, 1, 9),
         "keep": _whole(data, "keep", where, 0, 9),
         "escape_draw": _whole(data, "escape_draw", where, 0, 9),
+        "pit_covers": _whole(data, "pit_covers", where, 0, 20),
+        "chamber_pillars": _whole(data, "chamber_pillars", where, 0, 20),
         "planks_per_set": _whole(data, "planks_per_set", where, 1),
         "treasure": treasure,
         "points": (low, high),

@@ -9,6 +9,7 @@ from companion.games import standings
 from companion.games.base import Pages
 from companion.games.cover_your_asps import scoring
 from companion.games.cover_your_asps.buttons import END_TURN, primary, solo_ok, table_footer
+from companion.games.cover_your_asps.rules import waits_for_round
 from companion.games.cover_your_asps.scoring import counted
 from companion.games.cover_your_asps.state import (
     BUILD,
@@ -40,8 +41,13 @@ COUNT_FOOTER = "G enter  ok menu"  # green: the next entry the count needs
 FINAL_FOOTER = "G edit  ^v standings"  # green: the count's menu, to correct an entry
 PHASE_NAMES = {BUILD: "Building", COLLECT: "Collecting", ESCAPE: "Escaping"}
 SOLO_SETUP = ("Lay a random plank", "near the middle, then", "fill the chamber")
-SOLO_RULE = ("Match one number to a", "laid plank; no plank", "fits: roll again")
+# The solo rules: a plank showing one rolled number goes next to a plank showing the other.
+SOLO_RULE = ("Lay a plank showing", "one number next to", "one with the other")
+# "No plank fits" is only ever the lost game; a roll that cannot be laid is rolled again.
+SOLO_LOST = "No plank fits: lost"
+SOLO_NO_FIT = ("A roll you cannot lay:", "roll again.", SOLO_LOST)
 CHECKLIST_FOOTER = f"^v more  {END_TURN}"
+SETUP_TITLE = "Asps  setup"
 
 
 def title(state: TableState) -> str:
@@ -62,6 +68,13 @@ def view(state: State) -> tuple[Screen, Lights]:
     if state.checklist is not None:
         screen = Screen(title(state), checklist(state), footer=CHECKLIST_FOOTER)
         return screen, lights(state.turn)
+    if state.acted is None and not state.begun:
+        screen = Screen(SETUP_TITLE, setup_lines(state), footer=table_footer(state))
+        return screen, lights(state.turn)
+    if state.acted is None and state.swap:
+        return Screen(title(state), swap_lines(state), footer=table_footer(state)), lights(
+            state.turn
+        )
     if state.acted is None:
         return _turn(state)
     if state.reports:
@@ -70,11 +83,60 @@ def view(state: State) -> tuple[Screen, Lights]:
     return _acted(state)
 
 
+def setup_lines(state: TableState) -> tuple[str, ...]:
+    """The table's setup before the first roll, in three counts (the pages spell it out)."""
+    t = tables()
+    return (
+        f"{state.treasure_left} treasure cards",
+        f"{t.pit_covers} pit covers each",
+        f"{t.chamber_pillars} pillars in chamber",
+    )
+
+
+def setup_pages(state: TableState) -> list[Screen]:
+    t = tables()
+    vault = t.vault(state.vault).name
+    return [
+        Screen(
+            "Setup: the chamber",
+            (
+                f"Vault: the {vault}",
+                "Cover pits of absent",
+                f"colours; {t.chamber_pillars} pillars",
+            ),
+        ),
+        Screen(
+            "Setup: each raider",
+            (
+                f"{t.pit_covers} covers on own pits",
+                f"{t.action_cards} action cards,",
+                "1 plank at entrance",
+            ),
+        ),
+        Screen(
+            "Setup: the piles",
+            (f"{state.treasure_left} treasure cards", "and action cards,", "shuffled, face down"),
+        ),
+    ]
+
+
+def swap_lines(state: TableState) -> tuple[str, ...]:
+    """A round has ended: the table puts the next taller vault in before the next turn."""
+    vault = tables().vault(state.vault)
+    return (
+        f"Swap in the {vault.name}",
+        f"vault: {vault.words}",
+        f"Then {label(state.turn)}'s turn",
+    )
+
+
 def _turn(state: TableState) -> tuple[Screen, Lights]:
     seat = state.seat(state.turn)
     line = TURN_LINES.get((seat.phase, seat.inside), "Escape: move roll")
     if primary(state) == "plank" and state.settings.planking == "draw":
         line = "Build: draw a plank"
+    if seat.phase == BUILD and waits_for_round(state, state.turn):
+        line = f"Build on, collect R{state.round + 1}"
     return turn_screen(title(state), state.turn, line, table_footer(state))
 
 
@@ -192,6 +254,8 @@ def pages(state: State) -> Pages:
     if state.over:
         screens += _standings_pages(state)
     else:
+        if not state.begun:
+            screens += setup_pages(state)
         screens.append(status_page(state))
         if state.checklist is not None:
             screens.append(checklist_page(state))
@@ -263,9 +327,15 @@ def _solo(state: SoloState) -> tuple[Screen, Lights]:
     footer = "G roll ok laid R end" if solo_ok(state) else "G roll  R end game"
     if not state.last_roll:
         return Screen(SOLO_TITLE, SOLO_SETUP, footer=footer), lights(1)
-    low, high = state.last_roll
-    line = f"Lay a {low}-{high} plank" if state.unused_roll else tally
+    line = plank_words(state.last_roll) if state.unused_roll else tally
     return Screen(SOLO_TITLE, (line,), big=faces(state.last_roll), footer=footer), lights(1)
+
+
+def plank_words(roll: tuple[int, ...]) -> str:
+    """A solo roll: a plank with one number goes next to a plank showing the other, either
+    number first."""
+    a, b = roll
+    return f"{a} next to {b}" if a == b else f"{a} next to {b} or {b} to {a}"
 
 
 def _solo_pages(state: SoloState) -> tuple[Screen, ...]:
@@ -273,4 +343,5 @@ def _solo_pages(state: SoloState) -> tuple[Screen, ...]:
         Screen(SOLO_TITLE, (f"Rolls: {state.rolls}", f"Planks laid: {state.placed}")),
         Screen("Solo setup", SOLO_SETUP),
         Screen("Solo planks", SOLO_RULE),
+        Screen("Solo: no fit", SOLO_NO_FIT),
     )

@@ -73,9 +73,12 @@ def play_form(state: DeathtrapState, pack: Pack) -> Form:
     """A play entered with the buttons: how many (unless the table fixes it), which set, how
     many wilds among them, and whether they were the last cards.
 
-    Only plays the rules take are offered: "Wilds only" makes every card a wild (no count to
-    ask), and a named set keeps at least one card of its own (0 to cards - 1 wilds, within
-    the pack's wilds); the wild question names the play's size."""
+    Only plays the rules take are offered: on a table only the sets worth more than it (and
+    never "Wilds only", worth 0), and only sets that can make the play's count with the pack's
+    wilds; when none can, the entry is refused with the reason (pass). "Wilds only" makes
+    every card a wild (no count to ask), and a named set keeps at least one card of its own
+    (0 to cards - 1 wilds, within the pack's wilds, and enough wilds to make up the count);
+    the wild question names the play's size."""
     table = state.table
     args: dict[str, str | int] = {} if table is None else {"n": table.n}
     count: list[Field] = []
@@ -84,27 +87,46 @@ def play_form(state: DeathtrapState, pack: Pack) -> Form:
         counts = tuple(str(n) for n in range(1, most + 1))
         count.append(Field("n", "How many cards?", counts))
     ordered = sorted(pack.sets, key=lambda s: s.value)
-    values = ("0", *tuple(str(s.value) for s in ordered))
-    names = ("Wilds only", *tuple(f"{s.name} {s.value}" for s in ordered))
-    above = next((i for i, v in enumerate(values) if table is None or int(v) > table.value), 0)
-    which = Field("value", "Which set?", values, names, start=above if table else 1)
     last = Field("out", "Last cards?", YES_NO, ("No", "Yes: out"))
+
+    def which(n: int) -> Field:
+        """The sets (and "Wilds only") that make a play of ``n`` cards the rules take now; any
+        count when ``n`` is 0 (not answered yet)."""
+        beats = [s for s in ordered if table is None or s.value > table.value]
+        fits = [s for s in beats if not n or s.cards + pack.wilds >= n]
+        values = tuple(str(s.value) for s in fits)
+        names = tuple(f"{s.name} {s.value}" for s in fits)
+        if table is None and n <= pack.wilds:
+            values, names = ("0", *values), ("Wilds only", *names)
+        start = 1 if table is None and len(values) > 1 and values[0] == "0" else 0
+        return Field("value", "Which set?", values, names, start=start)
 
     def questions(answers: Mapping[str, str]) -> tuple[Field, ...]:
         n = int(answers.get("n", args.get("n", 0)))
+        chosen = answers.get("value")
+        if chosen == "0":
+            return (*count, which(n), last)  # all wilds: nothing to ask
+        cards = max((s.cards for s in ordered if str(s.value) == chosen), default=n)
         wilds = min(pack.wilds, n - 1)
-        if answers.get("value") == "0" or (n and wilds < 1):
-            return (*count, which, last)  # all wilds, or no room for one: nothing to ask
+        fewest = max(0, n - cards)
+        if n and wilds < 1:
+            return (*count, which(n), last)  # no room for a wild: nothing to ask
         label = f"Wilds among {n} cards?" if n else "Wilds among them?"
-        wild = Field("wild", label, tuple(str(w) for w in range(0, max(wilds, 0) + 1)))
-        return (*count, which, wild, last)
+        choices = tuple(str(w) for w in range(fewest, max(wilds, 0) + 1))
+        wild = Field("wild", label, choices)
+        return (*count, which(n), wild, last)
 
     def build(answers: Mapping[str, str]) -> Action:
         n = int(answers.get("n", args.get("n", 0)))
         wild = n if answers["value"] == "0" else int(answers.get("wild", 0))
         return Action("play", {**answers, "wild": wild})
 
-    return Form("Play cards", "play", questions({}), args, more=questions, build=build)
+    refused = None
+    if table is not None and not which(table.n).choices:
+        refused = f"nothing beats {table.n} worth {table.value}: pass"
+    return Form(
+        "Play cards", "play", questions({}), args, refused=refused, more=questions, build=build
+    )
 
 
 def killing_machine_form(state: DeathtrapState, label: str) -> Form:

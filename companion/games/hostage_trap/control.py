@@ -1,10 +1,11 @@
 """The control map: buttons and card taps to Hostage Trap! actions, menus and pages.
 
-green draws (asking from whom), red ends the turn, ok opens the seat's menu (attack, look at a
-hand, an ability, a drawn trap, a claim), up/down turn the information pages. A tapped attack
-card asks whom it hit, a defence card files the attack it blocked, a trap card files itself
-with the turns it costs, and a hostage card starts or continues a claim. Hostage taps never
-name the card: the menus ask only which seat shows them.
+green draws (asking from whom), red ends the turn (asking first while no card is drawn: the
+draw is part of every turn), ok opens the seat's menu (what the turn still allows: attack, look
+at a hand, an ability, a drawn trap; a claim; the end), up/down turn the information pages.
+A tapped attack card asks whom it hit, a defence card files the attack it blocked, a trap
+card files itself with the turns it costs, and a hostage card starts or continues a claim.
+Hostage taps never name the card: the menus ask only who claims.
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ from companion.ui.screen import Screen
 GAME_NAME = "hostage-trap"
 HOSTAGE_PREFIX = "hostage-"
 TRAP_KINDS = {"trap": "yes", "trap-on": "no"}  # card kind -> does it end the turn
+NO_DRAW = "No card drawn"
+END_ANYWAY = "End turn anyway"
+END_UNDRAWN = "End turn, no draw"
 
 
 def control(state: HostageState, event: Input) -> Reply:
@@ -33,7 +37,9 @@ def control(state: HostageState, event: Input) -> Reply:
     if state.over:
         return None
     if button == "red":
-        return Action("shown") if state.showing is not None else Action("next")
+        if state.showing is not None:
+            return Action("shown")
+        return Action("next") if state.drew else undrawn_end(state)
     if button == "green":
         if state.showing is not None:
             return None  # a claim is open: hostage taps, or red when done
@@ -95,8 +101,17 @@ def _trap_form(state: HostageState, ends: str | None = None) -> Form:
     return Form("Drew a trap", "trap", tuple(fields), args, refused=state.may_trap())
 
 
+def undrawn_end(state: HostageState) -> Ask:
+    """Red before the turn's draw: the draw is part of every turn, so the box asks first
+    (draw now, or end the turn anyway: a card's text may say so; back: the turn goes on)."""
+    return Ask(NO_DRAW, (_draw_form(state), Form(END_ANYWAY, "next")))
+
+
 def seat_menu(state: HostageState) -> Ask:
-    forms = [
+    """What the turn still allows, and nothing else (a turn's draw, attack, look, ability or
+    trap that the rules would refuse now is left out); a claim and the end are always there,
+    the end saying when no card was drawn."""
+    offered = [
         _draw_form(state),
         _attack_form(state),
         Form("Look at a hand", "peek", (_others(state, "Whose hand?"),), refused=state.may_peek()),
@@ -107,13 +122,16 @@ def seat_menu(state: HostageState) -> Ask:
             refused=state.may_use_ability(),
         ),
         _trap_form(state),
+    ]
+    forms = [form for form in offered if form.refused is None]
+    forms.append(
         Form(
             "Claim a win",
             "claim",
             (_seat_field(state, "Who claims?"), _colour_field("Hostages held", many=True)),
-        ),
-        Form("End turn", "next"),
-    ]
+        )
+    )
+    forms.append(Form("End turn" if state.drew else END_UNDRAWN, "next"))
     if state.timer is not None and state.timer.running:
         forms.append(Form("Pause timer", "pause"))
     return Ask(f"Seat {state.turn}", tuple(forms))
@@ -133,7 +151,7 @@ def _tap(state: HostageState, event: Tap) -> Reply:
         colour = kind[len(HOSTAGE_PREFIX) :]
         if state.showing is not None:
             return Action("show", {"color": colour})
-        form = Form("Show hostages", "show", (_seat_field(state, "Whose hostage?"),))
+        form = Form("Show hostages", "show", (_seat_field(state, "Who claims?"),))
         return Ask("Claim a win", (Form(form.label, form.action, form.fields, {"color": colour}),))
     if kind == "attack":
         return Ask("Attack", (_attack_form(state),))
