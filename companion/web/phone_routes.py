@@ -101,7 +101,7 @@ class PhoneRoutes:
 
     async def _pair(self, request: web.Request) -> web.Response:
         form = await self._form(request)
-        attempt = self.service.pairing.attempt(form.get("code"))
+        attempt = self.service.pairing.attempt(form.get("code"), request.remote)
         if attempt.outcome != "paired":
             return web.json_response({"error": attempt.message}, status=attempt.status)
         response = web.json_response({"paired": True})
