@@ -106,9 +106,11 @@ def request(
     headers: dict[str, str] | None = None,
     cookie: str | None = None,
     origin: bool = True,
+    source: str = "127.0.0.1",
 ) -> tuple[int, dict[str, str], Any]:
-    """One HTTP request as a browser on the phone would send it (Origin on a POST)."""
-    conn = http.client.HTTPConnection("127.0.0.1", box.port, timeout=10)
+    """One HTTP request as a browser on the phone would send it (Origin on a POST), from
+    ``source`` (any of 127.0.0.0/8: another machine on the network, as the box sees it)."""
+    conn = http.client.HTTPConnection("127.0.0.1", box.port, timeout=10, source_address=(source, 0))
     sent = {"Host": f"127.0.0.1:{box.port}"}
     if method == "POST":
         sent["Content-Type"] = "application/x-www-form-urlencoded"

@@ -197,11 +197,13 @@ def test_the_book_caps_in_all_and_per_address_closing_the_oldest_idle() -> None:
     from companion.web.ratelog import RateLog
 
     async def run() -> None:
-        book = ConnectionBook(RateLog(logging.getLogger("test")), max_total=4, max_per_source=2)
+        book = ConnectionBook(
+            RateLog(logging.getLogger("test")), max_total=4, max_per_source=2, phone_share=0
+        )
         t = {k: FakeTransport(src) for k, src in enumerate(["10.0.0.1", "10.0.0.1", "10.0.0.2"])}
         for key, transport in t.items():
             assert book.admit(key, transport)
-        book.busy(1)  # answering a request: never closed for a newcomer
+        book.busy(1)  # answering a request: an idle one goes first for a newcomer
         t[3] = FakeTransport("10.0.0.1")  # a third from one address: its oldest idle goes
         assert book.admit(3, t[3]) and t[0].aborted and not t[1].aborted
         book.gone(0)
@@ -209,10 +211,82 @@ def test_the_book_caps_in_all_and_per_address_closing_the_oldest_idle() -> None:
         assert book.admit(4, t[4]) and len(book) == 4
         t[5] = FakeTransport("10.0.0.4")  # over the cap for all: the oldest idle of all goes
         assert book.admit(5, t[5]) and t[2].aborted and len(book) == 4
+        book.gone(2)
         for key in (3, 4, 5):
             book.busy(key)
-        assert not book.admit(6, FakeTransport("10.0.0.5"))  # all busy: the newcomer is refused
-        assert len(book) == 4
+        # All busy (issue 36: a client that never reads holds its answer): the newcomer
+        # takes the oldest slot of the address holding the most, not nothing.
+        t[6] = FakeTransport("10.0.0.5")
+        assert book.admit(6, t[6]) and t[1].aborted and len(book) == 4
+        assert not any(t[k].aborted for k in (3, 4, 5, 6))
+
+    asyncio.run(run())
+
+
+def test_paired_phones_keep_their_share_and_a_newcomer_takes_from_the_biggest() -> None:
+    import asyncio
+
+    from companion.web.connections import ConnectionBook
+    from companion.web.ratelog import RateLog
+
+    async def run() -> None:
+        book = ConnectionBook(
+            RateLog(logging.getLogger("test")), max_total=12, max_per_source=4, phone_share=4
+        )
+        book.mark_phone("10.0.0.50")
+        flood = {}
+        for n in range(20):  # five addresses, every connection busy (never read)
+            flood[n] = FakeTransport(f"10.0.0.{1 + n % 5}")
+            book.admit(("flood", n), flood[n])
+            book.busy(("flood", n))
+        assert len(book) == 8  # all but the phones' share
+        phone = [FakeTransport("10.0.0.50") for _ in range(4)]
+        for n, transport in enumerate(phone):
+            assert book.admit(("phone", n), transport)
+            book.busy(("phone", n))
+        assert len(book) == 12 and not any(p.aborted for p in phone)
+        newcomer = FakeTransport("10.0.0.60")  # a phone not paired yet, pairing
+        assert book.admit("new", newcomer)
+        assert not any(p.aborted for p in phone)  # taken from the flood, not the phones
+        book.busy("new")
+        for n in range(20, 40):  # the flood comes back for more
+            flood[n] = FakeTransport(f"10.0.0.{1 + n % 5}")
+            book.admit(("flood", n), flood[n])
+            book.busy(("flood", n))
+        assert not newcomer.aborted and not any(p.aborted for p in phone)
+
+    asyncio.run(run())
+
+
+def test_every_slot_is_freed_by_time_whatever_the_client_does() -> None:
+    """Busy past its limit (an answer not taken, more requests pipelined meanwhile), and a
+    connection reading just fast enough past its life: both closed; an event stream is not."""
+    import asyncio
+
+    from companion.web.connections import ConnectionBook
+    from companion.web.ratelog import RateLog
+
+    async def run() -> None:
+        book = ConnectionBook(RateLog(logging.getLogger("test")))
+        book.busy_seconds, book.life_seconds = 0.2, 0.5
+        stuck, reader, stream = (FakeTransport("10.0.0.1") for _ in range(3))
+        for key, transport in (("stuck", stuck), ("reader", reader), ("stream", stream)):
+            assert book.admit(key, transport)
+            book.busy(key)
+        book.streaming("stream")
+        for _ in range(5):  # more pipelined heads arrive: the limit does not move
+            await asyncio.sleep(0.03)
+            book.busy("stuck")
+        await asyncio.sleep(0.1)
+        assert stuck.aborted and "stuck" not in book.open
+        for _ in range(6):  # answers taken every 0.1 s: busy never too long, but life ends
+            book.idle("reader")
+            await asyncio.sleep(0.05)
+            book.busy("reader")
+            await asyncio.sleep(0.05)
+        book.idle("reader")
+        assert reader.aborted and "reader" not in book.open
+        assert not stream.aborted and "stream" in book.open
 
     asyncio.run(run())
 

@@ -87,7 +87,7 @@ def test_the_oled_says_when_the_code_is_void(box, tmp_path) -> None:
     phones = with_phones(box, tmp_path)
     box.app.phone_command("pair_phone")
     for n in range(10):
-        assert phones.pairing.attempt(f"00000{n}").outcome == "wrong"
+        assert phones.pairing.attempt(f"00000{n}", f"10.0.0.{n}").outcome == "wrong"
     box.loop.drain()
     assert "Code void:" in screen(box) and "10 wrong guesses" in screen(box)
     assert box.app.sounds[-1] == "error"

@@ -146,8 +146,8 @@ def test_ten_wrong_codes_void_the_code_and_say_so(tmp_path: Path) -> None:
     clocks, events = Clocks(), []
     p = make(tmp_path, clocks, events=events)
     p.new_code()
-    for i in range(10):
-        assert p.attempt(f"99999{i}").outcome == "wrong"
+    for i in range(10):  # from four addresses: one alone cannot void a code
+        assert p.attempt(f"99999{i}", f"10.0.0.{i % 4}").outcome == "wrong"
     assert events[-1] == "void"
     assert p.code_status() == ("void", 0.0)
     assert p.code_deadline() is None
@@ -162,16 +162,16 @@ def test_each_code_shown_has_its_own_budget_of_ten_wrong_guesses(tmp_path: Path)
         assert p.attempt(f"{i:06d}").status == 403
     p.new_code()
     for i in range(9):  # as fast as a script can: no per-minute wait for anyone
-        assert p.attempt(f"99999{i}").outcome == "wrong"
+        assert p.attempt(f"99999{i}", f"10.0.0.{i // 3}").outcome == "wrong"
     assert p.wrong_guesses() == 9 and p.code_status()[0] == "showing"
-    assert p.attempt("999999").outcome == "wrong"  # the tenth: void
+    assert p.attempt("999999", "10.0.0.9").outcome == "wrong"  # the tenth: void
     assert p.code_status() == ("void", 0.0) and p.wrong_guesses() == 10
     assert events == ["wrong"] * 9 + ["void"]
     assert p.attempt("123456").outcome == "no_code"  # the right code, too late
     p.new_code()  # the owner shows a new code: a fresh budget
     assert p.wrong_guesses() == 0
     for i in range(9):
-        assert p.attempt(f"00000{i}").outcome == "wrong"
+        assert p.attempt(f"00000{i}", f"10.0.0.{i // 3}").outcome == "wrong"
     assert p.attempt("654321").outcome == "paired"
 
 
@@ -184,8 +184,8 @@ def test_a_wrong_code_and_no_code_get_the_same_answer(tmp_path: Path) -> None:
     clocks.tick(301)
     answers.append(p.attempt("000000"))  # run out
     p.new_code()
-    for _ in range(10):
-        answers.append(p.attempt("000000"))  # wrong, then void
+    for i in range(10):
+        answers.append(p.attempt("000000", f"10.0.0.{i}"))  # wrong, then void
     answers.append(p.attempt("000000"))  # void
     p.new_code()
     p.end_code()
@@ -228,12 +228,13 @@ def test_no_code_ever_takes_more_than_ten_wrong_guesses(steps) -> None:
                 clocks.tick(step)
             else:
                 code = p.code
-                got = p.attempt(f"{step:06d}")
+                got = p.attempt(f"{step:06d}", f"10.0.0.{step % 5}")
                 if got.outcome == "paired":
                     continue
                 assert (got.status, got.message) == (NOT_PAIRED.status, NOT_PAIRED.message)
                 if code is not None:
                     wrong_for[id(code)] = code.wrong
+                    assert all(n <= 3 for n in code.by_source.values())  # each address's share
         assert all(wrong <= 10 for wrong in wrong_for.values())
 
 
@@ -302,3 +303,128 @@ def test_a_phones_file_with_a_bad_entry_is_set_aside(tmp_path: Path) -> None:
     (tmp_path / "phones.json").write_text(json.dumps(bad))
     p = make(tmp_path, Clocks())
     assert "phone 1 has no sha256" in p.problem
+
+
+# --- issue 36: a blind guesser, a wrong wall clock, storage that refuses -------------------
+
+
+def test_a_blind_guesser_at_two_a_second_cannot_void_a_code_before_the_owner_types_it(
+    tmp_path: Path,
+) -> None:
+    """One address guessing twice a second from the moment each code is shown: the owner, who
+    takes 8 s to type the code from another address, pairs every time (3 of 3)."""
+    clocks, events = Clocks(), []
+    p = make(tmp_path, clocks, codes=(111111, 222222, 333333), events=events)
+    guesses = iter(f"{n:06d}" for n in range(500_000, 600_000))
+    paired = 0
+    for digits in ("111111", "222222", "333333"):
+        p.new_code()
+        for _ in range(16):  # 8 s at 2 a second
+            clocks.tick(0.5)
+            assert p.attempt(next(guesses), "192.168.1.66") == NOT_PAIRED
+        assert p.code_status()[0] == "showing"
+        assert p.wrong_guesses() == 16  # the OLED counts them all: 3 checked, 13 not
+        paired += p.attempt(digits, "192.168.1.20").outcome == "paired"
+    assert paired == 3
+    assert "void" not in events
+
+
+def test_an_address_has_three_wrong_guesses_per_code_and_an_ipv6_64_is_one_address(
+    tmp_path: Path,
+) -> None:
+    p = make(tmp_path, Clocks(), codes=(123456, 654321))
+    p.new_code()
+    for n in range(3):
+        p.attempt(f"00000{n}", f"fd00::{n + 1}")  # three addresses of one /64
+    assert p.code.wrong == 3
+    assert p.attempt("123456", "fd00::99") == NOT_PAIRED  # its share is spent: not checked
+    assert p.attempt("123456", "::ffff:10.0.0.5").outcome == "paired"  # another machine
+    p.new_code()  # the next code: every address has its three again
+    p.attempt("000000", "fd00::1")
+    assert p.attempt("654321", "fd00::1").outcome == "paired"
+
+
+def test_a_token_lives_on_time_the_box_ran_whatever_the_wall_clock_says(tmp_path: Path) -> None:
+    """Paired while the wall clock said 1970 (before NTP): after a restart with the right time,
+    and another with a clock years ahead, the phones are still in until their twelve hours of
+    running have passed."""
+    clocks = Clocks()
+    clocks.wall = 86_400.0  # 2 January 1970
+    p = make(tmp_path, clocks, codes=(1, 2))
+    tokens = []
+    for code in ("000001", "000002"):
+        p.new_code()
+        tokens.append(p.attempt(code).token)
+        clocks.tick(3600)
+    p.keep_time()  # the stop (or the periodic write) keeps their time left
+    after = Clocks()  # a reboot: a new monotonic clock, the wall clock right now
+    after.mono = 5.0
+    q = make(tmp_path, after)
+    assert all(q.allows(t) for t in tokens)
+    after.tick(9 * 3600)
+    q.keep_time()
+    later = Clocks()
+    later.mono, later.wall = 3.0, 4_102_444_800.0  # another reboot, the clock in 2100
+    r = make(tmp_path, later)
+    assert all(r.allows(t) for t in tokens)
+    later.tick(3600 + 1)  # the first had 12 h - 2 h - 9 h = 1 h left: now ended
+    assert not r.allows(tokens[0]) and r.allows(tokens[1])
+    later.tick(3600)
+    assert not r.allows(tokens[1])
+
+
+def test_a_power_cut_gives_a_token_at_most_the_seconds_since_the_last_write(
+    tmp_path: Path,
+) -> None:
+    clocks = Clocks()
+    p = make(tmp_path, clocks)
+    p.new_code()
+    token = p.attempt("123456").token
+    clocks.tick(11 * 3600)
+    p.keep_time()
+    clocks.tick(pairing.SAVE_SECONDS - 1)  # cut before the next write
+    again = make(tmp_path, Clocks())
+    assert again.allows(token)
+    again_clock = again.clock()
+    assert again.phones[token_hash(token)] - again_clock == 3600.0  # not 12 h afresh
+
+
+def test_a_version_1_file_of_wall_clock_ends_is_still_read(tmp_path: Path) -> None:
+    clocks = Clocks()
+    digest = token_hash("ab" * 32)
+    old = {"version": 1, "phones": [{"sha256": digest, "until": clocks.wall + 600}]}
+    (tmp_path / "phones.json").write_text(json.dumps(old))
+    p = make(tmp_path, clocks)
+    assert p.allows("ab" * 32) and not p.problem
+    clocks.tick(601)
+    assert not p.allows("ab" * 32)
+
+
+def test_a_pairing_or_forgetting_the_state_dir_refuses_changes_nothing(
+    tmp_path: Path, monkeypatch
+) -> None:
+    import errno
+
+    clocks, events = Clocks(), []
+    p = make(tmp_path, clocks, codes=(1, 2, 3), events=events)
+    p.new_code()
+    first = p.attempt("000001").token
+    saved = (tmp_path / "phones.json").read_bytes()
+
+    def refuse(path, data):
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    monkeypatch.setattr(pairing, "replace_whole", refuse)
+    p.new_code()
+    got = p.attempt("000002")
+    assert (got.outcome, got.status, got.token) == ("unsaved", 503, "")
+    assert got.message == "the box cannot save pairings now: its storage is read-only"
+    assert events[-1] == "unsaved:read-only" and p.code is None  # the used code is gone
+    assert p.count() == 1
+    try:
+        p.forget_all()
+    except pairing.NotSaved as err:
+        assert err.condition == "read-only"
+    else:
+        raise AssertionError("forgetting was not refused")
+    assert p.allows(first) and (tmp_path / "phones.json").read_bytes() == saved

@@ -79,7 +79,8 @@ def test_wrong_and_no_code_get_one_answer_and_the_oled_counts_the_guesses(box) -
     assert not any("Retry-After" in headers for _, headers, _ in before + during)
     wait_for(lambda: screen(box)[0].startswith("3 wrong guesses"))  # not those before
     assert isinstance(box.on_loop(lambda: box.app.menu), PairCode)
-    assert request(box, "POST", "/api/pair", f"code={right}")[0] == 200
+    # the guesser's address had its three tries at this code; the owner's phone pairs
+    assert request(box, "POST", "/api/pair", f"code={right}", source="127.0.0.9")[0] == 200
 
 
 def test_ten_wrong_codes_void_the_code_and_the_oled_says_so(box) -> None:
@@ -87,8 +88,11 @@ def test_ten_wrong_codes_void_the_code_and_the_oled_says_so(box) -> None:
     pairing = box.app.phones.pairing
     right = pairing.code.digits
     wrong = "000000" if right != "000000" else "111111"
-    for _ in range(10):
-        assert request(box, "POST", "/api/pair", f"code={wrong}")[0] == 403
+    for n in range(10):  # from four addresses: one alone cannot void a code
+        assert (
+            request(box, "POST", "/api/pair", f"code={wrong}", source=f"127.0.0.{2 + n % 4}")[0]
+            == 403
+        )
     wait_for(lambda: "void" in " ".join(screen(box)))
     assert "10 wrong guesses" in screen(box)
     assert request(box, "POST", "/api/pair", f"code={right}")[0] == 403
@@ -463,26 +467,30 @@ def test_the_phones_remote_cannot_open_pairing_nor_forget_phones(box) -> None:
     shown = box.app.phones.pairing.code.digits
     remote(box, "ok", token)
     assert box.app.phones.pairing.code.digits == shown
+    assert box.on_loop(lambda: box.app.toast) is None  # no notice hides the code either
 
 
 def test_no_phone_facing_answer_or_event_carries_the_code(box) -> None:
     token = pair(box)
     wait_for(lambda: screen(box)[0] == "Choose a game")
+    wait_for(lambda: box.on_loop(lambda: box.app.toast) is None)
+    _, _, before = request(box, "GET", "/api/state", cookie=token)
     box.on_loop(lambda: box.app.phone_command("pair_phone"))  # on the box, by its owner
     digits = box.app.phones.pairing.code.digits
     assert f"{digits[:3]} {digits[3:]}" in screen(box)  # the OLED shows it
+    box.on_loop(lambda: None)  # the box has drawn the code screen (and shown the phones)
 
     def carries(text: str) -> bool:
         return digits in "".join(text.split())
 
-    wait_for(lambda: (box.app.phones.view or {}).get("pairing") == "showing")
     for path in ("/api/state", "/api/cards", "/"):
         status, _, body = request(box, "GET", path, cookie=token)
         text = body.decode() if isinstance(body, bytes) else json.dumps(body)
         assert status == 200 and not carries(text), path
+    # Nor does anything say that a code is shown: the phones keep the view from before.
     _, _, state = request(box, "GET", "/api/state", cookie=token)
-    assert state["screen"][0].startswith("Pair a phone")
-    assert "(the code is on the box)" in state["screen"]
+    assert state == before and "pairing" not in state
+    assert not any("Pair a phone" in line or "code" in line for line in state["screen"])
     conn = http.client.HTTPConnection("127.0.0.1", box.port, timeout=5)
     conn.request(
         "GET",
@@ -491,7 +499,39 @@ def test_no_phone_facing_answer_or_event_carries_the_code(box) -> None:
     )
     first = conn.getresponse().readline().decode()
     conn.close()
-    assert first.startswith("data: ") and "Pair a phone" in first and not carries(first)
+    assert first.startswith("data: ") and not carries(first)
+    assert json.loads(first.removeprefix("data: ")) == before
+
+
+def test_a_paired_phone_cannot_press_on_the_pairing_nor_the_forgetting_screen(box) -> None:
+    """Issue 36 point 2: a hostile paired phone pressing as soon as a screen opens ends no code,
+    hides none under a notice and dismisses no "Forget phones?": the box's buttons decide."""
+    token = pair(box)
+    wait_for(lambda: box.on_loop(lambda: box.app.toast) is None)
+    pairing = box.app.phones.pairing
+    for _ in range(5):
+        box.on_loop(lambda: box.app.phone_command("pair_phone"))  # the owner, on the box
+        digits = pairing.code.digits
+        for button in ("back", "red", "ok", "green", "up", "down"):
+            remote(box, button, token)
+            assert isinstance(box.on_loop(lambda: box.app.menu), PairCode), button
+            assert box.on_loop(lambda: box.app.toast) is None, button  # nothing over the code
+            assert pairing.code.digits == digits and pairing.code_status()[0] == "showing"
+        assert f"{digits[:3]} {digits[3:]}" in screen(box)
+        status, _, _ = request(box, "POST", "/api/pair", f"code={digits}", source="127.0.0.7")
+        assert status == 200  # the owner's new phone pairs with the code it read
+        wait_for(lambda: box.on_loop(lambda: box.app.toast) is None)
+    for _ in range(5):
+        box.on_loop(lambda: box.app.phone_command("forget_phones"))  # the owner, on the box
+        for button in ("back", "red", "ok", "green", "up", "down"):
+            remote(box, button, token)
+            title = box.on_loop(lambda: getattr(box.app.menu, "title", ""))
+            assert title == "Forget phones?", button
+        box.controls.press("back")  # the box's own button answers it: no
+        wait_for(
+            lambda: box.on_loop(lambda: getattr(box.app.menu, "title", "")) != "Forget phones?"
+        )
+    assert pairing.count() == 6
 
 
 def test_the_threat_list_says_the_cookie_goes_to_every_port_and_names_real_tests() -> None:

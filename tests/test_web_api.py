@@ -111,6 +111,22 @@ def test_a_long_press_and_a_card_tap_reach_the_box(tmp_path):
     run_site(tmp_path, body)
 
 
+@pytest.mark.parametrize("typed", ["-1", "04_A1_B2_C3", "04::A1", "04A1B2C3-", ":04A1B2C3"])
+def test_the_uid_box_refuses_a_sign_underscores_and_stray_separators(tmp_path, typed):
+    """Issue 36: what only Python's int() would read as hex is not a card UID (before, "-1" was
+    tapped as 0000000001 and "04_A1_B2_C3" as 04A1B2C3)."""
+
+    async def body(site):
+        r = await site.post(f"/api/tap/{typed}")
+        answer = await r.json()
+        assert r.status == 400 and answer["say"].startswith("not a card UID")
+        assert repr(typed) in answer["error"]
+        ok = await site.post("/api/tap/14:00:8e:c7:93")  # a label's own grouping still is
+        assert ok.status == 202
+
+    run_site(tmp_path, body)
+
+
 def test_a_bad_card_uid_is_also_said_in_plain_words(tmp_path):
     async def body(site):
         r = await site.post("/api/tap/hello")
@@ -139,6 +155,16 @@ def test_bad_input_is_a_clear_4xx_and_changes_nothing(tmp_path):
             ),
             (
                 site.post("/api/press/ok", headers={"Host": "rebind.example", **site.origin}),
+                421,
+                "not this box",
+            ),
+            (  # issue 36: the box's own address with a name glued on is not the box
+                site.client.get("/api/state", headers={"Host": "[::1]evil.com"}),
+                421,
+                "not this box",
+            ),
+            (
+                site.client.get("/api/state", headers={"Host": "127.0.0.1:80evil.com"}),
                 421,
                 "not this box",
             ),
@@ -265,6 +291,11 @@ def test_only_local_sources_are_answered(address, answered):
         ("127.0.0.1:80", "127.0.0.1"),
         ("[::1]:8765", "::1"),
         ("box.local.", "box.local"),
+        ("[::1]evil.com", ""),  # not a host and a port: matches nothing
+        ("[::1]:80evil", ""),
+        ("[::1", ""),
+        ("localhost:http", ""),
+        ("127.0.0.1:80evil.com", ""),
     ],
 )
 def test_host_names_are_read_without_port_or_brackets(header, name):

@@ -244,7 +244,11 @@ class App:
         elif isinstance(effect, EndPairingCode):
             self.phones.pairing.end_code()
         elif isinstance(effect, ForgetPhones):
-            self.feed(events.PhonesForgotten(self.phones.pairing.forget_all()), draw=False)
+            try:
+                forgotten = events.PhonesForgotten(self.phones.pairing.forget_all())
+            except OSError as err:  # not written: nothing forgotten (pairing.NotSaved)
+                forgotten = events.PhonesForgotten(0, storage.condition_of(err))
+            self.feed(forgotten, draw=False)
 
     def _swap_game(self, effect: SwapGame) -> None:
         """The shelf's three moves (companion/core/shelf.py): the waiting games as they will

@@ -167,9 +167,11 @@ class RecordsFailed:
 
 @dataclass(frozen=True)
 class PhonesForgotten:
-    """The paired phones were forgotten (how many)."""
+    """The paired phones were forgotten (how many), or not at all: ``failed`` is the state
+    dir's condition that refused it (full, read-only)."""
 
     count: int
+    failed: str = ""
 
 
 @dataclass(frozen=True)

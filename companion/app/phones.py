@@ -8,17 +8,22 @@ line for STATUS, e.g. the port being taken).
 
 Pairing needs the box: a code may only ever be read off the OLED, so a press from the phones'
 remote (``Pressed.remote``) cannot show a code nor forget phones; it gets a notice instead.
+While the box shows its pairing code or asks "Forget phones?", its own buttons alone answer:
+a phone's press then changes nothing at all (``remote_refused``), so a paired phone cannot end
+a code before it is read, hide it under a notice, nor dismiss the question.
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from companion.app import menu_flow
 from companion.app.effects import EndPairingCode, ForgetPhones, NewPairingCode, Unwake
+from companion.core.storage import WORDS
 from companion.ui import menus
-from companion.ui.screen import Screen
+from companion.ui.screen import RED, Screen
 
 if TYPE_CHECKING:
     from companion.app.step import Draft
@@ -62,6 +67,24 @@ class PairCode:
 
 
 ONLY_ON_THE_BOX = ("pair_phone", "new_code", "forget_phones", "forget_yes")
+FORGET_TITLE = "Forget phones?"
+
+
+def box_only(menu: Any) -> bool:
+    """Whether ``menu`` is one of the phones' own screens, answered by the box's buttons only."""
+    if isinstance(menu, PairCode):
+        return True
+    return (
+        isinstance(menu, menus.Confirm)
+        and menu.on_yes.kind == "phones"
+        and menu.on_yes.data.get("do") == "forget_yes"
+    )
+
+
+def remote_refused(d: Draft) -> bool:
+    """A phone's press on the box's pairing or forgetting screen: nothing changes, not even a
+    notice over the code (True: the press is taken no further)."""
+    return d.remote and box_only(d.menu)
 
 
 def phone_items(d: Draft) -> tuple[list[str], list[str]]:
@@ -90,7 +113,7 @@ def phone_command(d: Draft, what: str) -> None:
     elif what == "forget_phones":
         n = phones.pairing.count()
         d.menu = menus.Confirm(
-            "Forget phones?",
+            FORGET_TITLE,
             (f"{n} paired", "each must pair again"),
             menus.Command("phones", {"do": "forget_yes"}),
         )
@@ -102,9 +125,21 @@ def phone_command(d: Draft, what: str) -> None:
             menu_flow.open_game_menu(d)
 
 
-def forgotten(d: Draft, n: int) -> None:
+def forgotten(d: Draft, n: int, failed: str = "") -> None:
+    """Forgetting done, or (``failed``: the storage condition) refused whole: the phones stay
+    paired, and the box says so rather than forget them until the next restart only."""
+    if failed:
+        d.log(logging.ERROR, f"phones not forgotten: the state dir is {failed}")
+        d.play("error")
+        d.toast_up(storage_lines(failed), RED, title="Phones not forgotten")
+        return
     d.note(f"forgot {n} paired phones")
     d.toast_up((f"{n} phone{'' if n == 1 else 's'} forgotten",), title="Phones")
+
+
+def storage_lines(condition: str) -> tuple[str, ...]:
+    """ "the box cannot save pairings now: its storage is read-only", in OLED lines."""
+    return ("Cannot save pairings", "now: its storage", f"is {WORDS[condition]}")
 
 
 def phones_changed(d: Draft, what: str) -> None:
@@ -122,4 +157,14 @@ def phones_changed(d: Draft, what: str) -> None:
     elif what == "void":
         d.note("pairing code void after too many wrong codes")
         d.play("error")
+    elif what.startswith("unsaved:"):  # the code was used, the phone told why it is not paired
+        condition = what.removeprefix("unsaved:")
+        if isinstance(d.menu, PairCode):
+            d.menu = None
+            d.out.append(Unwake("phones-code"))
+            if d.session is None:
+                menu_flow.open_game_menu(d)
+        d.log(logging.ERROR, f"phone not paired: the state dir is {condition}")
+        d.play("error")
+        d.toast_up(storage_lines(condition), RED, title="Phone not paired")
     # "port": the status line and the notice come from the phones part itself

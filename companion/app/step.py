@@ -158,7 +158,8 @@ def step(box: BoxState, event: Event, world: World) -> tuple[BoxState, tuple[Eff
 def _take(d: Draft, event: Event) -> None:
     if isinstance(event, Pressed):
         d.remote = event.remote
-        menu_flow.on_press(d, event.button, event.long)
+        if not phones.remote_refused(d):  # the box's pairing screens answer its own buttons
+            menu_flow.on_press(d, event.button, event.long)
     elif isinstance(event, Tapped):
         cards.on_tap(d, event.uid)
     elif isinstance(event, ReaderSaid):
@@ -190,7 +191,7 @@ def _take(d: Draft, event: Event) -> None:
     elif isinstance(event, PhonesChanged):
         phones.phones_changed(d, event.what)
     elif isinstance(event, PhonesForgotten):
-        phones.forgotten(d, event.count)
+        phones.forgotten(d, event.count, event.failed)
     elif isinstance(event, Resumed):
         play.resumed(d, event.session)
     elif isinstance(event, Stopping):

@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,9 +77,19 @@ def _segments(entries: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
     return out
 
 
+class CutShort(statefile.Unreadable):
+    """A waiting file whose last line is cut off: a file written whole and renamed into place
+    is never torn by a power cut, so something else cut it (a card failing, a hand). The games
+    whole in it go on (``waiting``); a copy of it as it was is kept (``data``)."""
+
+    def __init__(self, path: Path, waiting: Waiting, data: bytes) -> None:
+        super().__init__(path, "cut short: its last line is incomplete")
+        self.waiting, self.data = waiting, data
+
+
 def _read(path: Path) -> Waiting | None:
     """A waiting file, or None when there is none. Unreadable (set aside by the caller) when it
-    is not one the box wrote."""
+    is not one the box wrote; CutShort when its last line is cut off."""
     data = statefile.read_bytes(path, statefile.WAITING.cap)
     if data is None:
         return None
@@ -98,6 +109,8 @@ def _read(path: Path) -> Waiting | None:
         record = fold(segment)
         if record is not None:
             games[record.game] = record
+    if reading.sound < len(rest) or (rest and not data.endswith(b"\n")):
+        raise CutShort(path, Waiting(games, was), data)
     return Waiting(games, was)
 
 
@@ -124,6 +137,25 @@ class Shelf:
     def _load(self, path: Path) -> Waiting | None:
         try:
             return _read(path)
+        except CutShort as cut:  # the whole games go on; the file as it was is kept, and said
+            if path == self.next:  # torn by a cut while move 1 wrote it: the plan never was
+                log.info("games set aside: %s was cut while it was written", path)
+                return None
+            copy = durable.aside_name(path)
+            try:
+                durable.write_new(copy, cut.data)
+            except OSError as err:
+                where = f"no copy could be kept ({err.strerror or err})"
+            else:
+                where = f"a copy of it as it was is in {copy}"
+            log.error(
+                "games set aside: %s is cut short (its last line is incomplete); %s; the %d "
+                "games whole in it wait on, the cut one without its last step",
+                path,
+                where,
+                len(cut.waiting.games),
+            )
+            return cut.waiting
         except statefile.Unreadable as err:
             statefile.set_aside(path, f"games set aside: {err}", "the box goes on without it")
             return None
@@ -139,7 +171,12 @@ class Shelf:
         current = identity(in_play)
         now = self._load(self.path) if statefile.exists(self.path) else None
         games = dict(now.games) if now else {}
-        planned = self._load(self.next) if statefile.exists(self.next) else None
+        planned = None
+        if statefile.exists(self.next) and _empty(self.next):
+            # a cut while move 1 wrote it, before a byte was on the card: no plan, no damage
+            log.info("games set aside: %s is empty (a cut while it was written)", self.next)
+        elif statefile.exists(self.next):
+            planned = self._load(self.next)
         if planned is not None and planned.was != current:  # the change happened
             dropped = [
                 r for k, r in games.items() if identity(r) != current and planned.games.get(k) != r
@@ -170,6 +207,14 @@ class Shelf:
         durable.write_new(target, body)
         durable.fsync_dir(self.history)
         log.info("games set aside before, replaced: kept in %s", target)
+
+
+def _empty(path: Path) -> bool:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISREG(st.st_mode) and st.st_size == 0
 
 
 def _write_whole(path: Path, games: dict[str, GameRecord]) -> None:

@@ -31,6 +31,8 @@ NOTICES = {
 }
 # The same, short enough for the title line of every screen.
 TITLES = {FULL: "Storage full", READ_ONLY: "Read-only", FAILING: "Storage error"}
+# The condition in "its storage is ...".
+WORDS = {FULL: "full", READ_ONLY: "read-only", FAILING: "failing"}
 
 RETRY_SECONDS = 5.0  # how soon unwritten moves are tried again
 _FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}

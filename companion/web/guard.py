@@ -84,13 +84,25 @@ def own_names() -> tuple[str, ...]:
 
 
 def host_name(host: str) -> str:
-    """The name or address of a Host header, without port or IPv6 brackets, lower case."""
+    """The name or address of a Host header, without port or IPv6 brackets, lower case; ""
+    for a header that is not a host and a port (``[::1]evil.com``, ``box:http``), which
+    matches nothing."""
     host = host.strip().lower()
     if host.startswith("["):
-        return host[1 : host.find("]")] if "]" in host else host[1:]
+        end = host.find("]")
+        if end < 0 or not _port_ok(host[end + 1 :]):
+            return ""
+        return host[1:end]
     if host.count(":") == 1:
-        host = host.split(":", 1)[0]
+        host, port = host.split(":", 1)
+        if not _port_ok(":" + port):
+            return ""
     return host.rstrip(".")
+
+
+def _port_ok(tail: str) -> bool:
+    """What may follow a host in a Host header: nothing, or ``:`` and a port's digits."""
+    return tail == "" or (tail[:1] == ":" and tail[1:].isascii() and tail[1:].isdigit())
 
 
 @dataclass

@@ -9,15 +9,25 @@ per-address ban would lock the owners out of their own phones):
 - each code has its own budget: after ``WRONG_PER_CODE`` wrong guesses it is void (one in
   100,000 a code at best for a guesser), and the next code shown starts afresh, so guesses sent
   before it cannot use it up; the OLED shows how many wrong guesses arrived;
+- and one address (an IPv6 /64) has ``WRONG_PER_SOURCE`` of them per code: its guesses beyond
+  are not even checked, so one guesser, however fast, cannot void a code before the owner
+  types it (it takes four addresses; the OLED counts them all);
 - a wrong code and no code (none shown, run out, void) get the very same answer, so nobody
   learns from it when a code is on the box;
 - a paired phone holds a 256-bit token (hex in a cookie); the state dir keeps only its SHA-256
-  and when it ends, in ``phones.json``, written whole like every other state file.
+  and how long it has left, in ``phones.json``, written whole like every other state file.
+
+A token's life is time the box ran, not the wall clock's: a Pi has no clock of its own (before
+NTP it says 1970, or fake-hwclock's last shutdown), so the file keeps the seconds each token has
+left, written again every ``SAVE_SECONDS`` and at a stop; a power cut gives a token at most
+those seconds back. A pairing or a forgetting the state dir cannot take is refused whole (the
+phone and the OLED say why), never kept in memory only.
 """
 
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import json
 import logging
 import re
@@ -25,21 +35,23 @@ import secrets
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from companion.core import statefile
+from companion.core import statefile, storage
 from companion.core.durable import replace_whole
 from companion.errors import DataError
 
 log = logging.getLogger(__name__)
 
 PHONES_FILE = statefile.PHONES.name
-VERSION = 1
+VERSION = 2  # 1 kept each end as wall-clock time (still read)
 CODE_DIGITS = 6
 CODE_SECONDS = 300.0
 WRONG_PER_CODE = 10
+WRONG_PER_SOURCE = 3  # per code, from one address: four addresses at least to void a code
+SAVE_SECONDS = 600.0  # the tokens' time left is written again this often (and at a stop)
 TOKEN_BYTES = 32  # 256 bits
 TOKEN_SECONDS = 12 * 3600
 MAX_PHONES = 32  # the oldest pairing goes first beyond this
@@ -85,12 +97,40 @@ NOT_PAIRED = Attempt(
 )
 
 
+def unsaved_message(condition: str) -> str:
+    return f"the box cannot save pairings now: its storage is {storage.WORDS[condition]}"
+
+
+def source_key(address: Any) -> str:
+    """Whose guess this is: an IPv4 address, or an IPv6 address's /64 (one machine may take
+    any address of its network's /64; an IPv4 mapped into IPv6 is that IPv4)."""
+    try:
+        ip = ipaddress.ip_address(str(address).split("%", 1)[0])
+    except ValueError:
+        return str(address)
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)
+
+
+class NotSaved(OSError):
+    """phones.json could not be written: nothing changed (``condition``: full, read-only...)."""
+
+    def __init__(self, err: OSError) -> None:
+        super().__init__(err.errno, err.strerror)
+        self.condition = storage.condition_of(err)
+
+
 @dataclass
 class Code:
     digits: str
     until: float  # on the monotonic clock
-    wrong: int = 0
+    wrong: int = 0  # wrong guesses checked against it
     void: bool = False
+    by_source: dict[str, int] = field(default_factory=dict)  # wrong guesses per address
+    unchecked: int = 0  # guesses from addresses past their share: not checked, but counted
 
 
 class Pairing:
@@ -115,6 +155,7 @@ class Pairing:
         # token hash -> when it ends, on the monotonic clock: a step of the wall clock (a Pi
         # has no RTC; NTP steps it by years) neither ends a token early nor stretches it.
         self.phones: dict[str, float] = {}
+        self.unsaved = ""  # the storage condition that kept the last time-keeping write out
         self.problem = ""
         self._lock = threading.Lock()
         self._load()
@@ -127,8 +168,8 @@ class Pairing:
         try:
             text = statefile.read_text(self.path, statefile.PHONES.cap)
             if text is not None:
-                ends = _parse(statefile.parse_json(self.path, text), str(self.path))
-                self.phones = self._from_wall(ends)
+                version, times = _parse(statefile.parse_json(self.path, text), str(self.path))
+                self.phones = self._from_wall(times) if version == 1 else self._from_left(times)
         except DataError as err:  # statefile.Unreadable is one too
             why = err.why if isinstance(err, statefile.Unreadable) else str(err)
             message = f"{self.path}: unreadable ({why})"
@@ -141,12 +182,41 @@ class Pairing:
         wall, now = self.wall(), self.clock()
         return {h: now + min(TOKEN_SECONDS, max(0.0, end - wall)) for h, end in ends.items()}
 
-    def _save(self) -> None:
-        wall, now = self.wall(), self.clock()  # kept as wall time: it must outlive a restart
-        items = [{"sha256": h, "until": round(wall + u - now, 3)} for h, u in self.phones.items()]
+    def _from_left(self, left: dict[str, float]) -> dict[str, float]:
+        """The seconds each token had left when last written, from now: what the wall clock
+        says does not matter (version 2)."""
+        now = self.clock()
+        return {h: now + min(TOKEN_SECONDS, max(0.0, s)) for h, s in left.items()}
+
+    def _save(self, phones: dict[str, float] | None = None) -> None:
+        """Write ``phones`` (the paired phones by default) whole, as the seconds each has left;
+        NotSaved when the state dir refuses (nothing is half written)."""
+        now = self.clock()
+        phones = self.phones if phones is None else phones
+        items = [
+            {"sha256": h, "left": round(max(0.0, until - now), 3)} for h, until in phones.items()
+        ]
         text = json.dumps({"version": VERSION, "phones": items}, indent=1) + "\n"
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        replace_whole(self.path, text.encode("utf-8"))
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            replace_whole(self.path, text.encode("utf-8"))
+        except OSError as err:
+            raise NotSaved(err) from err
+        self.unsaved = ""
+
+    def keep_time(self) -> None:
+        """Write the tokens' time left again (every SAVE_SECONDS, and at a stop), so a restart
+        takes up their lives where they were. The state dir refusing is said once a condition."""
+        with self._lock:
+            if not self.phones:
+                return
+            self._drop_ended()
+            try:
+                self._save()
+            except NotSaved as err:
+                if err.condition != self.unsaved:
+                    log.warning("phones: time left not written (%s): %s", err.condition, err)
+                self.unsaved = err.condition
 
     # --- the code --------------------------------------------------------------------------
 
@@ -185,9 +255,10 @@ class Pairing:
             code = self.code
             return None if code is None or code.void else code.until
 
-    def attempt(self, text: Any) -> Attempt:
-        """A phone sends a code. A wrong one counts against the code on show (if any); wrong
-        and none shown are answered alike."""
+    def attempt(self, text: Any, source: Any = "") -> Attempt:
+        """A phone sends a code from ``source`` (its address). A wrong one counts against the
+        code on show (if any) and against that address's share of it; wrong, none shown and
+        an address past its share are answered alike."""
         changed = ""
         with self._lock:
             digits = parse_code(text)
@@ -197,7 +268,14 @@ class Pairing:
             code = self.code
             if status != "showing" or code is None:
                 return Attempt("no_code", NOT_PAIRED.status, NOT_PAIRED.message)
-            if not secrets.compare_digest(digits, code.digits):
+            who = source_key(source)
+            if code.by_source.get(who, 0) >= WRONG_PER_SOURCE:
+                code.unchecked += 1  # not checked: this address has had its tries at this code
+                changed = "wrong"
+                log.info("phone pairing code not checked: %s had %d wrong", who, WRONG_PER_SOURCE)
+                result = NOT_PAIRED
+            elif not secrets.compare_digest(digits, code.digits):
+                code.by_source[who] = code.by_source.get(who, 0) + 1
                 code.wrong += 1
                 changed = "wrong"
                 if code.wrong >= WRONG_PER_CODE:
@@ -211,21 +289,31 @@ class Pairing:
                 token = self.token_hex(TOKEN_BYTES)
                 self.code = None  # good once
                 self._drop_ended()
-                self.phones[token_hash(token)] = self.clock() + TOKEN_SECONDS
-                while len(self.phones) > MAX_PHONES:
-                    self.phones.pop(min(self.phones, key=self.phones.__getitem__))
-                self._save()
-                changed = "paired"
-                log.info("a phone was paired (%d paired)", len(self.phones))
-                result = Attempt("paired", 200, "paired", token)
+                phones = dict(self.phones)
+                phones[token_hash(token)] = self.clock() + TOKEN_SECONDS
+                while len(phones) > MAX_PHONES:
+                    phones.pop(min(phones, key=phones.__getitem__))
+                try:
+                    self._save(phones)
+                except NotSaved as err:  # not paired: no cookie that a restart would refuse
+                    log.error("a phone was not paired: %s not written: %s", self.path, err)
+                    changed = f"unsaved:{err.condition}"
+                    result = Attempt("unsaved", 503, unsaved_message(err.condition))
+                else:
+                    self.phones = phones
+                    changed = "paired"
+                    log.info("a phone was paired (%d paired)", len(self.phones))
+                    result = Attempt("paired", 200, "paired", token)
         if changed:
             self.on_change(changed)
         return result
 
     def wrong_guesses(self) -> int:
-        """How many wrong codes arrived for the code on show (or the one just void)."""
+        """How many wrong codes arrived for the code on show (or the one just void), those
+        not checked included."""
         with self._lock:
-            return self.code.wrong if self.code is not None else 0
+            code = self.code
+            return code.wrong + code.unchecked if code is not None else 0
 
     # --- tokens ----------------------------------------------------------------------------
 
@@ -244,12 +332,13 @@ class Pairing:
             return len(self.phones)
 
     def forget_all(self) -> int:
-        """Every paired phone ends now. Returns how many there were."""
+        """Every paired phone ends now. Returns how many there were. NotSaved if the state dir
+        cannot take it: then nothing is forgotten (a restart would let them in again)."""
         with self._lock:
             n = len(self.phones)
+            self._save({})
             self.phones = {}
             self.code = None
-            self._save()
         log.info("forgot %d paired phones", n)
         self.on_change("forgotten")
         return n
@@ -260,19 +349,23 @@ class Pairing:
             del self.phones[h]
 
 
-def _parse(data: Any, where: str) -> dict[str, float]:
-    if not isinstance(data, dict) or data.get("version") != VERSION:
+def _parse(data: Any, where: str) -> tuple[int, dict[str, float]]:
+    """The version and each phone's time: its end on the wall clock (1) or seconds left (2)."""
+    version = data.get("version") if isinstance(data, dict) else None
+    if version not in (1, VERSION) or isinstance(version, bool):
         raise DataError(f"{where}: not a version {VERSION} phones file")
+    key = "until" if version == 1 else "left"
     items = data.get("phones")
     if not isinstance(items, list):
         raise DataError(f"{where}: 'phones' must be a list")
     phones = {}
     for i, item in enumerate(items, start=1):
         digest = item.get("sha256") if isinstance(item, dict) else None
-        until = item.get("until") if isinstance(item, dict) else None
+        seconds = item.get(key) if isinstance(item, dict) else None
         if not (isinstance(digest, str) and re.fullmatch(r"[0-9a-f]{64}", digest)):
             raise DataError(f"{where}: phone {i} has no sha256")
-        if not isinstance(until, int | float) or isinstance(until, bool):
-            raise DataError(f"{where}: phone {i} has no end time")
-        phones[digest] = float(until)
-    return phones
+        if not isinstance(seconds, int | float) or isinstance(seconds, bool) or seconds != seconds:
+            what = "end time" if version == 1 else "time left"
+            raise DataError(f"{where}: phone {i} has no {what}")
+        phones[digest] = float(seconds)
+    return version, phones

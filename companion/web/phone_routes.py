@@ -70,7 +70,10 @@ class PhoneRoutes:
         """After the guard: the API answers paired phones only (the page itself and pairing
         are open, so a phone can pair)."""
         path = request.path
-        if path.startswith("/api/") and path != "/api/pair" and not self._allowed(request):
+        paired = self._allowed(request)
+        if paired and self.server is not None and request.remote:
+            self.server.book.mark_phone(request.remote)  # the phones' share of connections
+        if path.startswith("/api/") and path != "/api/pair" and not paired:
             raise _error(web.HTTPUnauthorized, "pair this phone first")
         return await handler(request)
 
@@ -101,9 +104,11 @@ class PhoneRoutes:
 
     async def _pair(self, request: web.Request) -> web.Response:
         form = await self._form(request)
-        attempt = self.service.pairing.attempt(form.get("code"))
+        attempt = self.service.pairing.attempt(form.get("code"), request.remote)
         if attempt.outcome != "paired":
             return web.json_response({"error": attempt.message}, status=attempt.status)
+        if self.server is not None and request.remote:
+            self.server.book.mark_phone(request.remote)
         response = web.json_response({"paired": True})
         response.set_cookie(
             COOKIE,

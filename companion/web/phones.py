@@ -28,10 +28,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from companion.app.phones import box_only
 from companion.core.events import Call
 from companion.faces.controls import LoopControls
 from companion.ui import menus
-from companion.web.pairing import Pairing
+from companion.web.pairing import SAVE_SECONDS, Pairing
 from companion.web.public import phone_view
 
 log = logging.getLogger(__name__)
@@ -40,6 +41,7 @@ RETRY_SECONDS = 30.0
 ANSWER_SECONDS = 2.0  # how long a request waits for the loop to answer
 MINUTE = 60.0
 MINUTE_KEY = "phones-minute"  # the redraw of the pairing code's minutes left
+TIME_KEY = "phones-time"  # the paired phones' time left, written again
 ON_THE_BOX = "(the code is on the box)"  # what a phone sees where the OLED shows the code
 
 
@@ -99,8 +101,18 @@ class PhoneService:
             return
         if getattr(app.menu, "on_pick", None) == "pick_game":  # offer pairing there too
             app.open_game_menu()
+        self._keep_time()
         self._listen()
         app.refresh()
+
+    def _keep_time(self) -> None:
+        """The paired phones' time left, written again every SAVE_SECONDS (a deadline on the
+        loop's clock): a restart takes their lives up where they were, whatever the wall
+        clock says then (pairing.py)."""
+        if self.stopped:
+            return
+        self.pairing.keep_time()
+        self.app.loop.call_later(SAVE_SECONDS, self._keep_time, TIME_KEY)
 
     def _listen(self) -> None:
         if self.stopped:
@@ -187,11 +199,14 @@ class PhoneService:
     def make_view(self, snapshot: Any) -> dict[str, Any]:
         """What ``GET /api/state`` answers: a replay line's keys (game, screen, leds, sounds),
         with ``state`` the public part only (companion/web/public.py), plus the enrolment run
-        in progress and whether a pairing code is shown."""
+        in progress. While the box shows its pairing code or asks "Forget phones?" the phones
+        keep the view from before: nothing a phone sees says that a code is shown (a paired
+        phone cannot press there either, app/phones.py)."""
         app = self.app
+        if self.view is not None and box_only(app.menu):
+            return self.view
         state = phone_view(snapshot.game, snapshot.state, app.records)
         run = app.menu if isinstance(app.menu, menus.EnrolRun) else None
-        status, _ = self.pairing.code_status()
         return {
             "game": snapshot.game,
             "screen": self.without_code(snapshot.screen),
@@ -201,7 +216,6 @@ class PhoneService:
             "enrol": None
             if run is None
             else {"card": run.kind.name, "count": run.count, "said": run.said},
-            "pairing": status,
         }
 
     def without_code(self, lines: Any) -> list[str]:
@@ -229,6 +243,8 @@ class PhoneService:
         self.stopped = True
         self.app.loop.cancel("phones-retry")
         self.app.loop.cancel(MINUTE_KEY)
+        self.app.loop.cancel(TIME_KEY)
+        self.pairing.keep_time()
         if self.thread is not None and self.ready.is_set():
             self.thread.join(2.0)  # a thread still loading aiohttp ends by itself
         if self.server is not None:

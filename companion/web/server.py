@@ -59,6 +59,7 @@ SHUTDOWN_SECONDS = 0.5  # an open event stream must not hold up the box's stop
 START_SECONDS = 10.0
 MAX_STREAMS = 16  # open event streams at once; more answer 503
 PING_SECONDS = 20.0  # a comment on an open stream, so a dead client is noticed
+WRITE_SECONDS = 5.0  # an event stream's write must be taken within this, or it is closed
 Routes = Callable[[web.Application, "WebServer"], None]
 Render = Callable[[Any], dict[str, Any]]  # a shown snapshot (anything with ``seq``) -> JSON
 Allowed = Callable[[web.Request], bool]
@@ -253,31 +254,45 @@ class WebServer:
                 headers={"Content-Type": "text/event-stream", "Cache-Control": "no-store"}
             )
             Guard.decorate(response)
+            self.book.streaming(request.protocol)  # no answer time: its writes are timed
             await response.prepare(request)
             wake = asyncio.Event()
             self._wake.add(wake)
             sent = None
             hello = b"retry: 1000\n\n"  # with the first write: the client sees the stream open
+
+            async def write(data: bytes) -> None:
+                await asyncio.wait_for(response.write(data), WRITE_SECONDS)
+
             try:
                 while not self._closing:
                     latest = self.latest
                     if latest is not None and latest.seq != sent:
                         sent = latest.seq
-                        await response.write(encoded(latest) + hello)
+                        await write(encoded(latest) + hello)
                         hello = b""
                         continue
                     if hello:
-                        await response.write(hello)
+                        await write(hello)
                         hello = b""
                     try:
                         await asyncio.wait_for(wake.wait(), PING_SECONDS)
                     except TimeoutError:
-                        await response.write(b": ping\n\n")
+                        await write(b": ping\n\n")
                     wake.clear()
                     if allowed is not None and not allowed(request):
                         break
             except ConnectionResetError:
                 pass  # the tab was closed
+            except TimeoutError:  # a client that does not read: its slot goes to others
+                self.notes.note(
+                    "stream-unread",
+                    f"web: closed an event stream to {request.remote} not read for "
+                    f"{WRITE_SECONDS:g} s",
+                    logging.INFO,
+                )
+                if request.transport is not None:
+                    request.transport.abort()
             finally:
                 self._wake.discard(wake)
             return response

@@ -18,6 +18,7 @@ cannot read, 429 when it comes faster than a finger (dropped, as the terminal dr
 from __future__ import annotations
 
 import base64
+import re
 import tomllib
 from importlib import resources
 from typing import Any
@@ -35,6 +36,10 @@ PAGE = {  # compressed, cacheable by version (static_files.py)
     "/static/style.css": ("style.css", "text/css"),
 }
 # What a card UID is, in plain words, for the reader the box has (said beside the UID box).
+# What the page's Card UID box takes: hex digits, groups parted by one ":", "-", "." or space
+# (as labels print them); not a leading sign ("-1") nor Python's digit underscores.
+UID_TYPED = re.compile(r"[0-9A-Fa-f]+(?:[:.\- ][0-9A-Fa-f]+)*")
+UID_CHARS = frozenset("0123456789abcdefABCDEF:.-_ ")
 UID_HINTS = {
     "pn532": "use 4, 7 or 10 bytes in hex, e.g. 04A1B2C3",
     "rdm6300": "use up to 10 hex digits, e.g. 0014008EC7",
@@ -154,6 +159,15 @@ class SimRoutes:
         if len(text) > 32:
             return web.json_response(
                 {"error": "a UID is at most 32 characters", "say": say}, status=400
+            )
+        if set(text) <= UID_CHARS and not UID_TYPED.fullmatch(text.strip()):  # else said below
+            return web.json_response(
+                {
+                    "error": f"card UID {text!r}: hex digits only, parted at most by one "
+                    "':', '-', '.' or space",
+                    "say": say,
+                },
+                status=400,
             )
         try:
             uid = self.controls.tap(text)
