@@ -177,6 +177,36 @@ def read_bytes(path: Path, cap: int) -> bytes | None:
         return data
 
 
+@contextlib.contextmanager
+def lines_of(path: Path, cap: int) -> Iterator[Iterator[bytes] | None]:
+    """The file's lines, each with its newline (the last one may have none), read a piece at
+    a time as ``read_bytes`` would open and check it (None: nothing there). TooBig for a file
+    past its cap, or one that grows past it while it is read."""
+    try:
+        _check(path, os.lstat(path), cap)
+    except FileNotFoundError:
+        yield None
+        return
+    except OSError as err:
+        raise Unreadable(path, f"cannot be looked at ({err.strerror or err})") from None
+    with _opened(path) as fd:
+        if fd is None:
+            yield None
+            return
+        _check(path, os.fstat(fd), cap)
+        with os.fdopen(fd, "rb", closefd=False) as stream:
+
+            def lines() -> Iterator[bytes]:
+                read = 0
+                for line in stream:
+                    read += len(line)
+                    if read > cap:
+                        raise TooBig(path, f"is too big (more than {cap} bytes)")
+                    yield line
+
+            yield lines()
+
+
 def read_tail(path: Path, size: int) -> bytes:
     """The last ``size`` bytes of a regular file (opened as ``read_bytes`` opens it)."""
     with _opened(path) as fd:

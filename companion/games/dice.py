@@ -31,13 +31,19 @@ ROLL_FOOTER = "G roll R again ^v die"
 FRESH_FOOTER = "G roll  ^v die"
 
 
+HISTORY = 100  # rolls kept for the history page and the public state: a window, so a roll
+# costs the same at the 10th roll and the 100,000th (the counts and the number are kept whole)
+
+
 @dataclass(frozen=True)
 class DiceState:
     die: str
-    history: tuple[tuple[int, ...], ...] = ()
+    history: tuple[tuple[int, ...], ...] = ()  # the last HISTORY rolls, newest last
     last_die: str | None = None  # the die of the last roll, for re-rolls
     stats: bool = False  # ok shows the history and the per-face counts instead of the roll
     fresh: bool = True  # no roll since the die was chosen: there is no face of it to show
+    rolls: int = 0  # rolls over this game
+    tally: tuple[tuple[int, int], ...] = ()  # (face, times) over this game, by face
 
     @property
     def last(self) -> tuple[int, ...]:
@@ -45,11 +51,19 @@ class DiceState:
 
     def counts(self) -> dict[int, int]:
         """How often each face came up over this game."""
-        out: dict[int, int] = {}
-        for roll in self.history:
-            for face in roll:
-                out[face] = out.get(face, 0) + 1
-        return dict(sorted(out.items()))
+        return dict(self.tally)
+
+    def rolled(self, faces: tuple[int, ...]) -> DiceState:
+        """This state with one roll more: the window moves on, the counts go up."""
+        counts = dict(self.tally)
+        for face in faces:
+            counts[face] = counts.get(face, 0) + 1
+        return replace(
+            self,
+            history=(*self.history[-(HISTORY - 1) :], faces),
+            rolls=self.rolls + 1,
+            tally=tuple(sorted(counts.items())),
+        )
 
     @property
     def doubles(self) -> bool:
@@ -108,9 +122,7 @@ class DiceGame(Game):
             not 1 <= r <= f for r, f in zip(action.rolls, faces, strict=False)
         ):
             raise BadAction(f"{die} needs {len(faces)} roll(s) in 1..{faces[0]}")
-        new = replace(
-            state, history=(*state.history, action.rolls), last_die=die, stats=False, fresh=False
-        )
+        new = replace(state.rolled(action.rolls), last_die=die, stats=False, fresh=False)
         total = sum(action.rolls)
         text = f"{die}: " + " + ".join(map(str, action.rolls))
         if len(action.rolls) > 1:
@@ -146,7 +158,7 @@ class DiceGame(Game):
             lines = (f"= {sum(last)}  DOUBLE!" if state.doubles else f"= {sum(last)}  ok stats",)
         else:
             big = str(last[0])
-            lines = (f"roll {len(state.history)}  ok stats",)
+            lines = (f"roll {state.rolls}  ok stats",)
         if state.doubles:
             return Screen(title, lines, big=big, footer=footer), Lights(PURPLE, "blink")
         return Screen(title, lines, big=big, footer=footer), Lights(WHITE)
@@ -175,7 +187,7 @@ class DiceGame(Game):
 
 def stats_screen(state: DiceState) -> Screen:
     """The rolls of this game, newest on the right, and how often each face came up."""
-    n = len(state.history)
+    n = state.rolls
     title = f"Dice  {n} roll{'' if n == 1 else 's'}"
     if not state.history:
         return Screen(title, ("No rolls yet",), footer="ok back  G roll")
