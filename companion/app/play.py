@@ -207,7 +207,8 @@ def worth_keeping(session: Session | None) -> bool:
 
 
 def as_record(session: Session) -> GameRecord:
-    """The game in play as the journal folds it: its start and its standing steps."""
+    """The game in play as the journal folds it: its start, its checkpoint (the base, when
+    older steps were folded into it) and its standing steps."""
     steps = [
         Step(None if s.action is None else s.action.to_json(), s.auto, s.at) for s in session.steps
     ]
@@ -218,6 +219,7 @@ def as_record(session: Session) -> GameRecord:
         session.started_at,
         steps,
         session.game_id,
+        session.checkpoint(),
     )
 
 
