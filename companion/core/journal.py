@@ -788,7 +788,7 @@ class Journal:
         while end > 0:
             start = data.rfind(b"\n", 0, end - 1) + 1
             line = data[start:end]
-            if b'"kind":"game"' in line:
+            if b'"game"' in line:  # a look before the parse: most lines are not
                 entry, _ = _parse(line.rstrip(b"\n"))
                 if entry is not None and entry["kind"] == "game":
                     return data[:start]
