@@ -142,6 +142,8 @@ class App:
         self.rejected: str | None = None
         self.shown: tuple[Screen, Lights] | None = None
         self.draw_failed = False  # the last frame could not be drawn: a "redraw" deadline is set
+        self._feeding = 0  # steps being performed (one feeds another): the journal is bounded
+        # once the outermost is done, never between an entry and the next
         self.on_refresh: list[Callable[[], None]] = []
         self.faces = Hub()  # the terminal, the web page, phones: each sees every refresh
         self.phones: Any = None  # the phones at the table, when a phone face is on (phones.py)
@@ -185,10 +187,12 @@ class App:
         too (StorageFailed is fed, then the error propagates)."""
         before = self.box
         self.box, effects = step(before, event, self.world())
+        self._feeding += 1
         try:
             for effect in effects:
                 self._do(effect)
         except OSError as err:
+            self._feeding -= 1
             if isinstance(effect, EnrolCard):  # a full or read-only card: the box as it was
                 self.box = before
                 condition = storage.condition_of(err)
@@ -204,7 +208,12 @@ class App:
             self.box = before
             self.feed(events.StorageFailed(str(err)), draw=False)
             raise
-        self._bound_journal()
+        except BaseException:
+            self._feeding -= 1
+            raise
+        self._feeding -= 1
+        if not self._feeding:  # every effect of the outermost step done: the journal is whole
+            self._bound_journal()
         if draw:
             self.refresh()
 
