@@ -779,6 +779,8 @@ class Journal:
         ``GAME_LINES`` (undo after undo)."""
         if self.game_lines <= 0 or self.game_lines <= self._compact_after:
             return False
+        if self.backlog or self.condition != storage.OK:  # once the storage takes them again
+            return False
         return base_steps != self.base_steps or self.game_lines > GAME_LINES
 
     def _before_game(self) -> bytes:
