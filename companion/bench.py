@@ -1019,6 +1019,7 @@ def _ready_and_peak(tmp: Path, state: Path) -> tuple[float, float]:
         f'[reader]\ntype = "none"\n[state]\ndir = "{state}"\n'
     )
     sock_path = f"{tmp}/notify.sock"
+    Path(sock_path).unlink(missing_ok=True)  # the run before's
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     sock.bind(sock_path)
     sock.settimeout(300)

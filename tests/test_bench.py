@@ -98,7 +98,7 @@ def test_a_game_of_any_length_is_measured_from_a_journal_the_rules_made(tmp_path
     text = (tmp_path / "journal.jsonl").read_text()
     kinds = [json.loads(line)["kind"] for line in text.splitlines()]
     assert kinds[:2] == ["game", "checkpoint"] and made["lines"] == len(kinds) < 1_200
-    start = bench.start_by_game_length((20, 1_200), runs=1)
+    start = bench.start_by_game_length((20, 1_200), runs=2)
     assert start["journal_lines_game_20"] == 21
     assert start["ready_ratio_game_long_to_short"] > 0 and "peak_rss_more_mb_game_long" in start
     press = bench.press_cpu_by_game_length((5, 1_200), presses=5)
