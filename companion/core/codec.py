@@ -45,9 +45,7 @@ def reachable(roots: Iterable[type]) -> tuple[type, ...]:
 
 def _classes_in(hint: Any) -> list[type]:
     found: list[type] = []
-    if isinstance(hint, type) and (
-        dataclasses.is_dataclass(hint) or issubclass(hint, enum.Enum)
-    ):
+    if isinstance(hint, type) and (dataclasses.is_dataclass(hint) or issubclass(hint, enum.Enum)):
         found.append(hint)
     for arg in typing.get_args(hint):
         found.extend(_classes_in(arg))
