@@ -519,3 +519,29 @@ def test_a_checkpoint_entry_is_written_and_read_as_it_was(tmp_path: Path) -> Non
         ]
     )
     assert record.checkpoint == point and [s.action["rolls"] for s in record.steps] == [[4]]
+
+
+def test_undo_after_undo_never_piles_up_past_the_bound(tmp_path: Path, small_window: int) -> None:
+    """A roll taken back, again and again: the steps stay few but the lines (action, undo,
+    restore) pile up; past GAME_LINES the journal is made short as well."""
+    path = tmp_path / statefile.JOURNAL.name
+    sim = _started(tmp_path)
+    longest = 0
+    try:
+        sim.app.new_game("dice", {})
+        sim.app.submit(Action("roll"))
+        for _ in range(60):
+            sim.app.submit(Action("roll"))
+            sim.app.feed(Pressed("back", True))
+            sim.app.feed(Pressed("green"))  # yes, undo
+            longest = max(longest, len(_lines(path)))
+        state = sim.app.session.state
+        assert state.rolls == 1
+    finally:
+        sim.close()
+    assert longest <= journal_module.GAME_LINES + 3
+    again = _started(tmp_path)
+    try:
+        assert again.app.session.state == state
+    finally:
+        again.close()
