@@ -19,6 +19,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from companion.app import play
 from companion.app import session as session_module
 from companion.app.events import Pressed, Tapped
 from companion.app.session import Session, from_journal, resumed
@@ -256,6 +257,7 @@ def test_undo_reaches_back_the_window_then_nothing_to_undo(tmp_path: Path, small
         sim.app.feed(Pressed("back", True))
         assert sim.app.rejected == "nothing to undo"
         assert sim.app.session.state.rolls == 4
+        assert play.worth_keeping(sim.app.session)  # played, though nothing is left to undo
     finally:
         sim.close()
     again = _started(tmp_path)  # the undos and the restores they left fold the same

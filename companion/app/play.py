@@ -201,7 +201,9 @@ def build(d: Draft, name: str, raw: dict[str, Any]) -> Session:
 def worth_keeping(session: Session | None) -> bool:
     """A game that would be lost if another took its place: someone has played in it and it
     has not ended (a game ends when it reports its result; one that never does is never over)."""
-    if session is None or session.last_by_person() is None:
+    if session is None:
+        return False
+    if session.last_by_person() is None and not session.folded_in:  # a checkpoint: played
         return False
     return session.rules.result(session.state) is None
 
