@@ -32,7 +32,8 @@ log = logging.getLogger(__name__)
 MIB = 1024 * 1024
 # Caps: far above what the box ever writes, far below what would stall a start (see
 # docs/performance.md, "Start time and the journal").
-JOURNAL_CAP = 4 * MIB  # the move to history/ keeps it near 256 KiB in normal play
+JOURNAL_CAP = 4 * MIB  # the move to history/ keeps it near 256 KiB in normal play; the
+# journal's bound (journal.py, compact) keeps the game in play under 1 MiB whatever its length
 CARDS_CAP = 4 * MIB  # about 30,000 cards
 RECORDS_CAP = 4 * MIB  # 500 results per board are about 150 KiB
 PACK_CAP = 1 * MIB  # the shipped pack is 2 KiB
