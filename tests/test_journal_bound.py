@@ -562,3 +562,40 @@ def test_undo_after_undo_never_piles_up_past_the_bound(tmp_path: Path, small_win
         assert again.app.session.state == state
     finally:
         again.close()
+
+
+def test_a_compaction_the_storage_refuses_loses_nothing_and_comes_later(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, small_window: int
+) -> None:
+    """A full card at the moment of a compaction: the roll stands (it was written before),
+    the old file still folds to the game, and the compaction is done a few lines later."""
+    from companion.core import durable
+
+    monkeypatch.setattr(journal_module, "COMPACT_RETRY_LINES", 4)
+    real = durable.replace_whole
+    refused = []
+
+    def full(path: Path, data: bytes) -> None:
+        if not refused:
+            refused.append(path)
+            raise OSError(28, "No space left on device", str(path))
+        real(path, data)
+
+    monkeypatch.setattr(durable, "replace_whole", full)
+    path = tmp_path / statefile.JOURNAL.name
+    sim = _started(tmp_path)
+    try:
+        sim.app.new_game("dice", {})
+        for _ in range(7):  # the 7th folds four into the base: the compaction is refused
+            sim.app.submit(Action("roll"))
+        assert refused and "checkpoint" not in {e["kind"] for e in _lines(path)}
+        assert _session_of(_lines(path)).state == sim.app.session.state
+        for _ in range(4):  # four lines more: not yet
+            sim.app.submit(Action("roll"))
+            assert "checkpoint" not in {e["kind"] for e in _lines(path)}
+        sim.app.submit(Action("roll"))
+        assert _lines(path)[1]["kind"] == "checkpoint"
+        assert _session_of(_lines(path)).state == sim.app.session.state
+        assert sim.app.session.state.rolls == 12
+    finally:
+        sim.close()
