@@ -599,3 +599,25 @@ def test_a_compaction_the_storage_refuses_loses_nothing_and_comes_later(
         assert sim.app.session.state.rolls == 12
     finally:
         sim.close()
+
+
+def test_a_state_the_codec_cannot_write_never_stops_play(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, small_window: int
+) -> None:
+    """A game whose state would not encode (a value of a class its annotations never name):
+    play goes on with the journal whole, the error said once in the log."""
+
+    def cannot(self: Codec, value: Any) -> Any:
+        raise CodecError("Odd is not a class this codec may write")
+
+    monkeypatch.setattr(Codec, "encode", cannot)
+    path = tmp_path / statefile.JOURNAL.name
+    sim = _started(tmp_path)
+    try:
+        sim.app.new_game("dice", {})
+        for _ in range(12):
+            sim.app.submit(Action("roll"))
+        assert sim.app.session.state.rolls == 12
+        assert [e["kind"] for e in _lines(path)].count("action") == 12
+    finally:
+        sim.close()

@@ -222,8 +222,15 @@ class App:
         game in play has folded older steps into its base, or its lines piled up, the journal
         is replaced whole by its checkpoint and standing steps (core/journal.py ``compact``)."""
         session = self.box.session
-        if session is not None and self.journal.compaction_due(session.folded_in):
-            self.journal.compact(as_record(session))
+        if session is None or not self.journal.compaction_due(session.folded_in):
+            return
+        try:
+            record = as_record(session)
+        except (CodecError, NameError, TypeError) as err:  # a state the codec cannot write
+            log.error("journal not made shorter: the game's state has no checkpoint (%s)", err)
+            self.journal.postpone_compaction()  # play goes on; the journal still holds it all
+            return
+        self.journal.compact(record)
 
     def _do(self, effect: Any) -> None:
         if isinstance(effect, JournalAction):

@@ -757,7 +757,7 @@ class Journal:
             finally:
                 self._ready()
         except (OSError, statefile.Unreadable) as err:
-            self._compact_after = self.game_lines + COMPACT_RETRY_LINES
+            self.postpone_compaction()
             log.warning(
                 "journal %s: not made shorter now (%s); it still holds the game", self.path, err
             )
@@ -772,6 +772,10 @@ class Journal:
             len(head) + len(body),
         )
         return True
+
+    def postpone_compaction(self) -> None:
+        """Try the next compaction only once some lines more have come."""
+        self._compact_after = self.game_lines + COMPACT_RETRY_LINES
 
     def compaction_due(self, base_steps: int) -> bool:
         """Whether the file should be made shorter now: the game's checkpoint moved on (the app
