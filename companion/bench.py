@@ -55,6 +55,11 @@ TARGETS = {
     # fsyncs an hour): kept at or below.
     "journal_bytes_per_hour": 14_000,
     "journal_fsyncs_per_hour": 157,
+    # A game of any length (issue 31): 100,000 steps start within 2x 1,000 and within 10 MB more
+    # peak memory; a press at step 100,000 costs within 1.2x one at step 10, phones on.
+    "ready_ratio_game_long_to_short": 2.0,
+    "peak_rss_more_mb_game_long": 10.0,
+    "press_cpu_ratio_long_to_short": 1.2,
 }
 
 
@@ -899,6 +904,8 @@ def run_all(quick: bool = False) -> dict[str, Any]:
     results.update(idle_cpu(2.0 if quick else 10.0, web=True))
     results.update(start_by_journal_size((0.25,) if quick else JOURNAL_SIZES_MB))
     results.update(journal_writes())
+    results.update(start_by_game_length(runs=1 if quick else 3))
+    results.update(press_cpu_by_game_length(presses=200 if quick else 600))
     results["bench_peak_rss_mb"] = round(
         resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1
     )
@@ -946,16 +953,174 @@ def replay_speed(rolls: int = REPLAY_ROLLS) -> dict[str, float]:
 
 def pi_class(quick: bool = False) -> dict[str, Any]:
     """The figures that read as a Pi's when run under emulation: the CPU's pace, start to
-    READY=1, button and card to frame, a replay."""
+    READY=1, button and card to frame, a replay, a game of any length (start and a press)."""
     results: dict[str, Any] = {}
     results.update(python_loop())
     results.update(daemon_start(1 if quick else 3))
     results.update(button_latency(50 if quick else 200))
     results.update(card_latency(20 if quick else 60))
     results.update(replay_speed())
+    results.update(start_by_game_length(runs=1 if quick else 3))
+    results.update(press_cpu_by_game_length(presses=200 if quick else 600))
     results["machine"] = {
         "cpus": os.cpu_count(),
         "python": sys.version.split()[0],
         "arch": platform.machine(),
     }
     return results
+
+
+# --- a game of any length (issue 31 point 2: the journal's bound) -------------------------------
+
+GAME_LENGTHS = (1_000, 100_000)  # steps of one game: an evening's, and far past any table's
+PRESS_STEPS = (10, 100_000)  # a press's CPU at the 10th step of a game and at the 100,000th
+
+
+_LONG_JOURNALS: dict[tuple[int, int], bytes] = {}  # made once a run: the start and the press
+
+
+def long_journal(state: Path, steps: int, seed: int = 31) -> dict[str, int]:
+    """The journal a box keeps after a dice game of ``steps`` rolls, made by driving the real
+    rules through the session (its window and checkpoint as in play, app/session.py) and
+    written by the journal's own compaction: what the box would hold, in seconds, with no
+    fsync per roll. Its lines and bytes."""
+    import random
+
+    from companion.app.play import as_record
+    from companion.app.session import checked, set_up
+    from companion.core.journal import Journal, Step
+
+    made = _LONG_JOURNALS.get((steps, seed))
+    if made is not None:  # the same game again (another figure): written as it was made
+        (state / "journal.jsonl").write_bytes(made)
+        return {"lines": made.count(b"\n"), "bytes": len(made)}
+    rng = random.Random(seed)
+    rules, options = checked("dice", {"die": "d6"})
+    session = set_up("dice", rules, {"die": "d6"}, options, ())
+    journal = Journal(state / "journal.jsonl")
+    journal.open()
+    session = session.with_id(journal.new_game("dice", {"die": "d6"}, (), 0.0))
+    for n in range(steps):
+        roll = Action("roll", rolls=(rng.randint(1, 6),), at=round(0.5 + n * 0.5, 6))
+        session = session.folded(Step(roll))
+    journal.compact(as_record(session))
+    journal.close()
+    data = (state / "journal.jsonl").read_bytes()
+    _LONG_JOURNALS[(steps, seed)] = data
+    return {"lines": data.count(b"\n"), "bytes": len(data)}
+
+
+def _ready_and_peak(tmp: Path, state: Path) -> tuple[float, float]:
+    """`trap-companion run` (mock pins, no display, no reader) on ``state``: seconds from
+    process start to READY=1, and the process's peak RSS then (MB)."""
+    cfg = tmp / "config.toml"
+    cfg.write_text(
+        '[hardware]\npin_factory = "mock"\n[display]\ndriver = "none"\n'
+        f'[reader]\ntype = "none"\n[state]\ndir = "{state}"\n'
+    )
+    sock_path = f"{tmp}/notify.sock"
+    Path(sock_path).unlink(missing_ok=True)  # the run before's
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(sock_path)
+    sock.settimeout(300)
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "companion", "run", "--config", str(cfg)],
+        env=dict(os.environ, NOTIFY_SOCKET=sock_path),
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        while b"READY=1" not in sock.recv(4096):
+            pass
+        ready = time.perf_counter() - t0
+        rss = _peak_rss_mb(proc.pid)
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            proc.wait()
+        sock.close()
+    return ready, rss
+
+
+def start_by_game_length(lengths: tuple[int, ...] = GAME_LENGTHS, runs: int = 3) -> dict[str, Any]:
+    """Start to READY=1 and peak memory with a one-game journal of each length (the best of
+    ``runs``, each from a fresh copy), and the longest game's against the shortest's: the
+    start folds the checkpoint and the window, whatever the game's length."""
+    out: dict[str, Any] = {}
+    for steps in lengths:
+        with tempfile.TemporaryDirectory() as tmp:
+            state = Path(tmp) / "state"
+            state.mkdir()
+            made = long_journal(state, steps)
+            original = (state / "journal.jsonl").read_bytes()
+            ready, rss = [], []
+            for _ in range(runs):
+                for extra in state.iterdir():
+                    if extra.is_file():
+                        extra.unlink()
+                (state / "journal.jsonl").write_bytes(original)
+                seconds, peak = _ready_and_peak(Path(tmp), state)
+                ready.append(seconds)
+                rss.append(peak)
+        out[f"ready_seconds_game_{steps}"] = round(min(ready), 3)
+        out[f"peak_rss_mb_game_{steps}"] = round(min(rss), 1)
+        out[f"journal_lines_game_{steps}"] = made["lines"]
+        out[f"journal_bytes_game_{steps}"] = made["bytes"]
+    short, long = min(lengths), max(lengths)
+    out["ready_ratio_game_long_to_short"] = round(
+        out[f"ready_seconds_game_{long}"] / out[f"ready_seconds_game_{short}"], 2
+    )
+    out["peak_rss_more_mb_game_long"] = round(
+        out[f"peak_rss_mb_game_{long}"] - out[f"peak_rss_mb_game_{short}"], 1
+    )
+    return out
+
+
+def _green(box: SimulatedBox, watch: _FrameWatch) -> None:
+    """A green press handed to the App on the loop (a roll), until its frame is drawn."""
+    watch.event.clear()
+    box.loop.post(Call(lambda: box.app.on_press("green", False)))
+    if not watch.event.wait(5):
+        raise RuntimeError("no new frame after a press")
+    time.sleep(0.003)  # the event on its way to the page
+
+
+def press_cpu_by_game_length(
+    lengths: tuple[int, ...] = PRESS_STEPS, presses: int = 600
+) -> dict[str, Any]:
+    """CPU of the whole process per press (the rules, the journal, the frame, the snapshot and
+    the event a phone reads: phones on, the simulator's web face with an event stream open)
+    at each step of a dice game, and the longest's against the shortest's. 600 presses at
+    the long end cross the window once: its compaction is counted in, as in play."""
+    out: dict[str, Any] = {}
+    for steps in lengths:
+        watch = _FrameWatch()
+        with tempfile.TemporaryDirectory() as tmp:
+            state = Path(tmp)
+            long_journal(state, steps)
+            box, consumer = _running_box(state, watch, "none")
+            try:
+                with _web_face(box):
+                    for _ in range(20):  # warm: the first frames import and cache
+                        _green(box, watch)
+                    cpu = time.process_time()
+                    worst = 0.0
+                    for _ in range(presses):
+                        one = time.process_time()
+                        _green(box, watch)
+                        worst = max(worst, time.process_time() - one)
+                    cpu = time.process_time() - cpu
+                    window = len(box.app.session.steps)
+            finally:
+                _stop(box, consumer)
+        out[f"press_cpu_ms_step_{steps}"] = round(cpu / presses * 1000, 3)
+        out[f"press_cpu_max_ms_step_{steps}"] = round(worst * 1000, 3)
+        out[f"standing_steps_step_{steps}"] = window
+    short, long = min(lengths), max(lengths)
+    out["press_cpu_ratio_long_to_short"] = round(
+        out[f"press_cpu_ms_step_{long}"] / out[f"press_cpu_ms_step_{short}"], 2
+    )
+    out["press_cpu_presses"] = presses
+    return out

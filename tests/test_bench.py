@@ -1,6 +1,8 @@
 """bench measures through the real paths (no timing is asserted here: the figures live in
 docs/performance.md); these check that each measurement runs and reports what it claims."""
 
+import json
+
 from companion import bench
 
 
@@ -89,3 +91,18 @@ def test_pi_class_figures_come_from_the_same_paths() -> None:
     assert bench.python_loop(1000)["python_loop_seconds"] >= 0
     replay = bench.replay_speed(rolls=2)
     assert replay["replay_rolls"] == 2 and replay["replay_seconds"] > 0
+
+
+def test_a_game_of_any_length_is_measured_from_a_journal_the_rules_made(tmp_path) -> None:
+    made = bench.long_journal(tmp_path, 1_200)
+    text = (tmp_path / "journal.jsonl").read_text()
+    kinds = [json.loads(line)["kind"] for line in text.splitlines()]
+    assert kinds[:2] == ["game", "checkpoint"] and made["lines"] == len(kinds) < 1_200
+    start = bench.start_by_game_length((20, 1_200), runs=2)
+    assert start["journal_lines_game_20"] == 21
+    assert start["ready_ratio_game_long_to_short"] > 0 and "peak_rss_more_mb_game_long" in start
+    press = bench.press_cpu_by_game_length((5, 1_200), presses=5)
+    assert press["press_cpu_ms_step_1200"] > 0 and press["press_cpu_ratio_long_to_short"] > 0
+    assert press["standing_steps_step_1200"] <= 1_000
+    for key in ("ready_ratio_game_long_to_short", "press_cpu_ratio_long_to_short"):
+        assert key in bench.TARGETS

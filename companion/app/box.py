@@ -40,10 +40,12 @@ from companion.app.effects import (
     Wake,
 )
 from companion.app.parts import Parts
+from companion.app.play import as_record
 from companion.app.session import Session, from_journal, resumed
 from companion.app.step import World, step
 from companion.core import statefile, storage, wallclock
 from companion.core.clock import Clock
+from companion.core.codec import CodecError
 from companion.core.config import Config
 from companion.core.events import ButtonEdge, Call, CardSeen, ReaderStatus
 from companion.core.events import Event as LoopEvent
@@ -65,6 +67,11 @@ from companion.ui.screen import Lights, Screen
 
 # One name for all the box's log lines.
 log = logging.getLogger("companion.app")
+
+
+class CheckpointDamaged(ValueError):
+    """The journal's checkpoint of the game in play does not decode: damage, named by its line."""
+
 
 REDRAW_SECONDS = 0.5  # a frame that could not be drawn (no file handle left) is drawn again
 
@@ -135,6 +142,8 @@ class App:
         self.rejected: str | None = None
         self.shown: tuple[Screen, Lights] | None = None
         self.draw_failed = False  # the last frame could not be drawn: a "redraw" deadline is set
+        self._feeding = 0  # steps being performed (one feeds another): the journal is bounded
+        # once the outermost is done, never between an entry and the next
         self.on_refresh: list[Callable[[], None]] = []
         self.faces = Hub()  # the terminal, the web page, phones: each sees every refresh
         self.phones: Any = None  # the phones at the table, when a phone face is on (phones.py)
@@ -178,10 +187,12 @@ class App:
         too (StorageFailed is fed, then the error propagates)."""
         before = self.box
         self.box, effects = step(before, event, self.world())
+        self._feeding += 1
         try:
             for effect in effects:
                 self._do(effect)
         except OSError as err:
+            self._feeding -= 1
             if isinstance(effect, EnrolCard):  # a full or read-only card: the box as it was
                 self.box = before
                 condition = storage.condition_of(err)
@@ -197,8 +208,29 @@ class App:
             self.box = before
             self.feed(events.StorageFailed(str(err)), draw=False)
             raise
+        except BaseException:
+            self._feeding -= 1
+            raise
+        self._feeding -= 1
+        if not self._feeding:  # every effect of the outermost step done: the journal is whole
+            self._bound_journal()
         if draw:
             self.refresh()
+
+    def _bound_journal(self) -> None:
+        """The journal's bound, kept as the game goes (before the screen changes): once the
+        game in play has folded older steps into its base, or its lines piled up, the journal
+        is replaced whole by its checkpoint and standing steps (core/journal.py ``compact``)."""
+        session = self.box.session
+        if session is None or not self.journal.compaction_due(session.folded_in):
+            return
+        try:
+            record = as_record(session)
+        except (CodecError, NameError, TypeError) as err:  # a state the codec cannot write
+            log.error("journal not made shorter: the game's state has no checkpoint (%s)", err)
+            self.journal.postpone_compaction()  # play goes on; the journal still holds it all
+            return
+        self.journal.compact(record)
 
     def _do(self, effect: Any) -> None:
         if isinstance(effect, JournalAction):
@@ -432,15 +464,23 @@ class App:
 
     def _resume(self, record: GameRecord) -> None:
         session = None
+        folded = 0
         try:
             session = resumed(record.game, record.options, record.setup_rolls)
+            if record.checkpoint is not None:
+                session = self._at_checkpoint(session, record)
             for step_ in from_journal(record.steps):
                 session = session.folded(step_)
+                folded += 1
         except (BadAction, Rejected, KeyError, TypeError, ValueError) as err:
             why = f"cannot replay the saved {record.game} game: {err}"
             self.journal.close()
+            if isinstance(err, CheckpointDamaged):  # damage, as a damaged line is
+                self.journal.keep_game(str(err), replace(record, checkpoint=None), 0)
+                self._resume(self.journal.open())
+                return
             if session is not None:  # the game set up, up to the step refused
-                self.journal.keep_game(why, record, len(session.steps))
+                self.journal.keep_game(why, record, folded)
                 self._resume(self.journal.open())
                 return
             self.journal.move_aside(why)
@@ -452,9 +492,23 @@ class App:
         actions = record.actions
         # Game time goes on from the last moment the journal holds (a clean stop's restore).
         moments = [Action.from_json(s.action).at if s.action else s.at for s in record.steps]
-        last_at = max([record.started_at, *(at for at in moments if at is not None)])
+        base_at = record.checkpoint.at if record.checkpoint is not None else None
+        last_at = max(at for at in (record.started_at, base_at, *moments) if at is not None)
         self.time_offset = max(self.time_offset, last_at - self.clock.now())
-        log.info("resumed %s after %d actions", record.game, len(actions))
+        before = record.checkpoint.steps if record.checkpoint is not None else 0
+        log.info("resumed %s after %d steps", record.game, before + len(actions))
+
+    def _at_checkpoint(self, session: Session, record: GameRecord) -> Session:
+        """The new session at the record's checkpoint; CheckpointDamaged naming the file and
+        the line when it is not a state of this game."""
+        checkpoint = record.checkpoint
+        try:
+            return session.from_checkpoint(checkpoint)
+        except CodecError as err:
+            where = f"{self.journal.path}:{checkpoint.line}" if checkpoint.line else "checkpoint"
+            raise CheckpointDamaged(
+                f"{where}: a checkpoint that is not a state of {record.game} ({err})"
+            ) from None
 
     def workers_alive(self) -> bool:
         reader_ok = self.runner is None or self.runner.alive

@@ -201,13 +201,16 @@ def build(d: Draft, name: str, raw: dict[str, Any]) -> Session:
 def worth_keeping(session: Session | None) -> bool:
     """A game that would be lost if another took its place: someone has played in it and it
     has not ended (a game ends when it reports its result; one that never does is never over)."""
-    if session is None or session.last_by_person() is None:
+    if session is None:
+        return False
+    if session.last_by_person() is None and not session.folded_in:  # a checkpoint: played
         return False
     return session.rules.result(session.state) is None
 
 
 def as_record(session: Session) -> GameRecord:
-    """The game in play as the journal folds it: its start and its standing steps."""
+    """The game in play as the journal folds it: its start, its checkpoint (the base, when
+    older steps were folded into it) and its standing steps."""
     steps = [
         Step(None if s.action is None else s.action.to_json(), s.auto, s.at) for s in session.steps
     ]
@@ -218,6 +221,7 @@ def as_record(session: Session) -> GameRecord:
         session.started_at,
         steps,
         session.game_id,
+        session.checkpoint(),
     )
 
 

@@ -1,15 +1,29 @@
 """The game being played (rules, options, state and the standing steps), as a value: a change
-is a new Session. Rebuilt from the journal's steps exactly as its fold gives them."""
+is a new Session. Rebuilt from the journal's steps exactly as its fold gives them.
+
+The journal's bound: the standing steps are a window. Once they hold more than 2 * UNDO_STEPS
+actions of a person (or 4 * UNDO_STEPS steps in all: a turn timer left running), the older
+ones are folded into the ``base``, the state they lead to, and only the last UNDO_STEPS actions
+of a person (with what came after the first of them) stay standing: undo reaches that far, the
+journal is written as the base's checkpoint and those steps (core/journal.py ``compact``), and
+a step costs the same at the 10th and the 100,000th."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from companion.core.journal import Entry, Step
+from companion.core.codec import Codec, reachable
+from companion.core.journal import Checkpoint, Entry, Step
 from companion.games import registry as games
 from companion.games.base import Action, Effect, Game, Log
+
+# Undo reaches back at least this many actions of a person (after that: "nothing to undo", as at
+# a game's start). 500 is far past any table's undo, and keeps the journal of a game in play
+# within about 2,000 lines (some 200 KB), a twentieth of what the box reads at start.
+UNDO_STEPS = 500
 
 
 def from_journal(steps: list[Step[Entry]]) -> list[Step[Action]]:
@@ -40,6 +54,10 @@ class Session:
     opening: tuple[Effect, ...] = ()  # effects of ``initial``, played once at a new game
     started_at: float = 0.0  # the game's start on the game clock
     game_id: str = ""  # the journal's id of this game: names its records
+    base: Any = None  # the state the standing steps start from: the initial one, or a checkpoint's
+    base_at: float | None = None  # the last moment folded into the base (None: none)
+    folded_in: int = 0  # standing steps folded into the base over the game's life
+    persons: int = 0  # the standing steps a person made (undo targets)
 
     @property
     def record_key(self) -> str:
@@ -49,10 +67,50 @@ class Session:
         return f"{self.name}@{self.started_at:.6f}"
 
     def added(self, step: Step[Action], effects: Iterable[Effect] = ()) -> Session:
-        """This session with one more standing step (its label for undo from its log)."""
+        """This session with one more standing step (its label for undo from its log); the
+        older steps folded into the base when the window is full."""
         label = next((e.text for e in effects if isinstance(e, Log)), "")
         label = label or (step.action.name if step.action else "")
-        return replace(self, steps=(*self.steps, step), labels=(*self.labels, label))
+        persons = self.persons + step.by_person
+        session = replace(
+            self, steps=(*self.steps, step), labels=(*self.labels, label), persons=persons
+        )
+        if persons > 2 * UNDO_STEPS or len(session.steps) > 4 * UNDO_STEPS:
+            return session.rebased()
+        return session
+
+    def rebased(self) -> Session:
+        """The steps before the last UNDO_STEPS actions of a person (at most 2 * UNDO_STEPS
+        steps kept) folded into the base, exactly as the journal's fold would fold them."""
+        steps, seen, cut = self.steps, 0, 0
+        for i in range(len(steps) - 1, -1, -1):
+            seen += steps[i].by_person
+            if seen == UNDO_STEPS:
+                cut = i
+                break
+        cut = max(cut, len(steps) - 2 * UNDO_STEPS)
+        if cut <= 0:
+            return self
+        state, at = self.base, self.base_at
+        for step in steps[:cut]:
+            state = self._next_state(state, step)
+            moment = step.action.at if step.action is not None else step.at
+            at = max((t for t in (at, moment) if t is not None), default=None)
+        kept = steps[cut:]
+        return replace(
+            self,
+            base=state,
+            base_at=at,
+            folded_in=self.folded_in + cut,
+            steps=kept,
+            labels=self.labels[cut:],
+            persons=sum(s.by_person for s in kept),
+        )
+
+    def _next_state(self, state: Any, step: Step[Action]) -> Any:
+        if step.action is None:
+            return restored(self.rules, state, step.at)
+        return self.rules.apply(state, step.action).state
 
     def with_state(self, state: Any) -> Session:
         return replace(self, state=state)
@@ -74,12 +132,38 @@ class Session:
         return self.with_state(outcome.state).added(step, outcome.effects)
 
     def rebuilt(self, steps: Iterable[Step[Action]]) -> Session:
-        """State and labels from standing steps, exactly as the journal's fold gives them."""
-        session = replace(self, steps=(), labels=())
-        session = session.with_state(self.rules.initial(self.options, self.setup_rolls).state)
+        """State and labels from the base and standing steps, exactly as the journal's fold
+        gives them."""
+        session = replace(self, steps=(), labels=(), persons=0, state=self.base)
         for step in steps:
             session = session.folded(step)
         return session
+
+    def checkpoint(self) -> Checkpoint | None:
+        """The base as the journal keeps it (None: the game's start, nothing folded in)."""
+        if not self.folded_in:
+            return None
+        encoded = codec_for(type(self.base)).encode(self.base)
+        return Checkpoint(encoded, self.base_at, self.folded_in)
+
+    def from_checkpoint(self, checkpoint: Checkpoint) -> Session:
+        """This new session (set up, no step yet) at a checkpoint the journal kept; CodecError
+        when it is not a state of this game."""
+        state = codec_for(type(self.base)).decode(checkpoint.state, type(self.base))
+        return replace(
+            self,
+            state=state,
+            base=state,
+            base_at=checkpoint.at,
+            folded_in=checkpoint.steps,
+            opening=(),
+        )
+
+
+@functools.cache
+def codec_for(state_type: type) -> Codec:
+    """The codec of a game's state: it builds only the classes that state's type names."""
+    return Codec(reachable([state_type]))
 
 
 def checked(name: str, raw: Mapping[str, Any]) -> tuple[Game, dict[str, Any]]:
@@ -94,7 +178,14 @@ def set_up(
     """A new game of ``rules`` with these options and setup dice."""
     outcome = rules.initial(options, tuple(rolls))
     return Session(
-        name, rules, dict(raw), options, tuple(rolls), outcome.state, opening=outcome.effects
+        name,
+        rules,
+        dict(raw),
+        options,
+        tuple(rolls),
+        outcome.state,
+        opening=outcome.effects,
+        base=outcome.state,
     )
 
 

@@ -6,6 +6,13 @@ never acknowledged, since acknowledgement comes after fsync). Every entry's shap
 when read; a damaged line sets the file aside (never deleted, never a reason to crash at every
 boot) and the journal goes on with what still folds. The journal is only ever replaced whole
 (a new file written, then renamed), so a power cut leaves the old file or the new one.
+
+The journal's bound: a game of any length keeps a journal of bounded size. When the app's game
+in play has folded its older steps into a checkpoint (its state after them, a JSON value the
+app made: the journal never reads it), or the game's lines pile up (undo after undo), the file
+is replaced whole by what it held before the game, the game's entry, its ``checkpoint`` and its
+standing steps after it (``compact``). Both files fold to the same game. Start-up reads the
+file line by line and keeps only the game in play (``Folder``).
 """
 
 from __future__ import annotations
@@ -21,7 +28,7 @@ import secrets
 import stat
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -31,9 +38,14 @@ from companion.core.nesting import json_too_deep
 log = logging.getLogger(__name__)
 
 VERSION = 1
-KINDS = ("game", "action", "undo", "restore")
+KINDS = ("game", "action", "undo", "restore", "checkpoint")
 GAME_ID = re.compile(r"[0-9a-f]{0,32}")
 ROTATE_BYTES = 256 * 1024  # past this, a new game starts a fresh file; the old one is kept
+# The journal's bound (the app folds a game's older steps into a checkpoint: app/session.py).
+# Past this many lines of the game in play (undo after undo piles up lines, not steps), the
+# file is made shorter too; a compaction the storage refused is tried again this many later.
+GAME_LINES = 3000
+COMPACT_RETRY_LINES = 200
 
 
 class JournalUnreadable(Exception):
@@ -74,9 +86,28 @@ def undo_steps(steps: list[Step[A]]) -> A | None:
     return None
 
 
+@dataclass(frozen=True)
+class Checkpoint:
+    """A game's state after its older steps, as the app wrote it (a JSON value the journal
+    only keeps): ``at``, the last moment folded into it; ``steps``, how many standing steps it
+    holds over the game's life."""
+
+    state: Any
+    at: float | None = None
+    steps: int = 0
+    line: int = field(default=0, compare=False)  # where it was read (0: not read from a file)
+
+    def entry(self) -> dict[str, Any]:
+        entry: dict[str, Any] = {"kind": "checkpoint", "state": self.state, "steps": self.steps}
+        if self.at is not None:
+            entry["at"] = self.at
+        return entry
+
+
 @dataclass
 class GameRecord:
-    """The current game as the journal tells it: how it started and the steps still standing."""
+    """The current game as the journal tells it: how it started, its checkpoint if it has
+    one, and the steps still standing after it."""
 
     game: str
     options: dict[str, Any]
@@ -84,6 +115,7 @@ class GameRecord:
     started_at: float
     steps: list[Step[Entry]] = field(default_factory=list)
     game_id: str = ""  # unique to this game (journals before it had none)
+    checkpoint: Checkpoint | None = None  # the state the steps start from (None: the start)
 
     @property
     def actions(self) -> list[Entry]:
@@ -139,6 +171,14 @@ def _problem(entry: Any) -> str | None:
                 return f"malformed action ({flag} is not true or false)"
     elif kind == "restore" and not _finite(entry.get("at", 0.0)):
         return "a restore entry whose time is not a number"
+    elif kind == "checkpoint":
+        if "state" not in entry:
+            return "a checkpoint without a state"
+        if not _finite(entry.get("at", 0.0)):
+            return "a checkpoint whose time is not a number"
+        steps = entry.get("steps", 0)
+        if not isinstance(steps, int) or isinstance(steps, bool) or steps < 0:
+            return "a checkpoint whose count of steps is not a whole number"
     return None
 
 
@@ -213,33 +253,58 @@ def read_entries(path: Path) -> tuple[list[dict[str, Any]], int]:
     return reading.entries, reading.sound
 
 
-def fold(entries: list[dict[str, Any]]) -> GameRecord | None:
-    """The current game: the last ``game`` entry and the actions after it, less undone ones."""
-    record: GameRecord | None = None
-    for entry in entries:
+class Folder:
+    """Folds entries one at a time, keeping only the game in play: a start reads the file a
+    line at a time through one, so memory holds one game whatever the file holds."""
+
+    def __init__(self) -> None:
+        self.record: GameRecord | None = None
+        self.entries = 0  # entries taken, of every game
+        self.game_lines = 0  # of those, the lines of the game in play (its entry first)
+
+    def take(self, entry: dict[str, Any], line: int = 0) -> None:
+        self.entries += 1
         kind = entry["kind"]
+        record = self.record
         if kind == "game":
-            record = GameRecord(
+            self.record = GameRecord(
                 game=entry["game"],
                 options=dict(entry.get("options", {})),
                 setup_rolls=tuple(entry.get("rolls", ())),
                 started_at=float(entry.get("at", 0.0)),
                 game_id=entry.get("id", ""),
             )
-        elif record is None:
-            continue  # actions of a game whose start was archived
-        elif kind == "action" and entry.get("nav"):
+            self.game_lines = 1
+            return
+        self.game_lines += 1
+        if record is None:
+            return  # actions of a game whose start was archived
+        if kind == "action" and entry.get("nav"):
             # A menu move written by an older version (Trap Attack's menus were journaled):
             # skipped, as it only moved a menu that the next action or the restore closes.
-            continue
-        elif kind == "action":
+            return
+        if kind == "action":
             record.steps.append(Step(dict(entry["action"]), bool(entry.get("auto"))))
         elif kind == "restore":
             at = entry.get("at")
             record.steps.append(Step(None, at=None if at is None else float(at)))
         elif kind == "undo":
             undo_steps(record.steps)
-    return record
+        elif kind == "checkpoint":  # the state after every step so far: they fold into it
+            at = entry.get("at")
+            record.checkpoint = Checkpoint(
+                entry["state"], None if at is None else float(at), entry.get("steps", 0), line
+            )
+            record.steps.clear()
+
+
+def fold(entries: list[dict[str, Any]]) -> GameRecord | None:
+    """The current game: the last ``game`` entry, its checkpoint if any, and the actions after
+    it, less undone ones."""
+    folder = Folder()
+    for entry in entries:
+        folder.take(entry)
+    return folder.record
 
 
 def _game_entry(
@@ -256,6 +321,15 @@ def new_game_id() -> str:
     started at the same moment, as every game of a replay is, or after a reboot that set the
     clock back, never share one)."""
     return secrets.token_hex(8)
+
+
+def game_lines(record: GameRecord) -> list[dict[str, Any]]:
+    """A game as journal entries: its start, its checkpoint and its standing steps."""
+    first = _game_entry(
+        record.game, dict(record.options), record.setup_rolls, record.started_at, record.game_id
+    )
+    checkpoint = [record.checkpoint.entry()] if record.checkpoint is not None else []
+    return [first, *checkpoint, *(_step_entry(step) for step in record.steps)]
 
 
 def _step_entry(step: Step[Entry]) -> dict[str, Any]:
@@ -299,6 +373,16 @@ class Journal:
         self._size = 0  # bytes of whole lines on disk: a refused write is cut back to it
         self._cut: int | None = None  # a length to cut the file back to before any write
         self._deferred: tuple[bytes, Path] | None = None  # a set-aside storage refused
+        # The game in play as the file holds it: its lines (its entry first, waiting ones
+        # included) and the steps its checkpoint holds (``compact`` keeps them bounded).
+        self.game_lines = 0
+        self.base_steps = 0
+        self._compact_after = 0  # a compaction the storage refused: tried again past this
+
+    @property
+    def _tmp(self) -> Path:
+        """The file a compaction writes before it takes the journal's place."""
+        return self.path.with_name(f"{self.path.name}.tmp")
 
     @property
     def _next(self) -> Path:
@@ -313,33 +397,78 @@ class Journal:
             self._finish_swap()
         except OSError as err:  # storage that refuses writes: the swap is finished later
             self._refused(err)
-        entries: list[dict[str, Any]] = []
+        with contextlib.suppress(OSError):  # a compaction a power cut left half written
+            durable.clear_leftover(self._tmp)
         try:
-            data = self._read()
+            folder = self._stream() if self._deferred is None else None
+            if folder is None:  # damaged, or set aside already: read whole
+                folder = self._read_whole()
         except statefile.TooBig as err:
-            entries = self._keep_tail_game(str(err))
+            folder = Folder()
+            for entry in self._keep_tail_game(str(err)):
+                folder.take(entry)
         except statefile.Unreadable as err:
+            folder = Folder()
             self._set_aside(str(err), b"", 0)
-        else:
-            if data is not None:
-                reading = read_journal(data, str(self.path))
-                entries = reading.entries
-                if reading.damage:
-                    more = len(reading.damage) - 1
-                    why = reading.damage[0] + (f" and {more} more damaged" if more else "")
-                    self._set_aside(why, reading.kept, reading.lines)
-                elif reading.sound != len(data):
-                    self._cut = reading.sound  # the next append starts a clean line
-        self._seq = len(entries)
+        self._seq = folder.entries
         try:
             self._ready()
         except OSError as err:  # a read-only or full card: play goes on, in memory for now
             self._refused(err)
         else:
             self._set_condition(storage.probe(self.path.parent))
-        record = fold(entries)
+        record = folder.record
         self._game_id = record.game_id if record is not None else ""
+        self.game_lines = folder.game_lines if record is not None else 0
+        checkpoint = record.checkpoint if record is not None else None
+        self.base_steps = checkpoint.steps if checkpoint is not None else 0
         return record
+
+    def _stream(self) -> Folder | None:
+        """The journal folded a line at a time, keeping only the game in play. A damaged line
+        gives up (None): ``_read_whole`` then keeps what still folds."""
+        folder = Folder()
+        sound = 0
+        with statefile.lines_of(self.path, statefile.JOURNAL.cap) as lines:
+            if lines is None:
+                return folder
+            for number, raw in enumerate(lines, start=1):
+                if not raw.endswith(b"\n"):  # after the last newline: a line torn by a cut
+                    if raw.strip():
+                        log.warning(
+                            "journal %s: dropped a torn last line (%d bytes) left by a power cut",
+                            self.path,
+                            len(raw),
+                        )
+                    self._cut = sound  # the next append starts a clean line
+                    break
+                sound += len(raw)
+                if not raw.strip():
+                    continue
+                entry, _ = _parse(raw[:-1])
+                if entry is None:
+                    return None
+                folder.take(entry, number)
+        return folder
+
+    def _read_whole(self) -> Folder:
+        """The journal read whole, as a damaged one must be: what still folds is kept and the
+        file set aside."""
+        self._cut = None
+        folder = Folder()
+        data = self._read()
+        if data is None:
+            return folder
+        reading = read_journal(data, str(self.path))
+        for entry in reading.entries:
+            folder.take(entry)
+        if reading.damage:
+            more = len(reading.damage) - 1
+            why = reading.damage[0] + (f" and {more} more damaged" if more else "")
+            self._set_aside(why, reading.kept, reading.lines)
+        elif reading.sound != len(data):
+            self._cut = reading.sound  # the next append starts a clean line
+        return folder
 
     def _read(self) -> bytes | None:
         """The journal as it stands: a set-aside the storage refused still counts as done."""
@@ -517,11 +646,8 @@ class Journal:
         start = max(i for i, kind in enumerate(kinds) if kind == "game")
         self._seq = start
         kept = [line + b"\n" for line in lines[:start]]
-        game = _game_entry(
-            record.game, record.options, record.setup_rolls, record.started_at, record.game_id
-        )
-        kept.append(self._line(game))
-        kept += [self._line(_step_entry(step)) for step in record.steps[:steps]]
+        head = replace(record, steps=record.steps[:steps])
+        kept += [self._line(entry) for entry in game_lines(head)]
         return self._set_aside(why, b"".join(kept), len(lines))
 
     def _line(self, entry: dict[str, Any]) -> bytes:
@@ -534,6 +660,9 @@ class Journal:
         the storage refused it (``condition`` says why); it waits in memory, after any
         others that wait, and is written when the storage takes them (``flush``)."""
         self.backlog.append(self._line(entry))
+        self.game_lines = 1 if entry.get("kind") == "game" else self.game_lines + 1
+        if entry.get("kind") == "game":
+            self.base_steps = 0
         return self.flush()
 
     def new_game(
@@ -547,6 +676,7 @@ class Journal:
             try:
                 self.rotate(self._line(entry))
                 self._game_id = game_id
+                self.game_lines, self.base_steps = 1, 0
                 return game_id
             except OSError as err:
                 # A history/ that cannot be one only costs a longer journal: never the game.
@@ -601,7 +731,75 @@ class Journal:
             raise OSError(errno.ENOSPC, "entries still wait for the storage", str(self.path))
         target = self.rotate(b"".join(self._line(entry) for entry in entries))
         self._game_id = game_id
+        self.game_lines = len(entries)
+        checkpoints = [e for e in entries if e["kind"] == "checkpoint"]
+        self.base_steps = checkpoints[-1].get("steps", 0) if checkpoints else 0
         return target
+
+    def compact(self, record: GameRecord) -> bool:
+        """Replace the journal whole by what it holds before the game in play, then that game
+        as ``record`` has it (its entry, its checkpoint, its standing steps): a new file,
+        fsync'ed, renamed over the old one, the folder fsync'ed, so a power cut leaves the old
+        file or the new one, and both fold to the same game. False (logged) when the storage
+        does not take it now: the old file stands and still folds to the game, and the next
+        compaction is tried once more lines have come."""
+        if self.backlog and not self.flush():
+            return False
+        if self._deferred is not None or self._cut is not None:
+            return False
+        entries = game_lines(record)
+        try:
+            head = self._before_game()
+            body = b"".join(self._line(entry) for entry in entries)
+            self._close_fd()
+            try:
+                durable.replace_whole(self.path, head + body)
+            finally:
+                self._ready()
+        except (OSError, statefile.Unreadable) as err:
+            self.postpone_compaction()
+            log.warning(
+                "journal %s: not made shorter now (%s); it still holds the game", self.path, err
+            )
+            return False
+        self.game_lines = len(entries)
+        self.base_steps = record.checkpoint.steps if record.checkpoint is not None else 0
+        self._compact_after = 0
+        log.info(
+            "journal %s: the game in play kept as a checkpoint and %d steps (%d bytes)",
+            self.path,
+            len(record.steps),
+            len(head) + len(body),
+        )
+        return True
+
+    def postpone_compaction(self) -> None:
+        """Try the next compaction only once some lines more have come."""
+        self._compact_after = self.game_lines + COMPACT_RETRY_LINES
+
+    def compaction_due(self, base_steps: int) -> bool:
+        """Whether the file should be made shorter now: the game's checkpoint moved on (the app
+        folded ``base_steps`` standing steps into it), or its lines piled up past
+        ``GAME_LINES`` (undo after undo)."""
+        if self.game_lines <= 0 or self.game_lines <= self._compact_after:
+            return False
+        if self.backlog or self.condition != storage.OK:  # once the storage takes them again
+            return False
+        return base_steps != self.base_steps or self.game_lines > GAME_LINES
+
+    def _before_game(self) -> bytes:
+        """The file up to the game in play's entry (the games before it)."""
+        data = statefile.read_bytes(self.path, statefile.JOURNAL.cap) or b""
+        end = len(data)
+        while end > 0:
+            start = data.rfind(b"\n", 0, end - 1) + 1
+            line = data[start:end]
+            if b'"game"' in line:  # a look before the parse: most lines are not
+                entry, _ = _parse(line.rstrip(b"\n"))
+                if entry is not None and entry["kind"] == "game":
+                    return data[:start]
+            end = start
+        raise statefile.Unreadable(self.path, "holds no game in play")
 
     def _history_name(self, history: Path) -> Path:
         """A name in history/ no other file has or will have: the finished game's id in it, and

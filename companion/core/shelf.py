@@ -1,9 +1,9 @@
 """Games set aside: at most one unfinished game of each kind waits here, to be taken up again.
 
 They live in one file of the state directory (``WAITING``), in the journal's own lines: each
-game's ``game`` entry and its standing steps. A change (a game set aside, one taken up) is made
-in three moves, so that a power cut at any moment leaves the old arrangement or the new one,
-never a lost game:
+game's ``game`` entry, its ``checkpoint`` if it has one, and its standing steps. A change (a
+game set aside, one taken up) is made in three moves, so that a power cut at any moment leaves
+the old arrangement or the new one, never a lost game:
 
 1. ``plan``: the waiting games as they will be are written whole to ``waiting.jsonl.next``,
    with the identity of the game in play *before* the change (``was``);
@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.core import durable, statefile
-from companion.core.journal import GameRecord, _game_entry, _step_entry, fold, read_journal
+from companion.core.journal import GameRecord, fold, game_lines, read_journal
 from companion.core.nesting import json_too_deep
 
 log = logging.getLogger(__name__)
@@ -47,11 +47,9 @@ def identity(record: GameRecord | None) -> str | None:
 
 
 def lines(record: GameRecord) -> list[dict[str, Any]]:
-    """A game as journal entries: its start and its standing steps."""
-    first = _game_entry(
-        record.game, dict(record.options), record.setup_rolls, record.started_at, record.game_id
-    )
-    return [first, *(_step_entry(step) for step in record.steps)]
+    """A game as journal entries: its start, its checkpoint (a long game's older steps, folded:
+    the waiting file stays as bounded as the journal) and its standing steps."""
+    return game_lines(record)
 
 
 def _encode(entries: list[dict[str, Any]]) -> bytes:

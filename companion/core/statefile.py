@@ -32,7 +32,8 @@ log = logging.getLogger(__name__)
 MIB = 1024 * 1024
 # Caps: far above what the box ever writes, far below what would stall a start (see
 # docs/performance.md, "Start time and the journal").
-JOURNAL_CAP = 4 * MIB  # the move to history/ keeps it near 256 KiB in normal play
+JOURNAL_CAP = 4 * MIB  # the move to history/ keeps it near 256 KiB in normal play; the
+# journal's bound (journal.py, compact) keeps the game in play under 1 MiB whatever its length
 CARDS_CAP = 4 * MIB  # about 30,000 cards
 RECORDS_CAP = 4 * MIB  # 500 results per board are about 150 KiB
 PACK_CAP = 1 * MIB  # the shipped pack is 2 KiB
@@ -175,6 +176,36 @@ def read_bytes(path: Path, cap: int) -> bytes | None:
         if len(data) > cap:
             raise TooBig(path, f"is too big (more than {cap} bytes)")
         return data
+
+
+@contextlib.contextmanager
+def lines_of(path: Path, cap: int) -> Iterator[Iterator[bytes] | None]:
+    """The file's lines, each with its newline (the last one may have none), read a piece at
+    a time as ``read_bytes`` would open and check it (None: nothing there). TooBig for a file
+    past its cap, or one that grows past it while it is read."""
+    try:
+        _check(path, os.lstat(path), cap)
+    except FileNotFoundError:
+        yield None
+        return
+    except OSError as err:
+        raise Unreadable(path, f"cannot be looked at ({err.strerror or err})") from None
+    with _opened(path) as fd:
+        if fd is None:
+            yield None
+            return
+        _check(path, os.fstat(fd), cap)
+        with os.fdopen(fd, "rb", closefd=False) as stream:
+
+            def lines() -> Iterator[bytes]:
+                read = 0
+                for line in stream:
+                    read += len(line)
+                    if read > cap:
+                        raise TooBig(path, f"is too big (more than {cap} bytes)")
+                    yield line
+
+            yield lines()
 
 
 def read_tail(path: Path, size: int) -> bytes:

@@ -34,35 +34,50 @@ ROLL_FOOTER = "G roll R again ^v die"
 FRESH_FOOTER = "G roll  ^v die"
 
 
+HISTORY = 100  # rolls kept for the history page and the public state: a window, so a roll
+# costs the same at the 10th roll and the 100,000th (the counts and the number are kept whole)
+
+
 @dataclass(frozen=True)
 class DiceState:
     die: str
-    history: tuple[tuple[int, ...], ...] = ()
+    history: tuple[tuple[int, ...], ...] = ()  # the last HISTORY rolls, newest last
     last_die: str | None = None  # the die of the last roll, for re-rolls
     stats: bool = False  # ok shows the history and the per-face counts instead of the roll
     fresh: bool = True  # no roll since the die was chosen: there is no face of it to show
+    rolls: int = 0  # rolls over this game
+    tally: tuple[tuple[str, int, int], ...] = ()  # (kind of die, face, times) over this game
+    dice: tuple[str, ...] = ()  # the die of each roll in the window (history holds only faces)
 
     @property
     def last(self) -> tuple[int, ...]:
         return self.history[-1] if self.history else ()
 
-    # The die of each roll, oldest first (the history holds only faces, as the contract says).
-    dice: tuple[str, ...] = ()
-
     def counts(self, kind: str | None = None) -> dict[int, int]:
         """How often each face came up over this game: of every roll, or only of the rolls of
         one kind of die (``d4``, or ``d6`` for d6 and 2d6 alike: each die's face counts)."""
         out: dict[int, int] = {}
-        for n, roll in enumerate(self.history):
-            if kind is not None and n < len(self.dice) and KIND[self.dice[n]] != kind:
-                continue
-            for face in roll:
-                out[face] = out.get(face, 0) + 1
+        for of, face, times in self.tally:
+            if kind is None or of == kind:
+                out[face] = out.get(face, 0) + times
         return dict(sorted(out.items()))
 
+    def rolled(self, die: str, faces: tuple[int, ...]) -> DiceState:
+        """This state with one roll more: the window moves on, the counts go up."""
+        counts = {(of, face): times for of, face, times in self.tally}
+        for face in faces:
+            counts[KIND[die], face] = counts.get((KIND[die], face), 0) + 1
+        return replace(
+            self,
+            history=(*self.history[-(HISTORY - 1) :], faces),
+            dice=(*self.dice[-(HISTORY - 1) :], die),
+            rolls=self.rolls + 1,
+            tally=tuple((of, face, times) for (of, face), times in sorted(counts.items())),
+        )
+
     def kinds(self) -> tuple[str, ...]:
-        """The kinds of die this game has rolled, in ORDER's order."""
-        rolled = {KIND[die] for die in self.dice}
+        """The kinds of die this game has rolled, in KINDS' order."""
+        rolled = {of for of, _, _ in self.tally}
         return tuple(kind for kind in KINDS if kind in rolled)
 
     @property
@@ -122,14 +137,7 @@ class DiceGame(Game):
             not 1 <= r <= f for r, f in zip(action.rolls, faces, strict=False)
         ):
             raise BadAction(f"{die} needs {len(faces)} roll(s) in 1..{faces[0]}")
-        new = replace(
-            state,
-            history=(*state.history, action.rolls),
-            dice=(*state.dice, die),
-            last_die=die,
-            stats=False,
-            fresh=False,
-        )
+        new = replace(state.rolled(die, action.rolls), last_die=die, stats=False, fresh=False)
         total = sum(action.rolls)
         text = f"{die}: " + " + ".join(map(str, action.rolls))
         if len(action.rolls) > 1:
@@ -165,7 +173,7 @@ class DiceGame(Game):
             lines = (f"= {sum(last)}  DOUBLE!" if state.doubles else f"= {sum(last)}  ok stats",)
         else:
             big = str(last[0])
-            lines = (f"{ordinal(len(state.history))} roll  ok stats",)
+            lines = (f"{ordinal(state.rolls)} roll  ok stats",)
         if state.doubles:
             return Screen(title, lines, big=big, footer=footer), Lights(PURPLE, "blink")
         return Screen(title, lines, big=big, footer=footer), Lights(WHITE)
@@ -205,9 +213,9 @@ CUT = "…"  # a history cut short says so
 
 def stats_screen(state: DiceState) -> Screen:
     """The rolls of this game, newest on the right (starting with "…" when older ones do not
-    fit), and how often each face came up: of the kind of die on screen, named when the game
-    has rolled both kinds (a d4's 3 and a d6's 3 are counted apart)."""
-    n = len(state.history)
+    fit or are no longer kept), and how often each face came up: of the kind of die on screen,
+    named when the game has rolled both kinds (a d4's 3 and a d6's 3 are counted apart)."""
+    n = state.rolls
     title = f"Dice  {n} roll{'' if n == 1 else 's'}"
     if not state.history:
         return Screen(title, ("No rolls yet",), footer="ok back  G roll")

@@ -414,13 +414,23 @@ BENCH_ROWS = (
     ("card_p99_ms", "card to frame p99, ms"),
     ("replay_seconds", "replay of a 30-roll dice game, s"),
 )
+# A game of any length (issue 31 point 2): the start and a press at both ends, and their ratios.
+GAME_LENGTH_ROWS = (
+    ("ready_seconds_game_1000", "start, a 1,000-step game, s"),
+    ("ready_seconds_game_100000", "start, a 100,000-step game, s"),
+    ("ready_ratio_game_long_to_short", "start, 100,000 steps / 1,000"),
+    ("peak_rss_more_mb_game_long", "peak memory, 100,000 steps - 1,000, MB"),
+    ("press_cpu_ms_step_10", "press CPU at step 10 (phones on), ms"),
+    ("press_cpu_ms_step_100000", "press CPU at step 100,000 (phones on), ms"),
+    ("press_cpu_ratio_long_to_short", "press CPU, step 100,000 / step 10"),
+)
 
 
 def bench_table(arch: str, native: dict[str, Any], emulated: dict[str, Any]) -> list[str]:
     """Native and emulated side by side, with the ratio; the loop's ratio is the slowdown."""
     here = platform.machine()
     lines = [f"| figure | {here} | {arch} (QEMU) | ratio |", "|---|---|---|---|"]
-    for key, label in BENCH_ROWS:
+    for key, label in (*BENCH_ROWS, *GAME_LENGTH_ROWS):
         a, b = native.get(key), emulated.get(key)
         ratio = (
             f"{b / a:.1f}x"
