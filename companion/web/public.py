@@ -182,16 +182,10 @@ def _cover_your_asps(p: Public) -> dict[str, Any]:
             f"Treasure left: {p.get('treasure_left')}",
         ],
         "scoreboard": {
-            "columns": ["Seat", "Points", "Escapes", "Treasures", "Inside", "Phase"],
+            # Each raider's phase (build outside; collect and escape inside the pyramid)
+            "columns": ["Seat", "Points", "Escapes", "Treasures", "Phase"],
             "rows": [
-                [
-                    f"Seat {n}",
-                    s.get("points"),
-                    s.get("escapes"),
-                    s.get("treasures"),
-                    "yes" if s.get("inside") else "",
-                    s.get("phase"),
-                ]
+                [f"Seat {n}", s.get("points"), s.get("escapes"), s.get("treasures"), s.get("phase")]
                 for n, s in seats.items()
             ],
             "seats": [seat_look(int(n)) for n in seats],

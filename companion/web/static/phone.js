@@ -185,7 +185,7 @@ function tick() {
   const whole = Math.max(0, Math.ceil(left(timer) - 1e-6));
   box.textContent = shown(whole);
   // "paused" only when the box says the turn is paused (not a turn that has not started).
-  const state = timer.offline ? "stopped: the box is not answering"
+  const state = timer.offline ? "stopped: box not answering"
     : whole === 0 ? "time is up" : timer.paused ? "paused" : "";
   if (note.textContent !== state) note.textContent = state;
   box.classList.toggle("paused", state !== "" && whole > 0);
