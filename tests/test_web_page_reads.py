@@ -102,3 +102,22 @@ def test_no_sideways_scroll_at_390_px(browser, tmp_path: Path) -> None:
         )
         page.screenshot(path=str(tmp_path / "page-390.png"), full_page=True)
         assert widths[0] <= widths[1], widths
+
+
+def test_the_page_greys_while_the_box_does_not_answer(browser, tmp_path: Path) -> None:
+    """Issue 30, point 14: as the phone does, the page greys what it shows when the box is
+    gone, so an old picture is not taken for the box's."""
+    from playwright.sync_api import expect
+
+    with sim_web(tmp_path) as (url, proc):
+        page = browser.new_page()
+        page.goto(url)
+        expect(page.locator("#link")).to_have_text("live")
+        opacity = "getComputedStyle(document.querySelector('main')).opacity"
+        assert page.evaluate(opacity) == "1"
+        proc.terminate()
+        proc.wait(10)
+        expect(page.locator("#link")).to_contain_text("not answering", timeout=10_000)
+        expect(page.locator("body")).to_have_class("stale")
+        assert float(page.evaluate(opacity)) < 0.6
+        page.screenshot(path=str(tmp_path / "page-stale.png"))

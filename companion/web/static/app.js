@@ -241,9 +241,12 @@ let events = null;
 let last = null;
 const channel = "BroadcastChannel" in window ? new BroadcastChannel(CHANNEL) : null;
 
+// The box not answering: said beside the title, and the box and its panel greyed (what they
+// show may be out of date) until it answers again, as the phone does.
 function link(text, down) {
   $("link").textContent = text;
   $("link").classList.toggle("down", down);
+  document.body.classList.toggle("stale", down);
 }
 
 function connect() {
