@@ -364,3 +364,51 @@ def test_waiting_games_newest_first_by_names_that_fit(tmp_path: Path) -> None:
             assert not [t for t in shown if "…" in t], shown
     finally:
         sim.close()
+
+
+ENDED = [
+    "examples/cover-your-asps-four-players.txt",  # Cover Your Asps 2-4: its final standings
+    "examples/deathtrap-dungeon-four-players.txt",  # Deathtrap Dungeon's fourth round
+    "examples/hostage-trap-three-players.txt",  # a Hostage Trap! win
+    "tests/scripts/trap-attack-solo-to-boat.txt",  # Trap Attack's scores
+    "tests/scripts/trapwords-tiebreak.txt",  # a Trapwords win
+]
+
+
+@pytest.mark.parametrize("script", ENDED, ids=lambda s: Path(s).stem)
+def test_every_game_that_ended_goes_to_history_unasked(tmp_path: Path, script: str) -> None:
+    """A game played to its end in replay, then the box started on it: "Other game" asks
+    nothing, and the game waits nowhere, after a restart too."""
+    from companion.replay import run_script
+
+    root = Path(__file__).resolve().parents[1]
+    run_script((root / script).read_text(encoding="utf-8"), state_dir=tmp_path)
+    sim = _box(tmp_path)
+    try:
+        session = sim.app.session
+        assert session is not None and session.last_by_person() is not None
+        for _ in range(4):  # pages the end opened close; then back opens the game menu
+            menu = sim.app.box.menu
+            if isinstance(menu, menus.ListMenu) and "Other game" in menu.items:
+                break
+            _press(sim, "back")
+        _pick(sim, "Other game")
+        assert _screen(sim)[0] == "Choose a game", _screen(sim)
+        _pick(sim, "Dice")
+        _press(sim, "green")
+        assert sim.app.session.name == "dice"
+        assert sim.app.shelf.games == {}
+    finally:
+        sim.close()
+    again = _box(tmp_path)
+    try:
+        assert again.app.shelf.games == {}
+        assert not [i for i in _game_list_items(again) if i.startswith("Resume")]
+    finally:
+        again.close()
+
+
+def _game_list_items(sim: SimulatedBox) -> list[str]:
+    _press(sim, "back")
+    _pick(sim, "Other game")
+    return list(sim.app.box.menu.items)
