@@ -25,6 +25,8 @@ def test_trapwords_teams_wear_the_leds_colours() -> None:
     view = phone_view("trapwords", _trapwords("running"))
     assert view["turn"]["rgb"] == list(TABLES.team_colours["B"])  # magenta, as the LED
     assert view["picture"]["team_rgb"] == {t: list(c) for t, c in TABLES.team_colours.items()}
+    dots = [seat["rgb"] for seat in view["scoreboard"]["seats"]]
+    assert dots == [list(TABLES.team_colours["A"]), list(TABLES.team_colours["B"])]
 
 
 def test_paused_only_when_the_box_paused_a_turn() -> None:

@@ -144,6 +144,7 @@ def _trapwords(p: Public) -> dict[str, Any]:
         "scoreboard": {
             "columns": ["Team", "Room"],
             "rows": [[f"Team {t}", v.get("room")] for t, v in teams.items()],
+            "seats": [{"rgb": colours.get(t)} for t in teams],  # each team's dot, as the LED
         },
         "picture": {
             "kind": "dungeon",
