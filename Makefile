@@ -15,7 +15,8 @@ $(STAMP): pyproject.toml
 	@echo "==> updating pip"
 	@$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
 	@echo "==> installing trap-companion and its libraries (Pillow, luma, gpiozero, pyserial, aiohttp, pytest, playwright, ruff)"
-	@$(BIN)/python -m pip install --quiet --disable-pip-version-check --prefer-binary -e '.[dev]'
+	@# setuptools' notice box on every editable install of a flat layout says nothing to act on
+	@PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip install --quiet --disable-pip-version-check --prefer-binary -e '.[dev]'
 	@touch $(STAMP)
 	@echo "==> ready"
 

@@ -30,6 +30,7 @@ from hypothesis import strategies as st
 from companion.app import BoxState, World, play, step
 from companion.app.effects import Note
 from companion.app.events import Pressed, Tapped
+from companion.app.menu_flow import short_title
 from companion.app.session import Session, from_journal, restored, resumed
 from companion.core.config import Config, ReaderConfig, StateConfig
 from companion.core.journal import fold
@@ -304,13 +305,17 @@ def _switch(sim: SimulatedBox, how: str, kind: str) -> None:
         items = app.box.menu.items
         app.box.menu.cursor = items.index("Other game")
         app.feed(Pressed("ok"))
-        if isinstance(app.box.menu, menus.Confirm):
-            assert app.box.menu.question[0] == app.box.session.rules.title
+        if app.box.menu.on_pick == "set_aside":  # "Set aside Trapwords?": keep it waiting
+            assert short_title(app.box.session.name) in app.box.menu.title
+            assert app.box.menu.items[app.box.menu.cursor] in (
+                "Keep it waiting",
+                "Wait (old one ends)",
+            )
             app.feed(Pressed("ok"))
     game_list = app.box.menu
     assert isinstance(game_list, menus.ListMenu) and game_list.on_pick == "pick_game"
     title = games.get(kind).title
-    label = title if how == "aside" else f"Resume {title}"
+    label = title if how == "aside" else f"Resume {short_title(kind)}"
     if label not in game_list.items:
         app.feed(Pressed("back"))
         return

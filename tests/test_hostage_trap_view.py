@@ -74,7 +74,7 @@ def test_the_timer_counts_down_on_screen_and_led_and_blinks_before_the_end() -> 
     table = Table.new(players=3, turn_seconds=40)
     table.wait(10)
     screen, led = GAME.view(table.state)
-    assert screen.big == "1 · 30"
+    assert screen.big == "S1 30s"
     assert led.color == fraction_color(30 / 40) and led.pattern == "solid"
     table.wait(21)
     assert GAME.view(table.state)[1].pattern == "blink"

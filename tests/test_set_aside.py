@@ -61,7 +61,7 @@ def _game_list(sim: SimulatedBox, asked: str) -> None:
     """Back, "Other game", and yes to the question naming the game in play."""
     _press(sim, "back")
     _pick(sim, "Other game")
-    assert _screen(sim)[:2] == ["Set aside?", asked]
+    assert _screen(sim)[:2] == [f"Set aside {asked}?", "> Keep it waiting"]
     _press(sim, "ok")
 
 
@@ -81,7 +81,13 @@ def test_choosing_another_game_asks_first_naming_the_game(tmp_path: Path, entry:
         before = sim.app.session
         _press(sim, "back")
         _pick(sim, entry)
-        assert _screen(sim)[:3] == ["Set aside?", "Trapwords", "It waits in the"]
+        assert _screen(sim) == [
+            "Set aside Trapwords?",
+            "> Keep it waiting",
+            "  End it: to history",
+            "  Stay in the game",
+            "ok pick  back out",
+        ]
         _press(sim, "back")  # no: the game is as it was
         assert sim.app.session.state == before.state
         assert sim.app.box.menu is None
@@ -239,3 +245,170 @@ def test_a_set_aside_the_card_refuses_keeps_the_game_in_play(tmp_path: Path) -> 
         assert sim.app.shelf.games == {}
     finally:
         sim.close()
+
+
+# --- issue 30, point 9: every game that ended goes to history; three answers; the list -------
+
+
+def _ended_trap_attack(sim: SimulatedBox) -> None:
+    """A Trap Attack game whose race is over: its scores are on screen."""
+    sim.app.new_game("trap-attack", {})
+    sim.app.submit(Action("scoring"))
+    session = sim.app.session
+    assert session.last_by_person() is not None
+    assert session.rules.result(session.state) is None  # no records: only its standings
+
+
+@pytest.mark.parametrize("entry", ["Other game", "New game"])
+def test_a_game_with_its_final_standings_is_not_asked_about(tmp_path: Path, entry: str) -> None:
+    sim = _box(tmp_path)
+    try:
+        _ended_trap_attack(sim)
+        _press(sim, "back")  # the game menu, over the scoring's first question
+        _pick(sim, entry)
+        assert not _screen(sim)[0].startswith("Set aside"), _screen(sim)
+        if entry == "Other game":
+            assert not [i for i in sim.app.box.menu.items if i.startswith("Resume")]
+            _pick(sim, "Dice")
+        _press(sim, "green")
+        assert sim.app.shelf.games == {}  # history, not waiting
+    finally:
+        sim.close()
+
+
+def test_end_it_sends_the_game_to_history(tmp_path: Path) -> None:
+    sim = _box(tmp_path)
+    try:
+        _trapwords_started(sim)
+        _press(sim, "back")
+        _pick(sim, "Other game")
+        _pick(sim, "End it: to history")
+        assert _screen(sim)[0] == "Choose a game"
+        assert not [i for i in sim.app.box.menu.items if i.startswith("Resume")]
+        _pick(sim, "Dice")
+        _press(sim, "green")
+        assert sim.app.session.name == "dice"
+        assert sim.app.shelf.games == {}
+    finally:
+        sim.close()
+    again = _box(tmp_path)
+    try:
+        assert again.app.shelf.games == {}
+    finally:
+        again.close()
+
+
+def test_end_it_then_back_keeps_playing_and_asks_again(tmp_path: Path) -> None:
+    """ "End it" counts only if another game takes the place: backing out plays on, and the
+    next "Other game" asks again."""
+    sim = _box(tmp_path)
+    try:
+        _trapwords_started(sim)
+        before = sim.app.session
+        _press(sim, "back")
+        _pick(sim, "New game")
+        _pick(sim, "End it: to history")
+        _press(sim, "back")  # the options: left without starting
+        assert sim.app.session.game_id == before.game_id
+        assert sim.app.box.menu is None
+        assert not sim.app.box.ending
+        _press(sim, "back")
+        _pick(sim, "Other game")
+        _pick(sim, "Keep it waiting")
+        _pick(sim, "Dice")
+        _press(sim, "green")
+        assert list(sim.app.shelf.games) == ["trapwords"]
+    finally:
+        sim.close()
+
+
+def test_stay_goes_back_to_play(tmp_path: Path) -> None:
+    sim = _box(tmp_path)
+    try:
+        _trapwords_started(sim)
+        before = sim.app.session
+        _press(sim, "back")
+        _pick(sim, "Other game")
+        _pick(sim, "Stay in the game")
+        assert sim.app.box.menu is None
+        assert sim.app.session.game_id == before.game_id
+        assert sim.app.session.rules.public(sim.app.session.state)["phase"] != "paused"
+    finally:
+        sim.close()
+
+
+def test_waiting_games_newest_first_by_names_that_fit(tmp_path: Path) -> None:
+    from companion.ui.render import layout
+
+    sim = _box(tmp_path)
+    try:
+        sim.app.new_game("cover-your-asps", {})
+        for title in ("Hostage Trap!", "Deathtrap Dungeon", "Dice"):
+            while sim.app.session.last_by_person() is None:  # green until a person played
+                _press(sim, "green")
+            _press(sim, "back")
+            _pick(sim, "Other game")
+            _press(sim, "ok")  # keep it waiting
+            _pick(sim, title)
+            _press(sim, "green")  # started with its options as they are
+        while sim.app.session.last_by_person() is None:
+            _press(sim, "green")
+        _press(sim, "back")
+        _pick(sim, "Other game")
+        _press(sim, "ok")
+        items = sim.app.box.menu.items
+        assert items[:3] == ["Resume Deathtrap", "Resume Hostage Trap!", "Resume Asps"]
+        for cursor in range(3):  # each entry whole, chosen or not
+            sim.app.box.menu.cursor = cursor
+            shown = [p.text for p in layout(sim.app.current()[0]).texts if p.area == "line"]
+            assert not [t for t in shown if "…" in t], shown
+    finally:
+        sim.close()
+
+
+ENDED = [
+    "examples/cover-your-asps-four-players.txt",  # Cover Your Asps 2-4: its final standings
+    "examples/deathtrap-dungeon-four-players.txt",  # Deathtrap Dungeon's fourth round
+    "examples/hostage-trap-three-players.txt",  # a Hostage Trap! win
+    "tests/scripts/trap-attack-solo-to-boat.txt",  # Trap Attack's scores
+    "tests/scripts/trapwords-tiebreak.txt",  # a Trapwords win
+]
+
+
+@pytest.mark.parametrize("script", ENDED, ids=lambda s: Path(s).stem)
+def test_every_game_that_ended_goes_to_history_unasked(tmp_path: Path, script: str) -> None:
+    """A game played to its end in replay, then the box started on it: "Other game" asks
+    nothing, and the game waits nowhere, after a restart too."""
+    from companion.replay import run_script
+
+    root = Path(__file__).resolve().parents[1]
+    run_script((root / script).read_text(encoding="utf-8"), state_dir=tmp_path)
+    sim = _box(tmp_path)
+    try:
+        session = sim.app.session
+        assert session is not None and session.last_by_person() is not None
+        for _ in range(4):  # pages the end opened close; then back opens the game menu
+            menu = sim.app.box.menu
+            if isinstance(menu, menus.ListMenu) and "Other game" in menu.items:
+                break
+            _press(sim, "back")
+        _pick(sim, "Other game")
+        assert _screen(sim)[0] == "Choose a game", _screen(sim)
+        _pick(sim, "Dice")
+        _press(sim, "green")
+        assert sim.app.session.name == "dice"
+        assert sim.app.shelf.games == {}
+    finally:
+        sim.close()
+    again = _box(tmp_path)
+    try:
+        assert again.app.shelf.games == {}
+        assert not [i for i in _game_list_items(again) if i.startswith("Resume")]
+    finally:
+        again.close()
+
+
+def _game_list_items(sim: SimulatedBox) -> list[str]:
+    _press(sim, "back")
+    _pick(sim, "Other game")
+    return list(sim.app.box.menu.items)

@@ -102,3 +102,26 @@ def test_the_words_drawing_keeps_a_menus_rows_on_one_left_edge():
     lines = compose(40, 12, PANEL, None, menu.screen(), "text")
     rows = [line for line in lines if "Dice" in line or "Trap Attack" in line]
     assert rows[0].index("> Dice") == rows[1].index("  Trap Attack")
+
+
+# --- issue 30, point 18: at 100 columns the panel beside the OLED shows names whole --------
+
+
+@pytest.mark.parametrize("height", [24, 34])
+def test_long_card_and_sound_names_wrap_beside_the_oled_at_100_columns(height):
+    panel = Panel(
+        led="\x1b[48;2;0;255;0m      \x1b[0m",
+        pattern="solid",
+        sounds="card_ok, race_end, crystal, knockout",
+        reader="reader ready: RDM6300",
+        card="Ancient Ceremony Plate (trap-attack)",
+        uid="009A0BE3D2",
+    )
+    lines = compose(100, height, panel, IMAGE, SCREEN)
+    _fits(lines, 100, height)
+    edge = lines[0].index("┐") + 1
+    side = [line[edge:].strip() for line in lines]
+    text = " ".join(side)
+    assert "…" not in text, side
+    for word in ("Ancient", "Ceremony", "Plate", "(trap-attack)", "race_end", "knockout"):
+        assert word in text, side

@@ -271,3 +271,30 @@ def test_sighup_on_any_worker_thread_still_closes_the_simulator(tmp_path):
         finally:
             _close(proc, master, slave)
         index += 1
+
+
+def test_the_renderers_notes_stay_out_of_the_panel():
+    """Issue 30, point 18: a screen cut to fit is a note for developers (printed after the
+    simulator closes), not something the panel beside the OLED shows the table."""
+    import logging
+
+    from companion.sim.terminal import _Captured
+
+    shown = []
+    captured = _Captured(shown.append)
+    render_note = logging.LogRecord(
+        "companion.ui.render",
+        logging.WARNING,
+        __file__,
+        1,
+        "screen text cut to fit: %r",
+        (("a long line",),),
+        None,
+    )
+    problem = logging.LogRecord(
+        "companion.app.box", logging.WARNING, __file__, 1, "storage full", (), None
+    )
+    captured.handle(render_note)
+    captured.handle(problem)
+    assert shown == ["storage full"]
+    assert len(captured.lines) == 2  # both printed after

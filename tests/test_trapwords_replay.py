@@ -204,10 +204,10 @@ def test_every_start_mode_with_the_buttons_alone() -> None:
     assert out[7]["screen"][2] == "> Timer starts: official"
     assert out[9]["state"]["phase"] == "reading"  # official: time to read first
     assert out[9]["screen"][2] == "A reads the word"
-    assert out[13]["screen"][:2] == ["Set aside?", "Trapwords"]  # a game in play: asked first
+    assert out[13]["screen"][:2] == ["Set aside Trapwords?", "> Keep it waiting"]  # asked first
     assert out[17]["screen"][2] == "> Timer starts: pickup"
     assert out[19]["state"]["phase"] == "running"  # pickup: the start press starts the clock
-    assert out[23]["screen"][2:4] == ["The one waiting", "goes to history."]
+    assert out[23]["screen"][1] == "> Wait (old one ends)"  # one waits already: it goes
     assert out[27]["screen"][2] == "> Timer starts: clue"
     assert out[29]["state"]["phase"] == "waiting"  # clue: the clock waits for the first clue
     assert out[30]["state"]["timer"]["remaining"] == 45.0
@@ -218,7 +218,7 @@ def test_undo_during_and_between_turns() -> None:
     out = run("undo")
     # During a turn undo takes back what a person did (the wrong guess), with the timer
     # ticks after it; the confirmation names it, and the turn comes back paused.
-    assert out[8]["screen"][:3] == ["Undo?", "Take back:", "A: wrong guess, 4 left"]
+    assert out[8]["screen"] == ["Undo?", "A: wrong guess, 4 left", "ok undo  back no"]
     assert out[9]["sounds"] == ["undo"]
     assert out[9]["state"]["phase"] == "paused"
     assert out[9]["state"]["guesses_left"] == 5
@@ -227,7 +227,7 @@ def test_undo_during_and_between_turns() -> None:
     assert out[13]["state"]["phase"] == "paused"  # a second undo takes back the resume
     # Between turns: the guess that ended A's turn is taken back; A's turn is paused again.
     assert out[16]["state"]["clue_team"] == "B"
-    assert out[17]["screen"][2] == "A guessed the word"
+    assert out[17]["screen"][1] == "A guessed the word"
     back = out[18]["state"]
     assert (back["clue_team"], back["phase"], back["result"]) == ("A", "paused", None)
     assert back["guesses_left"] == 5

@@ -18,7 +18,9 @@ if TYPE_CHECKING:
     from companion.app.step import Draft
 
 RESUME = "resume:"  # a game list entry that takes up the game of that kind set aside
-SET_ASIDE = "Set aside?"  # the question's title; the game's name is its first line (any fits)
+SET_ASIDE = "Set aside?"  # the question, asked with the game's (short) name in it
+ASIDE, END = "aside:", "end:"  # its answers, before the game menu's entry they go on with
+GAME_MENUS = ("session", "set_aside")  # the game menu and its question: left, play goes on
 
 
 def on_press(d: Draft, button: str, long: bool) -> None:
@@ -59,14 +61,21 @@ def back_under_menu(d: Draft) -> None:
 
 
 def open_game_menu(d: Draft) -> None:
-    """The choice of game; a game set aside is offered first, to be taken up again."""
-    waiting = [n for n in d.world.waiting if n in games.available()]
+    """The choice of game; the games set aside are offered first, the newest on top, each by
+    a name that fits the line."""
+    waiting = [n for n in reversed(d.world.waiting) if n in games.available()]
     names = [*(f"{RESUME}{n}" for n in waiting), *games.available()]
-    titles = [*(f"Resume {games.get(n).title}" for n in waiting)]
+    titles = [*(f"Resume {short_title(n)}" for n in waiting)]
     titles += [games.get(n).title for n in games.available()]
     phone_items, phone_keys = phones.phone_items(d)  # phones may pair before any game
     titles, names = [*titles, *phone_items], [*names, *phone_keys]
     d.menu = menus.ListMenu("Choose a game", titles, names, "pick_game")
+
+
+def short_title(name: str) -> str:
+    """A game's name where its title may not fit ("Deathtrap" for Deathtrap Dungeon)."""
+    rules = games.get(name)
+    return rules.short_title or rules.title
 
 
 def pause_play(d: Draft) -> None:
@@ -112,10 +121,18 @@ def ask_undo(d: Draft) -> None:
     if last is None:
         d.reject("nothing to undo")
         return
-    what = notice.wrap(session.labels[last])
-    # A long step takes all three lines (the title asks already); the renderer shrinks it.
-    what = [*what[:2], " ".join(what[2:])] if len(what) > 2 else ["Take back:", *what]
-    d.menu = menus.Confirm("Undo?", tuple(what), menus.Command("undo"))
+    what = notice.wrap(undo_label(session.labels[last]))
+    # The step by its own words, never the question of play's (ok says "undo", not "yes": a
+    # question open under it is not being answered). A long step's last lines share one.
+    what = [*what[:2], " ".join(what[2:])] if len(what) > 2 else what
+    d.menu = menus.Confirm("Undo?", tuple(what), menus.Command("undo"), yes="undo")
+
+
+def undo_label(label: str) -> str:
+    """What undo names: the step, without the question it put to the table ("AI casts Damage
+    3 at Player 1: blocked or taken?" is undone as "AI casts Damage 3 at Player 1")."""
+    head, colon, asked = label.rpartition(": ")
+    return head if colon and head and asked.endswith("?") else label
 
 
 def built(d: Draft, reply: Reply, form: Any) -> None:
@@ -159,13 +176,13 @@ def menu_command(d: Draft, command: menus.Command) -> None:
 
 def menu_step(d: Draft, kind: str, data: dict) -> None:
     form = d.menu
-    left_session_menu = isinstance(form, menus.ListMenu) and form.on_pick == "session"
+    # The game menu, or its "Set aside?" question, left to play on: play goes on.
+    left_session_menu = isinstance(form, menus.ListMenu) and form.on_pick in GAME_MENUS
     # An enrolment run is opened from the session menu: leaving it goes back to play.
     left_run = isinstance(form, menus.EnrolRun) or (isinstance(form, menus.Enrol) and not form.uid)
     d.menu = None
-    if (left_session_menu and (kind == "close" or data.get("key") in ("resume", "dice"))) or (
-        left_run and kind == "close"
-    ):
+    play_on = kind == "close" or data.get("key") in ("resume", "dice", "stay")
+    if (left_session_menu and play_on) or (left_run and kind == "close"):
         resume_play(d)
     if kind == "close":
         if d.session is None:
@@ -187,6 +204,8 @@ def menu_step(d: Draft, kind: str, data: dict) -> None:
         play.undo(d)
     elif kind == "session":
         _session_entry(d, data["key"], data.get("asked", False))
+    elif kind == "set_aside":
+        _set_aside_answer(d, data["key"])
     elif kind == "phones":
         phones.phone_command(d, data["do"])
     elif kind == "form_done":
@@ -221,14 +240,25 @@ def menu_step(d: Draft, kind: str, data: dict) -> None:
 
 
 def ask_set_aside(d: Draft, key: str) -> None:
-    """Before another game can take the place of one in play: ask, naming it, and say where it
-    goes (it waits in the game list; one of its kind waiting already goes to history)."""
-    if d.session.name in d.world.waiting:
-        then = ("The one waiting", "goes to history.")
-    else:
-        then = ("It waits in the", "game list.")
-    yes = menus.Command("session", {"key": key, "asked": True})
-    d.menu = menus.Confirm(SET_ASIDE, (d.session.rules.title, *then), yes)
+    """Before another game can take the place of one in play: ask, naming it, whether it
+    waits in the game list (one of its kind waiting already goes to history), ends now (to
+    history) or stays in play."""
+    waits = "Wait (old one ends)" if d.session.name in d.world.waiting else "Keep it waiting"
+    d.menu = menus.ListMenu(
+        f"{SET_ASIDE.removesuffix('?')} {short_title(d.session.name)}?",
+        [waits, "End it: to history", "Stay in the game"],
+        [f"{ASIDE}{key}", f"{END}{key}", "stay"],
+        "set_aside",
+    )
+
+
+def _set_aside_answer(d: Draft, answer: str) -> None:
+    """The answer to "Set aside?": the game menu's entry goes on, the game in play to wait
+    (or to end, when the next game takes its place); or back to play."""
+    if answer == "stay":  # play went on already (menu_step)
+        return
+    d.ending = answer.startswith(END)
+    _session_entry(d, answer.removeprefix(END).removeprefix(ASIDE), asked=True)
 
 
 def _session_entry(d: Draft, key: str, asked: bool = False) -> None:

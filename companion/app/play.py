@@ -200,12 +200,12 @@ def build(d: Draft, name: str, raw: dict[str, Any]) -> Session:
 
 def worth_keeping(session: Session | None) -> bool:
     """A game that would be lost if another took its place: someone has played in it and it
-    has not ended (a game ends when it reports its result; one that never does is never over)."""
+    has not ended (a result, or its final standings: ``Game.ended``; the dice never end)."""
     if session is None:
         return False
     if session.last_by_person() is None and not session.folded_in:  # a checkpoint: played
         return False
-    return session.rules.result(session.state) is None
+    return not session.rules.ended(session.state)
 
 
 def as_record(session: Session) -> GameRecord:
@@ -227,8 +227,10 @@ def as_record(session: Session) -> GameRecord:
 
 def _make_way(d: Draft) -> tuple[GameRecord | None, bool]:
     """The game in play before another takes its place: one worth keeping is paused as it
-    stands (a running timer stops where it is), to wait in the game list."""
-    keep = worth_keeping(d.session)
+    stands (a running timer stops where it is), to wait in the game list; one the table
+    chose to end ("End it") goes to history instead."""
+    keep = worth_keeping(d.session) and not d.ending
+    d.ending = False
     if keep:
         restore(d, d.world.game_time)
     d.out.append(Unwake("game:", prefix=True))

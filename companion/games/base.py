@@ -236,6 +236,7 @@ class Game(ABC):
 
     name: str  # replay name, e.g. "trap-attack"
     title: str  # shown on screen, e.g. "Trap Attack"
+    short_title: str = ""  # where the title does not fit (a game list entry); "": the title
     options: tuple[Option, ...] = ()
     uses_dice: bool = True  # False: the game never rolls, its menu offers no dice source
 
@@ -300,6 +301,11 @@ class Game(ABC):
         won, score, unit, better ("lower" or "higher"), and any whole-number details; None
         while the game is not finished. The app dates and keeps it."""
         return None
+
+    def ended(self, state: Any) -> bool:
+        """The game is over (a result, or its final standings on screen): another game takes
+        its place without asking, and it goes to history rather than waiting to be resumed."""
+        return self.result(state) is not None
 
     @property
     def keeps_records(self) -> bool:

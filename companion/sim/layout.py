@@ -10,6 +10,7 @@ small for anything gets one line saying the size it needs.
 from __future__ import annotations
 
 import re
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -46,6 +47,13 @@ SHORT_HELP = (
     "k j ↑↓ up/down  o ok  b back  B undo",
     "g r green/red  G R long  q quit",
     "c C pick card  t tap  u type UID",
+)
+NARROW_HELP = (  # the short help for a panel beside the OLED: PANEL_WIDTH columns at most
+    "k j ↑↓ up/down  o ok  b back",
+    "B undo  g r green/red",
+    "G R long press  q quit",
+    "c C pick card  t tap",
+    "u type a UID, Enter",
 )
 ESCAPE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
@@ -117,22 +125,32 @@ def _words(screen: Screen | None) -> list[str]:
     return [screen.title, *big, *middle, *footer]
 
 
-def _beside(panel: Panel) -> list[list[str]]:
-    """The panel beside the OLED, fullest first."""
+def _wrapped(label: str, text: str, width: int) -> list[str]:
+    """``label`` and ``text`` on as many lines as the panel's width needs (names whole, the
+    lines after the first indented under the text)."""
+    indent = " " * len(label)
+    return textwrap.wrap(
+        label + text, max(len(label) + 8, width), subsequent_indent=indent, break_on_hyphens=False
+    ) or [label]
+
+
+def _beside(panel: Panel, width: int = 10**6) -> list[list[str]]:
+    """The panel beside the OLED (``width`` columns), fullest first."""
     status = [
         f"LED {panel.led} {panel.pattern}",
-        f"Sound: {panel.sounds}",
+        *_wrapped("Sound: ", panel.sounds, width),
         f"Reader: {panel.reader}",
-        f"Card: {panel.card}",
+        *_wrapped("Card: ", panel.card, width),
         f"      {panel.uid}",
         panel.message,
     ]
     return [
         [TITLE, *status, "", *HELP],
         [TITLE, *status, *HELP],
-        [TITLE, *status, "", *SHORT_HELP],
-        [TITLE, *status, *SHORT_HELP],
-        [TITLE, *[s for s in status if s], *SHORT_HELP[:2]],
+        [TITLE, *status, "", *NARROW_HELP],
+        [TITLE, *status, *NARROW_HELP],
+        [TITLE, *[s for s in status if s], *NARROW_HELP],
+        [TITLE, *[s for s in status if s], NARROW_HELP[0], NARROW_HELP[2]],
     ]
 
 
@@ -185,7 +203,7 @@ def compose(
         framed = ["┌" + "─" * (frame_w - 2) + "┐", *(f"│{r}│" for r in rows)]
         framed.append("└" + "─" * (frame_w - 2) + "┘")
         side = usable - frame_w - GUTTER
-        lines = _first_fitting(_beside(panel), frame_h) if side >= PANEL_WIDTH else None
+        lines = _first_fitting(_beside(panel, side), frame_h) if side >= PANEL_WIDTH else None
         if lines is not None:
             lines = lines + [""] * (frame_h - len(lines))
             return [

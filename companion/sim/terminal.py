@@ -55,6 +55,11 @@ def _led_block(rgb: tuple[float, float, float]) -> str:
     return f"\x1b[48;2;{r};{g};{b}m      \x1b[0m"
 
 
+# Loggers whose warnings are notes for developers (a screen's text cut to fit), printed after
+# the simulator closes but never shown in the panel to the table.
+NOT_SHOWN = frozenset({"companion.ui.render"})
+
+
 class _Captured(logging.Handler):
     """Log records held back while the terminal is ours (a line written over the frame would
     garble it); the latest warning is shown in the panel, all are printed after."""
@@ -67,7 +72,8 @@ class _Captured(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         self.lines.append(self.format(record))
-        self.show(record.getMessage())
+        if record.name not in NOT_SHOWN:
+            self.show(record.getMessage())
 
 
 class TerminalSim:

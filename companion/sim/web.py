@@ -23,6 +23,16 @@ HOST = "127.0.0.1"  # the simulator is served to this machine only
 DEFAULT_PORT = 8765
 
 
+def _kind(game: str, card: str) -> str:
+    """What sort of card it is in its game (the catalog's group: "item", "relic"), for the
+    page's deck grouped by kind."""
+    from companion.games import registry as games
+
+    if game not in games.available():
+        return ""
+    return next((k.group for k in games.get(game).catalog() if k.id == card), "")
+
+
 def serve(box: SimulatedBox, controls: SimControls, port: int, host: str = HOST) -> Any:
     """Start the web face of ``box`` (before ``box.app.start()``, so it sees the first frame);
     the running WebServer. PortTaken if the port is used."""
@@ -30,7 +40,7 @@ def serve(box: SimulatedBox, controls: SimControls, port: int, host: str = HOST)
     from companion.web.server import WebServer
     from companion.web.sim_routes import SimRoutes
 
-    deck = [(c.uid, c.name, c.game) for c in box.app.registry.demo.values()]
+    deck = [(c.uid, c.name, c.game, _kind(c.game, c.card)) for c in box.app.registry.demo.values()]
     routes = SimRoutes(controls, deck, box.config.buttons.hold_seconds, box.kind)
     server = WebServer(host, port, Guard(), routes=[routes])
     server.start()

@@ -29,7 +29,7 @@ CLOSE = Command("close")
 # back does; back always leaves (its entry may give way when two others need the room).
 FOOTER_WORDS = {
     "^v": ("change", "page"),  # a value or a die face; the pages of a board
-    "ok": ("pick", "change", "next", "done", "yes", "mark"),
+    "ok": ("pick", "change", "next", "done", "yes", "mark", "undo"),
     "G": ("start", "done"),
     "back": ("out", "no"),
 }
@@ -163,14 +163,16 @@ class OptionsMenu:
 
 @dataclass
 class Confirm:
-    """A yes/no question: green yes, red or back no."""
+    """A yes/no question: green yes, red or back no. ``yes`` names what ok does where "yes"
+    could be read as the answer to another question (the undo over a question of play)."""
 
     title: str
     question: tuple[str, ...]
     on_yes: Command
+    yes: str = "yes"
 
     def screen(self) -> Screen:
-        return Screen(self.title, self.question, footer=ASK)
+        return Screen(self.title, self.question, footer=footer(ok=self.yes, back="no"))
 
     def press(self, button: str, long: bool) -> Command:
         if button in ("green", "ok"):

@@ -31,10 +31,16 @@ def _seats(p: Public) -> list[int]:
     return list(range(1, int(p.get("players") or 0) + 1))
 
 
-def _timer(t: Any) -> dict[str, Any] | None:
+def _timer(t: Any, paused: bool) -> dict[str, Any] | None:
+    """The countdown as the box has it; ``paused`` only when the box paused a turn under way
+    (a turn that has not started is not paused)."""
     if not isinstance(t, Mapping):
         return None
-    out = {"remaining": float(t.get("remaining", 0.0)), "running": bool(t.get("running"))}
+    out = {
+        "remaining": float(t.get("remaining", 0.0)),
+        "running": bool(t.get("running")),
+        "paused": paused,
+    }
     if "limit" in t:
         out["limit"] = float(t["limit"])
     return out
@@ -65,11 +71,15 @@ def _trap_attack(p: Public) -> dict[str, Any]:
     ai = p.get("ai") or {}
     players = p.get("players") or {}
     turn = p.get("turn")
+    threat = p.get("threat")
+    facts = [f"Turn {p.get('turn_no')}"]
+    if isinstance(threat, Mapping) and threat.get("target"):  # the target answers it now
+        turn = threat["target"]
+        by = "the AI's" if threat.get("by") == "ai" else f"Player {threat.get('by')}'s"
+        facts.append(f"{_who(turn)} answers {by} {_card_name(threat.get('card'))}")
     out: dict[str, Any] = {
-        "turn": None
-        if p.get("race_over") or turn is None
-        else {"label": "AI" if turn == "ai" else f"Player {turn}"},
-        "facts": [f"Turn {p.get('turn_no')}"],
+        "turn": None if p.get("race_over") or turn is None else {"label": _who(turn)},
+        "facts": facts,
     }
     rows: list[list[Any]] = [
         [f"Player {who}", v.get("life"), "yes" if v.get("paralyzed") else ""]
@@ -108,18 +118,33 @@ def _trap_attack(p: Public) -> dict[str, Any]:
     return out
 
 
+def _card_name(card: Any) -> str:
+    """A Trap Attack card by the name the box shows ("Damage 3"), not its id."""
+    from companion.games.trap_attack import GAME
+
+    return next((k.name for k in GAME.catalog() if k.id == card), str(card))
+
+
+def _who(pawn: Any) -> str:
+    return "AI" if pawn == "ai" else f"Player {pawn}"
+
+
 def _trapwords(p: Public) -> dict[str, Any]:
+    from companion.games.trapwords.data import TABLES
+
     teams = p.get("teams") or {}
     rooms = list(p.get("rooms") or [])
     clue = p.get("clue_team")
     over = p.get("phase") == "over"
+    colours = {t: list(TABLES.team_colours[t]) for t in teams if t in TABLES.team_colours}
     out: dict[str, Any] = {
-        "turn": None if over or not clue else {"label": f"Team {clue}"},
-        "timer": None if over else _timer(p.get("timer")),
+        "turn": None if over or not clue else {"label": f"Team {clue}", "rgb": colours.get(clue)},
+        "timer": None if over else _timer(p.get("timer"), p.get("phase") == "paused"),
         "facts": [f"Round {p.get('round')}"],
         "scoreboard": {
             "columns": ["Team", "Room"],
             "rows": [[f"Team {t}", v.get("room")] for t, v in teams.items()],
+            "seats": [{"rgb": colours.get(t)} for t in teams],  # each team's dot, as the LED
         },
         "picture": {
             "kind": "dungeon",
@@ -133,6 +158,7 @@ def _trapwords(p: Public) -> dict[str, Any]:
                 for c in p.get("curses_revealed") or []
             ],
             "glowing": p.get("glowing"),
+            "team_rgb": colours,  # the LED's colours of the teams
         },
     }
     if not over and p.get("guesses_left") is not None:
@@ -157,20 +183,19 @@ def _cover_your_asps(p: Public) -> dict[str, Any]:
             f"Treasure left: {p.get('treasure_left')}",
         ],
         "scoreboard": {
-            "columns": ["Seat", "Points", "Escapes", "Treasures", "Inside"],
+            # Each raider's phase (build outside; collect and escape inside the pyramid)
+            "columns": ["Seat", "Points", "Escapes", "Treasures", "Phase"],
             "rows": [
-                [
-                    f"Seat {n}",
-                    s.get("points"),
-                    s.get("escapes"),
-                    s.get("treasures"),
-                    "yes" if s.get("inside") else "",
-                ]
+                [f"Seat {n}", s.get("points"), s.get("escapes"), s.get("treasures"), s.get("phase")]
                 for n, s in seats.items()
             ],
             "seats": [seat_look(int(n)) for n in seats],
         },
     }
+    if any(s.get("planks") is not None for s in seats.values()):  # a tie: the planks decide
+        out["scoreboard"]["columns"].append("Planks left")
+        for row, s in zip(out["scoreboard"]["rows"], seats.values(), strict=True):
+            row.append(s.get("planks"))
     winner = p.get("winner")
     if winner:
         out["winner"] = " and ".join(f"Seat {s}" for s in winner)
@@ -180,9 +205,11 @@ def _cover_your_asps(p: Public) -> dict[str, Any]:
 def _hostage_trap(p: Public) -> dict[str, Any]:
     held = p.get("held") or {}
     turn = p.get("turn")
+    timer = p.get("timer")
+    timer = timer if isinstance(timer, Mapping) else None
     out: dict[str, Any] = {
         "turn": None if turn is None else seat_look(int(turn)),
-        "timer": _timer(p.get("timer")) if turn is not None else None,
+        "timer": _timer(timer, not timer.get("running")) if turn is not None and timer else None,
         "facts": [f"Turn {p.get('turn_no')}", f"{p.get('hostages')} different hostages win"],
         "scoreboard": {
             "columns": ["Seat", "Sits out"],

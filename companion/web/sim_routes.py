@@ -5,7 +5,8 @@
                             sounds, state, log) plus the reader, the LED pattern and ``seq``
     GET  /api/events        the same, pushed as Server-Sent Events with the OLED as a PNG
     GET  /api/display.png   the OLED's pixels
-    GET  /api/cards         the demo deck: uid, name and game of each card
+    GET  /api/cards         the demo deck: uid, name, game and kind of each card; the hold time;
+                            each sound cue's name in words
     GET  /api/sounds        each sound cue as [frequency in Hz or null for a rest, seconds]
     POST /api/press/{button}[?long=1]    press a button (up, down, ok, back, green, red)
     POST /api/tap/{uid}     lay a card on the reader (a 400 says in ``say``, in plain words,
@@ -66,6 +67,15 @@ def sound_cues() -> dict[str, list[tuple[float | None, float]]]:
     return {cue: [(note_hz(n), float(s)) for n, s in notes] for cue, notes in cues.items()}
 
 
+def sound_names() -> dict[str, str]:
+    """Each cue's meaning in words (sounds.toml [names]), for the page's list of sounds."""
+    text = resources.files("companion.data").joinpath("sounds.toml").read_text("utf-8")
+    return dict(tomllib.loads(text).get("names", {}))
+
+
+SOUND_NAMES = sound_names()
+
+
 def state_of(snapshot: Snapshot) -> dict[str, Any]:
     """The answer of /api/state: a replay line's fields for this moment, and a little more."""
     out = snapshot.replay_line()
@@ -95,14 +105,15 @@ class SimRoutes:
     def __init__(
         self,
         controls: Controls,
-        deck: list[tuple[str, str, str]],
+        deck: list[tuple[str, ...]],  # uid, name, game and (optional) the card's kind
         hold_seconds: float,
         reader: str = "",
     ) -> None:
         """``reader``: the simulated reader's kind, for what a card UID looks like."""
         self.controls = controls
         self.reader = reader
-        self.deck = [{"uid": u, "name": n, "game": g} for u, n, g in deck]
+        fields = ("uid", "name", "game", "kind")
+        self.deck = [dict(zip(fields, card, strict=False)) for card in deck]
         self.hold_seconds = hold_seconds
         self.cues = sound_cues()
         self.server: WebServer | None = None
@@ -135,7 +146,9 @@ class SimRoutes:
         return web.Response(body=latest.png, content_type="image/png")
 
     async def cards(self, request: web.Request) -> web.Response:
-        return web.json_response({"cards": self.deck, "hold_seconds": self.hold_seconds})
+        return web.json_response(
+            {"cards": self.deck, "hold_seconds": self.hold_seconds, "sound_names": SOUND_NAMES}
+        )
 
     async def sounds(self, request: web.Request) -> web.Response:
         return web.json_response(self.cues)

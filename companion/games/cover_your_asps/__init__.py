@@ -23,11 +23,16 @@ MOVE_DIE = (DieLabel("Move die"),)
 class CoverYourAsps(ModularGame):
     name = rules.GAME
     title = "Cover Your Asps"
+    short_title = "Asps"
     options = opts.OPTIONS
     rules = rules
     contract = contract
     screens = view
     controls = control_map
+
+    def ended(self, state: State) -> bool:
+        """The solo game won or lost, or the table's game over (its final standings)."""
+        return state.over
 
     def dice_for(self, state: State, action: Action) -> tuple[int, ...]:
         return rules.dice_for(state, action)

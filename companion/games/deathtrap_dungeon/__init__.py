@@ -13,7 +13,7 @@ from companion.games.deathtrap_dungeon import options as opts
 from companion.games.deathtrap_dungeon import pack as packs
 from companion.games.deathtrap_dungeon import public as contract
 from companion.games.deathtrap_dungeon import rules, view
-from companion.games.deathtrap_dungeon.state import DeathtrapState
+from companion.games.deathtrap_dungeon.state import OVER, DeathtrapState
 from companion.games.modular import ModularGame
 from companion.ui.screen import Lights, Screen
 
@@ -23,10 +23,15 @@ SPECIAL_GROUP = "special"
 class DeathtrapGame(ModularGame):
     name = "deathtrap-dungeon"
     title = "Deathtrap Dungeon"
+    short_title = "Deathtrap"
     uses_dice = False  # no die in the box: the menu offers no dice source
     options = opts.OPTIONS
     rules = rules
     contract = contract
+
+    def ended(self, state: DeathtrapState) -> bool:
+        """The fourth round scored: the final standings."""
+        return state.phase == OVER
 
     def __init__(self) -> None:
         self.pack = packs.shipped()

@@ -43,6 +43,10 @@ class HostageTrapGame(ModularGame):
     screens = view
     controls = control_map
 
+    def ended(self, state: HostageState) -> bool:
+        """A seat has proven its win."""
+        return state.over
+
     def check_options(self, options: Mapping[str, str]) -> dict[str, Any]:
         """With the spare hostages set aside only the players' own are in play: no more can be
         needed to win than there are players."""

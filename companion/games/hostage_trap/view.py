@@ -91,7 +91,7 @@ def view(state: HostageState) -> tuple[Screen, Lights]:
     screen, led = turn_screen(title(state), seat, turn_line(state), footer(state))
     if state.timer is None:
         return screen, led
-    big = f"{seat} · {show(remaining(state))}"
+    big = timer_big(seat, remaining(state))
     colour = fraction_color(state.timer.fraction_left(state.shown_at))
     if paused(state):
         pattern = "pulse"
@@ -102,6 +102,13 @@ def view(state: HostageState) -> tuple[Screen, Lights]:
     return Screen(screen.title, screen.lines, big=big, footer=screen.footer), Lights(
         colour, pattern
     )
+
+
+def timer_big(seat: int, seconds: float) -> str:
+    """The seat and its time, named apart so they cannot read as a clock ("1 · 56" read as
+    1:56): "S1 56s", or "S1 2:20" from 100 s on."""
+    shown = show(seconds)
+    return f"S{seat} {shown}" if ":" in shown else f"S{seat} {shown}s"
 
 
 def _over(state: HostageState) -> tuple[Screen, Lights]:

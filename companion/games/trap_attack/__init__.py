@@ -28,6 +28,10 @@ class TrapAttack(ModularGame):
     screens = view
     controls = control_map
 
+    def ended(self, state: State) -> bool:
+        """The race is over: the scores are on screen."""
+        return state.race_over
+
     def check_options(self, options: Mapping[str, str]) -> dict[str, Any]:
         return opts.check_options(options)
 

@@ -12,6 +12,7 @@ from companion.games.trapwords import control as control_map
 from companion.games.trapwords import options as opts
 from companion.games.trapwords import rules, view
 from companion.games.trapwords.data import TABLES
+from companion.games.trapwords.state import OVER, TrapwordsState
 
 
 class TrapwordsGame(ModularGame):
@@ -22,6 +23,10 @@ class TrapwordsGame(ModularGame):
     contract = view
     screens = view
     controls = control_map
+
+    def ended(self, state: TrapwordsState) -> bool:
+        """A team (or the monster) has won."""
+        return state.phase == OVER
 
     def check_options(self, options: Mapping[str, str]) -> dict[str, Any]:
         return opts.check_options(options)

@@ -11,6 +11,7 @@ const LONG_KEYS = new Set(["K", "J", "O", "B", "G", "R"]);
 
 let holdSeconds = 1.0;
 let deck = [];
+let soundNames = {};  // each cue's meaning in words (sounds.toml [names])
 let shownGame = undefined;
 let lastSeq = 0;
 let audio = null;
@@ -138,7 +139,13 @@ function play(cue) {
   }
 }
 
+function soundName(cue) {
+  return soundNames[cue] || cue.replace(/_/g, " ");
+}
+
 // --- the picture
+// The game's demo deck, grouped by kind ("Item cards (17)"), each group folding open: every
+// card is a click or two away, however long the deck (Deathtrap Dungeon has 64).
 function cardsFor(game) {
   const box = $("cards");
   box.replaceChildren();
@@ -150,14 +157,34 @@ function cardsFor(game) {
     box.append(p);
     return;
   }
+  const kinds = new Map();
   for (const card of mine) {
-    const b = document.createElement("button");
-    b.type = "button";
-    b.className = "btn";
-    b.textContent = card.name;
-    b.title = `tap ${card.uid}`;
-    b.addEventListener("click", () => tap(card.uid));
-    box.append(b);
+    const kind = card.kind || "other";
+    if (!kinds.has(kind)) kinds.set(kind, []);
+    kinds.get(kind).push(card);
+  }
+  let first = true;
+  for (const [kind, cards] of kinds) {
+    const group = document.createElement("details");
+    group.className = "kind";
+    group.open = first || kinds.size === 1;
+    first = false;
+    const summary = document.createElement("summary");
+    summary.textContent = `${kind[0].toUpperCase()}${kind.slice(1)} cards (${cards.length})`;
+    group.append(summary);
+    const row = document.createElement("div");
+    row.className = "kind-cards";
+    for (const card of cards) {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "btn";
+      b.textContent = card.name;
+      b.title = `tap ${card.uid}`;
+      b.addEventListener("click", () => tap(card.uid));
+      row.append(b);
+    }
+    group.append(row);
+    box.append(group);
   }
 }
 
@@ -178,9 +205,17 @@ function show(s) {
   led.setAttribute("aria-label", name);
   $("led-text").textContent = on ? s.pattern : "off";
   $("reader").textContent = s.reader;
-  for (const cue of s.sounds) { heard.push(cue); play(cue); }
+  for (const cue of s.sounds) { heard.push(soundName(cue)); play(cue); }
   heard.splice(0, Math.max(0, heard.length - 6));
   $("sounds").textContent = heard.length ? heard.join(", ") : "-";
+  // A new game (another kind, or the same kind started again): what was said of the last
+  // game's taps goes.
+  const fresh = (s.log || []).some((line) => /^(new game|taken up again): /.test(line));
+  if (s.game !== shownGame || fresh) {
+    say("");
+    uidError("");
+    $("uid").value = "";
+  }
   if (s.game !== shownGame) { shownGame = s.game; cardsFor(s.game); }
 }
 
@@ -189,6 +224,7 @@ async function start() {
     const info = await (await fetch("/api/cards")).json();
     deck = info.cards;
     holdSeconds = info.hold_seconds;
+    soundNames = info.sound_names || {};
   } catch (err) {
     say("the card list did not load");
   }
@@ -205,9 +241,12 @@ let events = null;
 let last = null;
 const channel = "BroadcastChannel" in window ? new BroadcastChannel(CHANNEL) : null;
 
+// The box not answering: said beside the title, and the box and its panel greyed (what they
+// show may be out of date) until it answers again, as the phone does.
 function link(text, down) {
   $("link").textContent = text;
   $("link").classList.toggle("down", down);
+  document.body.classList.toggle("stale", down);
 }
 
 function connect() {

@@ -36,10 +36,15 @@ function setLink(text, live) {
 }
 
 // The box out of reach: said across the top, and what is shown greyed (it may be out of date)
-// until the box answers again.
+// until the box answers again. A running countdown stops where it was: the box may have paused
+// the turn meanwhile, and only the box's next word starts it again.
 function reachable(yes) {
   $("offline").hidden = yes;
   document.body.classList.toggle("stale", !yes);
+  if (!yes && timer && !timer.offline) {
+    timer = { ...timer, remaining: left(timer), running: false, offline: true };
+    tick();
+  }
 }
 
 async function post(path, body) {
@@ -60,6 +65,12 @@ async function post(path, body) {
 function showPair() {
   if (stream) { stream.close(); stream = null; }
   reachable(true);
+  // Forgotten (or never paired): nothing of the last game stays on show.
+  $("title").textContent = "Trap Companion";
+  document.title = "Trap Companion";
+  timer = null;
+  tick();
+  game = undefined;
   $("box").hidden = true;
   $("pair").hidden = false;
   setLink("not paired");
@@ -152,21 +163,32 @@ function renderTurn(view) {
     turn.append(el("span", view.turn.label));
   }
   timer = view.timer ? { ...view.timer, at: performance.now() } : null;
+  if (timer && !$("offline").hidden) timer = { ...timer, running: false, offline: true };
   tick();
   $("winner").textContent = view.winner ? `${view.winner} won` : "";
+}
+
+// Seconds left as the box's own timer reads them: whole seconds ("56 s"), m:ss from 100 s on.
+function left(t) {
+  return t.running ? t.remaining - (performance.now() - t.at) / 1000 : t.remaining;
+}
+
+function shown(whole) {
+  if (whole < 100) return `${whole} s`;
+  return `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, "0")}`;
 }
 
 function tick() {
   const box = $("timer");
   const note = $("timer-note");
   if (!timer) { box.textContent = ""; note.textContent = ""; return; }
-  let left = timer.remaining;
-  if (timer.running) left -= (performance.now() - timer.at) / 1000;
-  const whole = Math.max(0, Math.ceil(left - 1e-6));
-  box.textContent = `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, "0")}`;
-  const state = whole === 0 ? "time is up" : timer.running ? "" : "paused";
+  const whole = Math.max(0, Math.ceil(left(timer) - 1e-6));
+  box.textContent = shown(whole);
+  // "paused" only when the box says the turn is paused (not a turn that has not started).
+  const state = timer.offline ? "stopped: box not answering"
+    : whole === 0 ? "time is up" : timer.paused ? "paused" : "";
   if (note.textContent !== state) note.textContent = state;
-  box.classList.toggle("paused", state === "paused");
+  box.classList.toggle("paused", state !== "" && whole > 0);
   box.classList.toggle("up", whole === 0);
 }
 setInterval(() => { if (timer && timer.running) tick(); }, 250);
@@ -279,7 +301,9 @@ function drawTrack(p) {
       stroke: "#bbb" }));
     if (major) picture.append(svg("text", { x: x(s), y: Y + 24, "text-anchor": "middle" }, s));
   }
-  picture.append(svg("text", { x: x(p.start), y: Y - 16, "text-anchor": "middle" }, "boat"));
+  // The boat's label above the AI's crystal marker (which sits over the AI at the boat).
+  picture.append(svg("text", { x: x(p.start), y: Y - 27, "text-anchor": "middle",
+    class: "boat-label" }, "boat"));
   const cx = x(0); // the crystal: a diamond at the far end
   picture.append(svg("polygon", { points: `${cx},${Y - 24} ${cx + 7},${Y - 16} ${cx},${Y - 8} ${cx - 7},${Y - 16}`,
     fill: p.crystal ? "none" : "#4ac6e8", stroke: "#2a8fb0" }));
@@ -290,7 +314,7 @@ function drawTrack(p) {
     class: "on-dark" }, "AI"));
   if (p.crystal) {
     picture.append(svg("polygon", { points: `${at},${Y - 22} ${at + 6},${Y - 15} ${at},${Y - 8} ${at - 6},${Y - 15}`,
-      fill: "#4ac6e8", stroke: "#2a8fb0" }));
+      fill: "#4ac6e8", stroke: "#2a8fb0", class: "crystal-marker" }));
   }
   const way = p.crystal ? "back to the boat with the crystal" : "on its way to the crystal";
   picture.append(svg("text", { x: W / 2, y: H - 4, "text-anchor": "middle" },
@@ -305,20 +329,25 @@ function drawDungeon(p) {
   const size = (W - gap * (per + 1)) / per, rows = Math.ceil(rooms.length / per);
   const H = rows * (size + gap) + gap + 20;
   const picture = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": "Dungeon" });
-  const teamColour = { A: "#4aa3ff", B: "#f0a030" };
+  const teamColour = Object.fromEntries(
+    Object.entries(p.team_rgb || {}).map(([team, c]) => [team, rgb(c)])); // the LED's own
   rooms.forEach((room, i) => {
     const cx = gap + (i % per) * (size + gap), cy = gap + Math.floor(i / per) * (size + gap);
     const lair = room === p.monster_room;
     picture.append(svg("rect", { x: cx, y: cy, width: size, height: size, rx: 6,
       fill: lair ? "#5a2222" : "#3a4250", stroke: lair ? "#e04848" : "#778" , "stroke-width": 2 }));
     picture.append(svg("text", { x: cx + 6, y: cy + 16, class: "on-dark", "font-weight": 700 }, room));
-    if (lair) badge(picture, cx + size - 12, cy + 12, "#e04848", "M");
-    if ((p.curse_rooms || []).includes(room)) badge(picture, cx + size - 12, cy + size - 12, "#8e44ad", "C");
+    // Badges in the corners, the team tokens between them: a token never hides a badge.
+    const r = Math.min(8, size / 7);
+    if (lair) badge(picture, cx + size - r - 1, cy + r + 1, "#e04848", "M", r, "lair-badge");
+    if ((p.curse_rooms || []).includes(room)) {
+      badge(picture, cx + size - r - 1, cy + size - r - 1, "#8e44ad", "C", r, "curse-badge");
+    }
     Object.entries(p.teams || {}).forEach(([team, where], t) => {
       if (where !== room) return;
-      const tx = cx + size * (t ? 0.68 : 0.32), ty = cy + size * 0.58;
-      picture.append(svg("circle", { cx: tx, cy: ty, r: Math.min(13, size / 5), fill: teamColour[team] || "#999",
-        stroke: p.glowing === team ? "#fff" : "none", "stroke-width": 3 }));
+      const tx = cx + size * (t ? 0.66 : 0.3), ty = cy + size * 0.52;
+      picture.append(svg("circle", { cx: tx, cy: ty, r: Math.min(12, size / 6), fill: teamColour[team] || "#999",
+        stroke: p.glowing === team ? "#fff" : "none", "stroke-width": 3, class: "team-token" }));
       picture.append(svg("text", { x: tx, y: ty + 4, "text-anchor": "middle", "font-weight": 700,
         class: "on-dark" }, team));
     });
@@ -329,8 +358,8 @@ function drawDungeon(p) {
   return picture;
 }
 
-function badge(picture, x, y, colour, letter) {
-  picture.append(svg("circle", { cx: x, cy: y, r: 8, fill: colour }));
+function badge(picture, x, y, colour, letter, r, cls) {
+  picture.append(svg("circle", { cx: x, cy: y, r: r || 8, fill: colour, class: cls || "badge" }));
   picture.append(svg("text", { x, y: y + 4, "text-anchor": "middle", "font-weight": 700,
     class: "on-dark" }, letter));
 }
@@ -390,8 +419,10 @@ async function loadCards() {
   showFields();
   const list = $("cards");
   list.replaceChildren();
+  const cardless = !data.game || (!kinds.length && !data.cards.length);
+  $("cards-reload").hidden = cardless; // nothing to show: no "Show the cards"
   if (!data.game) { list.append(el("li", "Start a game on the box to see its cards.")); return; }
-  if (!kinds.length && !data.cards.length) {
+  if (cardless) {
     list.append(el("li", "This game is played without cards."));
     return;
   }
