@@ -77,7 +77,7 @@ def test_seven_players_sit_out_refuse_a_short_claim_undo_and_win() -> None:
     assert out[11]["rejected"] == "one hostage ability a turn"
     assert out[12]["screen"][:3] == ["No card drawn", "> Draw a card", "  End turn anyway"]
     assert out[12]["state"]["turn"] == 2  # red before a draw asks first (issue 30 point 8)
-    assert out[14]["state"]["turn"] == 3 and out[14]["screen"][1].startswith("3")
+    assert out[14]["state"]["turn"] == 3 and out[14]["screen"][1].startswith("S3 ")
     assert out[24]["state"]["turn"] == 2 and out[24]["state"]["turn_no"] == 9
     assert out[31]["state"]["take_trap"] == [4, 1]
     assert out[33]["rejected"] == "only 3 different hostages; 4 needed"
