@@ -163,6 +163,15 @@ class Shelf:
         _write(self.next, Waiting(games, identity(was)))
         durable.fsync_dir(self.next.parent)
 
+    def drop_plan(self) -> None:
+        """A change the journal refused (its game in play never changed): the plan goes, so
+        that no later change of the game in play passes for it. A start drops it too."""
+        try:
+            self.next.unlink(missing_ok=True)
+            durable.fsync_dir(self.next.parent)
+        except OSError as err:
+            log.warning("games set aside: %s not removed (%s); at the next start", self.next, err)
+
     def settle(self, in_play: GameRecord | None) -> None:
         """Move 3 (and the start's check): keep the planned games if the journal's game in play
         changed since the plan, else the old ones; a game in play never also waits."""
