@@ -21,8 +21,9 @@ import pytest
 from test_set_aside import _box, _dice_over_trapwords, _game_list, _pick, _press, _screen
 
 from companion.app.boxstate import BoxState
+from companion.core import journal as journal_module
 from companion.core import storage
-from companion.core.journal import Journal
+from companion.core.journal import Journal, fold, read_entries
 from companion.core.storage import RETRY_SECONDS
 from companion.sim.box import SimulatedBox
 
@@ -264,3 +265,30 @@ def test_a_take_up_while_moves_wait_on_a_read_only_card_says_read_only(
     finally:
         monkeypatch.undo()
         sim.close()
+
+
+@pytest.mark.parametrize("at", range(len(STEPS)), ids=[f"{k} {n}" for k, n, _ in STEPS])
+def test_a_new_game_whose_move_to_history_is_refused_is_journaled_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, at: int
+) -> None:
+    """A long journal's finished games go to history/ in the swap that starts the next game:
+    refused before its moment, the game is appended instead; after it, the game stands as the
+    swap wrote it (never a second game entry), and its moves follow it."""
+    monkeypatch.setattr(journal_module, "ROTATE_BYTES", 0)
+    path = tmp_path / "journal.jsonl"
+    journal = Journal(path)
+    journal.open()
+    journal.new_game("dice", {"die": "d6"}, (), 0.0)
+    journal.action({"name": "roll", "rolls": [2], "at": 1.0})
+    FailingCard(tmp_path, at).install(monkeypatch, journal)
+    game_id = journal.new_game("dice", {"die": "d6"}, (), 2.0)
+    assert journal.condition == (storage.FAILING if at > MOMENT else storage.OK)
+    assert journal.action({"name": "roll", "rolls": [5], "at": 3.0})
+    assert journal.condition == storage.OK
+    journal._close_fd()  # a cut: nothing more written
+    monkeypatch.undo()
+    entries, _ = read_entries(path)
+    games = [e["id"] for e in entries if e["kind"] == "game"]
+    assert games[-1] == game_id and games.count(game_id) == 1
+    assert fold(entries).actions == [{"name": "roll", "rolls": [5], "at": 3.0}]
+    assert not (tmp_path / "journal.jsonl.next").exists()
