@@ -292,3 +292,46 @@ def test_a_new_game_whose_move_to_history_is_refused_is_journaled_once(
     assert games[-1] == game_id and games.count(game_id) == 1
     assert fold(entries).actions == [{"name": "roll", "rolls": [5], "at": 3.0}]
     assert not (tmp_path / "journal.jsonl.next").exists()
+
+
+def test_moves_written_by_a_take_up_that_is_then_refused_clear_the_title(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The card takes writes again just as a take-up starts: it writes the moves that waited,
+    then its swap is refused. The box is as it was, and no longer says moves are not saved."""
+    sim, _ = _dice_over_trapwords(tmp_path)
+    journal = sim.app.journal
+    try:
+
+        refusing = [True]
+
+        def read_only(data: bytes) -> None:
+            if refusing[0]:
+                raise OSError(errno.EROFS, "Read-only file system")
+            Journal._write(journal, data)
+
+        take_up = journal.take_up
+
+        def healed_first(*args: Any) -> Any:
+            refusing[0] = False  # the card takes writes again
+            return take_up(*args)
+
+        monkeypatch.setattr(journal, "_write", read_only)
+        _move(sim)
+        sim.advance(0.01)  # the loop says the storage's change
+        assert sim.app.box.storage == storage.READ_ONLY
+        monkeypatch.setattr(journal, "take_up", healed_first)
+        FailingCard(tmp_path, MOMENT - 1).install(monkeypatch, journal)
+        _press(sim, "back")
+        _pick(sim, "Other game")
+        assert _screen(sim)[:2] == ["Read-only", "Dice"]  # "Set aside?", titled as it is
+        _press(sim, "ok")
+        _pick(sim, "Resume Trapwords")
+        assert _screen(sim)[1:4] == ["Storage error", "the game in play", "stays in play"]
+        assert journal.backlog == []
+        sim.advance(0.01)
+        assert sim.app.box.storage == storage.OK
+        assert sim.app.session.name == "dice"
+    finally:
+        monkeypatch.undo()
+        sim.close()

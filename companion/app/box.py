@@ -322,8 +322,12 @@ class App:
                 raise
             self._settle(taken, waiting)
             self._resume(taken)
-        finally:
+        except BaseException:
             said, self._swap_said = self._swap_said, None
+            if said:  # (the moves that waited written, say, before the swap was refused)
+                self.storage_changed(said[-1])
+            raise
+        said, self._swap_said = self._swap_said, None
         condition = self.journal.condition
         if unsaved is not None and condition != OK:  # not finished since (a write does it)
             self.feed(events.SwapUnsaved(condition, str(unsaved)), draw=False)

@@ -643,10 +643,10 @@ class Journal:
         except OSError:
             if statefile.exists(self.path) or not statefile.exists(self._next):
                 with contextlib.suppress(OSError):  # a partial or unused copy takes no room
-                    if statefile.exists(self.path):
-                        self._next.unlink()
+                    self._next.unlink()
                 raise
-            # the old file moved all the same (a rename that said it failed): the swap stands
+            # no old file in the journal's place all the same (moved by a rename that said it
+            # failed, or none there): the next file is the journal, the swap stands
         self._swap_left = old_to.parent
         try:
             self._swap_rest()
