@@ -302,7 +302,6 @@ def test_moves_written_by_a_take_up_that_is_then_refused_clear_the_title(
     sim, _ = _dice_over_trapwords(tmp_path)
     journal = sim.app.journal
     try:
-
         refusing = [True]
 
         def read_only(data: bytes) -> None:
