@@ -14,6 +14,8 @@ the old arrangement or the new one, never a lost game:
    it still ``was``, the change never happened and the next file is removed.
 
 ``settle`` runs again at every start, so a cut between the moves is finished or undone there.
+A change the storage refuses before move 2 happens (a write, an fsync, a rename failing, the
+box running on) drops its plan at once (``drop_plan``).
 A waiting game that is also the journal's game in play (a cut after a game was taken up) is
 dropped from the waiting file: the journal holds it.
 """
