@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from storage_support import empty, fill, remount, small_disk
 from test_set_aside import _box, _dice_over_trapwords, _game_list, _pick, _press, _screen
 
 from companion.app.boxstate import BoxState
@@ -334,3 +335,43 @@ def test_moves_written_by_a_take_up_that_is_then_refused_clear_the_title(
     finally:
         monkeypatch.undo()
         sim.close()
+
+
+@pytest.mark.parametrize("fault", ["full", "read-only"])
+def test_a_take_up_on_a_card_really_full_or_read_only_changes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fault: str
+) -> None:
+    """The same on a real small disk, filled to the last byte or remounted read-only: refused
+    whole, said as it is, nothing left behind; the old game plays on once the card takes
+    writes again, and a cut after loses none of it."""
+    with small_disk(tmp_path / "disk", "1024k") as disk:
+        sim, words = _dice_over_trapwords(disk)
+        dice = sim.app.session
+        if fault == "full":
+            fill(disk)
+        else:  # a mount with a file open for writing stays writable: between two writes
+            sim.app.journal._close_fd()
+            remount(disk, read_only=True)
+        _game_list(sim, "Dice")
+        _pick(sim, "Resume Trapwords")
+        title = "Storage full" if fault == "full" else "Read-only"
+        assert _screen(sim)[1:4] == [title, "the game in play", "stays in play"]
+        assert sim.app.session.game_id == dice.game_id
+        if fault == "full":
+            empty(disk)
+        else:
+            remount(disk, read_only=False)
+        assert not list(disk.glob("*.next"))
+        for _ in range(3):
+            if sim.app.box.menu is not None:
+                _press(sim, "back")
+        _move(sim)
+        assert sim.app.journal.backlog == []
+        played = _moves(sim.app.session)
+        again = _cut(sim, monkeypatch)
+        try:
+            assert again.app.session.game_id == dice.game_id
+            assert _moves(again.app.session) == played
+            assert again.app.shelf.games["trapwords"].game_id == words.game_id
+        finally:
+            again.close()
