@@ -15,8 +15,10 @@ import pytest
 
 from companion.app.boxstate import BoxState
 from companion.app.events import Pressed
+from companion.app.play import as_record
 from companion.app.session import Session
 from companion.core.config import Config, ReaderConfig, StateConfig
+from companion.core.journal import fold, read_entries
 from companion.games.base import Action
 from companion.sim.box import SimulatedBox
 from companion.ui import menus
@@ -240,7 +242,15 @@ def test_a_set_aside_the_card_refuses_keeps_the_game_in_play(tmp_path: Path) -> 
         _game_list(sim, "Trapwords")
         _pick(sim, "Dice")
         _press(sim, "green")
-        assert sim.app.session == before
+        session = sim.app.session
+        assert (session.game_id, session.steps[: len(before.steps)]) == (
+            before.game_id,
+            before.steps,
+        )
+        # Paused as the journal has it (the move began with that pause): both fold alike.
+        entries, _ = read_entries(tmp_path / "journal.jsonl")
+        assert fold(entries).steps == as_record(session).steps
+        assert (before.state.phase, session.state.phase) == ("reading", "paused")  # no wake runs it
         assert _screen(sim)[1:3] == ["Storage full", "the game in play"]
         assert sim.app.shelf.games == {}
     finally:

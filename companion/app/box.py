@@ -147,6 +147,7 @@ class App:
         self.on_refresh: list[Callable[[], None]] = []
         self.faces = Hub()  # the terminal, the web page, phones: each sees every refresh
         self.phones: Any = None  # the phones at the table, when a phone face is on (phones.py)
+        self._swap_said: list[str] | None = None  # the storage's changes during a take-up
 
     # --- the value, as the rest of the tree reads it ------------------------------------------
 
@@ -201,7 +202,10 @@ class App:
             if isinstance(effect, SwapGame):  # refused before the journal changed its game
                 self.box = before
                 condition = storage.condition_of(err)
-                self.feed(events.SwapFailed(condition, str(err)), draw=draw)
+                done = effects[: effects.index(effect)]
+                paused = [e.at for e in done if isinstance(e, JournalRestore)]
+                failed = events.SwapFailed(condition, str(err), paused[-1] if paused else None)
+                self.feed(failed, draw=draw)
                 return
             if not isinstance(effect, JOURNALED):
                 raise
@@ -290,7 +294,11 @@ class App:
         if effect.keep and effect.in_play is not None:
             waiting.pop(effect.in_play.game, None)  # one of its kind waiting goes to history
             waiting[effect.in_play.game] = effect.in_play
-        self.shelf.plan(waiting, effect.in_play)
+        try:
+            self.shelf.plan(waiting, effect.in_play)
+        except OSError:
+            self.shelf.drop_plan()  # a plan cut short by the storage plans nothing
+            raise
         if effect.start is not None:
             start = effect.start
             game_id = self.journal.new_game(start.game, dict(start.options), start.rolls, start.at)
@@ -298,9 +306,33 @@ class App:
             self._settle(now, waiting)
             self.feed(events.GameJournaled(game_id), draw=False)
         elif taken is not None:
-            self.journal.take_up(lines(taken), taken.game_id)  # the old journal goes to history/
+            self._take_up(taken, waiting)
+
+    def _take_up(self, taken: GameRecord, waiting: dict[str, GameRecord]) -> None:
+        """The journal swaps the waiting game in whole (the old journal goes to history/). The
+        storage refusing a step before the swap's moment: nothing changed (OSError, the box
+        as it was); after it: the game is taken up and its notice says what the storage did
+        (the journal's own change of condition is said with it, not on its own)."""
+        self._swap_said = []
+        try:
+            try:
+                unsaved = self.journal.take_up(lines(taken), taken.game_id)
+            except OSError:
+                self.shelf.drop_plan()  # the game in play is the old one still
+                raise
             self._settle(taken, waiting)
             self._resume(taken)
+        except BaseException:
+            said, self._swap_said = self._swap_said, None
+            if said:  # (the moves that waited written, say, before the swap was refused)
+                self.storage_changed(said[-1])
+            raise
+        said, self._swap_said = self._swap_said, None
+        condition = self.journal.condition
+        if unsaved is not None and condition != OK:  # not finished since (a write does it)
+            self.feed(events.SwapUnsaved(condition, str(unsaved)), draw=False)
+        elif said and said[-1] != self.box.storage:
+            self.storage_changed(said[-1])
 
     def _settle(self, in_play: GameRecord, waiting: dict[str, GameRecord]) -> None:
         """The journal has changed its game: the waiting file follows, or the next start
@@ -325,6 +357,9 @@ class App:
         """The journal's storage refused a write, or takes them again (the journal has said so
         in the log). Called inside the journal's write, mid-effect: the step takes it once the
         event at hand is done (a deadline now)."""
+        if self._swap_said is not None:  # said with what the swap did (``_take_up``)
+            self._swap_said.append(condition)
+            return
         event = events.StorageChanged(condition)
         self.loop.call_later(0.0, lambda: self.feed(event), "storage-notice")
 

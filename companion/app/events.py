@@ -204,7 +204,20 @@ class EnrolFailed:
 @dataclass(frozen=True)
 class SwapFailed:
     """A game could not be set aside or taken up (the state dir refused the move): the box was
-    left as it was before the step, the game in play still in play."""
+    left as it was before the step, the game in play still in play. ``paused``: the moment
+    the journal paused it at, as the move began (the game in play takes the pause too)."""
+
+    condition: str
+    error: str
+    paused: float | None = None
+
+
+@dataclass(frozen=True)
+class SwapUnsaved:
+    """A game was taken up, but the state dir refused a step after the moment the journal
+    changed its game (an fsync, the last rename): the game taken up is in play, the journal
+    finishes the move before its next write (a start does too), and moves wait in memory
+    until then, as they do while the storage refuses them (``condition``)."""
 
     condition: str
     error: str
@@ -237,4 +250,5 @@ Event = (
     | StorageChanged
     | EnrolFailed
     | SwapFailed
+    | SwapUnsaved
 )

@@ -48,11 +48,14 @@ from companion.app.events import (
     StorageFailed,
     Submit,
     SwapFailed,
+    SwapUnsaved,
     Tapped,
     TimerFired,
 )
+from companion.app.session import restored
 from companion.app.view import MENU_LIGHT, READER_DOWN
 from companion.core import storage
+from companion.core.journal import Step
 from companion.core.records import Records
 from companion.core.registry import Card, Registry
 from companion.ui import notice
@@ -215,9 +218,26 @@ def _take(d: Draft, event: Event) -> None:
         d.play("error")
         d.toast_up((storage.TITLES[event.condition], "card not enrolled"), RED)
     elif isinstance(event, SwapFailed):
+        if event.paused is not None and d.session is not None:
+            _paused_as_journaled(d, event.paused)
         d.log(logging.ERROR, f"game not set aside or taken up: {event.error}")
         d.play("error")
         d.toast_up((storage.TITLES[event.condition], "the game in play", "stays in play"), RED)
+    elif isinstance(event, SwapUnsaved):
+        d.storage = event.condition
+        d.log(logging.ERROR, f"game taken up; the card refused a step after it: {event.error}")
+        d.play("error")
+        title = d.session.rules.title if d.session is not None else "The game"
+        d.toast_up((f"{title} taken up", storage.NOTICES[event.condition], "play goes on"), RED)
+
+
+def _paused_as_journaled(d: Draft, at: float) -> None:
+    """A move refused after the journal paused the game in play (``play._make_way``): the
+    game takes that pause too, so that the journal folds back to this very state."""
+    session = d.session
+    state = restored(session.rules, session.state, at)
+    if state != session.state:
+        d.session = session.with_state(state).added(Step(None, at=at))
 
 
 def _reader_said(d: Draft, text: str) -> None:

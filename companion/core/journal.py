@@ -46,6 +46,8 @@ ROTATE_BYTES = 256 * 1024  # past this, a new game starts a fresh file; the old 
 # file is made shorter too; a compaction the storage refused is tried again this many later.
 GAME_LINES = 3000
 COMPACT_RETRY_LINES = 200
+# The error a condition of the storage is told by, where no error of a write is at hand.
+_ERRNO = {storage.FULL: errno.ENOSPC, storage.READ_ONLY: errno.EROFS, storage.FAILING: errno.EIO}
 
 
 class JournalUnreadable(Exception):
@@ -373,6 +375,10 @@ class Journal:
         self._size = 0  # bytes of whole lines on disk: a refused write is cut back to it
         self._cut: int | None = None  # a length to cut the file back to before any write
         self._deferred: tuple[bytes, Path] | None = None  # a set-aside storage refused
+        # A swap the storage refused after its moment (the old file moved away): the folder
+        # the old file went to, whose fsync, the last rename and the journal's folder's fsync
+        # are still to do, before any write (``_swap_rest``).
+        self._swap_left: Path | None = None
         # The game in play as the file holds it: its lines (its entry first, waiting ones
         # included) and the steps its checkpoint holds (``compact`` keeps them bounded).
         self.game_lines = 0
@@ -389,6 +395,14 @@ class Journal:
         """The file a swap writes before it takes the journal's place."""
         return self.path.with_name(f"{self.path.name}.next")
 
+    @property
+    def _live(self) -> Path:
+        """The file that is the journal: its own, or the next file while the last rename of a
+        swap waits for the storage."""
+        if self._swap_left is not None and not statefile.exists(self.path):
+            return self._next
+        return self.path
+
     def open(self) -> GameRecord | None:
         """Read what is there (setting a damaged file aside, keeping what still folds), then
         open for appending."""
@@ -396,6 +410,8 @@ class Journal:
         try:
             self._finish_swap()
         except OSError as err:  # storage that refuses writes: the swap is finished later
+            if not statefile.exists(self.path) and statefile.is_regular(self._next):
+                self._swap_left = self.path.parent  # the next file is the journal until then
             self._refused(err)
         with contextlib.suppress(OSError):  # a compaction a power cut left half written
             durable.clear_leftover(self._tmp)
@@ -429,7 +445,7 @@ class Journal:
         gives up (None): ``_read_whole`` then keeps what still folds."""
         folder = Folder()
         sound = 0
-        with statefile.lines_of(self.path, statefile.JOURNAL.cap) as lines:
+        with statefile.lines_of(self._live, statefile.JOURNAL.cap) as lines:
             if lines is None:
                 return folder
             for number, raw in enumerate(lines, start=1):
@@ -474,16 +490,19 @@ class Journal:
         """The journal as it stands: a set-aside the storage refused still counts as done."""
         if self._deferred is not None:
             return self._deferred[0]
-        return statefile.read_bytes(self.path, statefile.JOURNAL.cap)
+        return statefile.read_bytes(self._live, statefile.JOURNAL.cap)
 
     def _ready(self) -> int:
         """The descriptor to append to, with whatever a refusing storage left to do done
-        first: a set-aside, the cut of a torn or refused tail. OSError if it still refuses."""
+        first: a set-aside, the rest of a swap, the cut of a torn or refused tail. OSError if it
+        still refuses."""
         if self._deferred is not None:
             kept, target = self._deferred
             self._swap(kept, target if not os.path.lexists(target) else None)
             self._deferred = None
             log.warning("journal %s: moved to %s now that storage takes writes", self.path, target)
+        if self._swap_left is not None:  # never a fresh file where the swapped-in one goes
+            self._swap_rest()
         if self._fd is None:
             self._fd = durable.open_append(self.path)
             self._size = os.fstat(self._fd).st_size
@@ -566,7 +585,7 @@ class Journal:
         """A journal past its cap (finished games piled up where history/ could not be
         written): set it aside and go on with the game in play, if it lies whole in the last
         cap's worth of bytes. Its entries, as the new journal holds them."""
-        tail = statefile.read_tail(self.path, statefile.JOURNAL.cap)
+        tail = statefile.read_tail(self._live, statefile.JOURNAL.cap)
         tail = tail[tail.find(b"\n") + 1 :]  # the first line is cut
         reading = read_journal(tail, str(self.path))
         games = [i for i, e in enumerate(reading.entries) if e["kind"] == "game"]
@@ -603,28 +622,62 @@ class Journal:
             log.warning("journal %s: finished a move cut short by a power cut", self.path)
         durable.fsync_dir(self.path.parent)
 
-    def _swap(self, content: bytes, old_to: Path | None) -> None:
+    def _swap(self, content: bytes, old_to: Path | None) -> OSError | None:
         """Put ``content`` in the journal's place and move the old file to ``old_to`` (None: a
         new set-aside name), so that at any moment one complete journal is on disk: the old
-        one or the new one."""
+        one or the new one.
+
+        The swap happens when the old file moves away (a start finishes it from there). A step
+        refused before that raises OSError: nothing changed, the old file is the journal. A
+        step refused after it (an fsync, the last rename) is returned: the swap stands, the
+        journal's condition says the storage refused it, and the rest is done before the next
+        write (``_swap_rest``), never a fresh file in the journal's place meanwhile."""
+        if self._swap_left is not None:  # the last swap first: its next file is the journal
+            self._swap_rest()
         self._close_fd()
         old_to = old_to or durable.aside_name(self.path)
         try:
             durable.write_new(self._next, content)
+            durable.fsync_dir(self.path.parent)
+            os.replace(self.path, old_to)  # the moment: from here on, the next file is the journal
         except OSError:
-            with contextlib.suppress(OSError):  # a partial copy must not take the room
-                self._next.unlink()
-            raise
+            if statefile.exists(self.path) or not statefile.exists(self._next):
+                with contextlib.suppress(OSError):  # a partial or unused copy takes no room
+                    self._next.unlink()
+                raise
+            # no old file in the journal's place all the same (moved by a rename that said it
+            # failed, or none there): the next file is the journal, the swap stands
+        self._swap_left = old_to.parent
+        try:
+            self._swap_rest()
+        except OSError as err:
+            log.error(
+                "journal %s: the swap stands, but the storage refused a step after it (%s); "
+                "finished before the next write or at the next start",
+                self.path,
+                err.strerror or err,
+            )
+            self._refused(err)
+            return err
+        return None
+
+    def _swap_rest(self) -> None:
+        """What a swap does after its moment, each step done again until all are: the old
+        file's folder fsync'ed, the next file renamed into the journal's place, the journal's
+        folder fsync'ed. OSError while the storage refuses one."""
+        left = self._swap_left
+        if left is None:
+            return
+        durable.fsync_dir(left)
+        if not statefile.exists(self.path):
+            os.replace(self._next, self.path)
         durable.fsync_dir(self.path.parent)
-        os.replace(self.path, old_to)  # from here on, the next file is the journal
-        durable.fsync_dir(old_to.parent)
-        os.replace(self._next, self.path)
-        durable.fsync_dir(self.path.parent)
+        self._swap_left = None
 
     def _set_aside(self, why: str, kept: bytes, lines: int) -> Path:
         target = durable.aside_name(self.path)
         try:
-            self._swap(kept, target)
+            self._swap(kept, target)  # refused after its moment: done, the rest waits
         except OSError as err:  # storage refusing writes: done as soon as it takes them
             self._deferred = (kept, target)
             self._refused(err)
@@ -635,13 +688,13 @@ class Journal:
 
     def move_aside(self, why: str) -> Path:
         """Keep a journal the games cannot use for a human to look at, and start a fresh one."""
-        lines = len([line for line in self.path.read_bytes().splitlines() if line.strip()])
+        lines = len([line for line in self._live.read_bytes().splitlines() if line.strip()])
         return self._set_aside(why, b"", lines)
 
     def keep_game(self, why: str, record: GameRecord, steps: int) -> Path:
         """Set aside a journal whose current game the rules refuse from one step on, and go on
         with the games before it and that game's first ``steps`` standing steps."""
-        lines = [line for line in self.path.read_bytes().splitlines() if line.strip()]
+        lines = [line for line in self._live.read_bytes().splitlines() if line.strip()]
         kinds = [json.loads(line)["kind"] for line in lines]  # read whole by open() already
         start = max(i for i, kind in enumerate(kinds) if kind == "game")
         self._seq = start
@@ -701,40 +754,53 @@ class Journal:
     def undo(self) -> bool:
         return self.append({"kind": "undo"})
 
-    def rotate(self, first: bytes) -> Path:
+    def rotate(self, first: bytes) -> OSError | None:
         """Move the finished games to history/ so start-up reads only the current one, in the
-        same step as the new game's first line takes their place: a power cut keeps one game."""
+        same step as the new game's first line takes their place: a power cut keeps one game.
+        OSError raised: nothing moved. Returned: moved, a step after that refused (``_swap``)."""
         history = self.path.parent / "history"
         history.mkdir(exist_ok=True)
         if not stat.S_ISDIR(os.lstat(history).st_mode):  # a link: the finished games stay here
             raise NotADirectoryError(errno.ENOTDIR, "not a folder of its own", str(history))
         target = self._history_name(history)
         try:
-            self._swap(first, target)
+            left = self._swap(first, target)
         except OSError:
             with contextlib.suppress(OSError):
                 if os.lstat(target).st_size == 0:  # still only the name it took
                     target.unlink()
             raise
         log.info("journal history moved to %s", target)
+        if left is not None:  # the rest is done before the next write
+            return left
         try:
             self._ready()
         except OSError as err:  # the move is done: the next append opens it again
             self._refused(err)
-        return target
+        return None
 
-    def take_up(self, entries: list[dict[str, Any]], game_id: str) -> Path:
+    def take_up(self, entries: list[dict[str, Any]], game_id: str) -> OSError | None:
         """A game set aside becomes the journal whole (its entries in one swap, so a power cut
         keeps the old journal or the new one); the old file goes to history/ (shelf.py). Not
-        while entries wait for the storage: they belong to the old file."""
+        while entries wait for the storage: they belong to the old file.
+
+        OSError raised: the old journal is the journal still, whole. Returned: the game is
+        taken up, but the storage refused a step after the moment of the swap; the journal's
+        condition says so and the rest is done before its next write (``_swap``)."""
         if self.backlog and not self.flush():
-            raise OSError(errno.ENOSPC, "entries still wait for the storage", str(self.path))
-        target = self.rotate(b"".join(self._line(entry) for entry in entries))
+            why = _ERRNO.get(self.condition, errno.EIO)
+            raise OSError(why, "moves still wait for the storage", str(self.path))
+        seq = self._seq
+        try:
+            left = self.rotate(b"".join(self._line(entry) for entry in entries))
+        except OSError:
+            self._seq = seq
+            raise
         self._game_id = game_id
         self.game_lines = len(entries)
         checkpoints = [e for e in entries if e["kind"] == "checkpoint"]
         self.base_steps = checkpoints[-1].get("steps", 0) if checkpoints else 0
-        return target
+        return left
 
     def compact(self, record: GameRecord) -> bool:
         """Replace the journal whole by what it holds before the game in play, then that game
@@ -745,7 +811,7 @@ class Journal:
         compaction is tried once more lines have come."""
         if self.backlog and not self.flush():
             return False
-        if self._deferred is not None or self._cut is not None:
+        if self._deferred is not None or self._cut is not None or self._swap_left is not None:
             return False
         entries = game_lines(record)
         try:

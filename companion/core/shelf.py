@@ -14,6 +14,8 @@ the old arrangement or the new one, never a lost game:
    it still ``was``, the change never happened and the next file is removed.
 
 ``settle`` runs again at every start, so a cut between the moves is finished or undone there.
+A change the storage refuses before move 2 happens (a write, an fsync, a rename failing, the
+box running on) drops its plan at once (``drop_plan``).
 A waiting game that is also the journal's game in play (a cut after a game was taken up) is
 dropped from the waiting file: the journal holds it.
 """
@@ -162,6 +164,15 @@ class Shelf:
         """Move 1: the waiting games as they will be once the journal has changed its game."""
         _write(self.next, Waiting(games, identity(was)))
         durable.fsync_dir(self.next.parent)
+
+    def drop_plan(self) -> None:
+        """A change the journal refused (its game in play never changed): the plan goes, so
+        that no later change of the game in play passes for it. A start drops it too."""
+        try:
+            self.next.unlink(missing_ok=True)
+            durable.fsync_dir(self.next.parent)
+        except OSError as err:
+            log.warning("games set aside: %s not removed (%s); at the next start", self.next, err)
 
     def settle(self, in_play: GameRecord | None) -> None:
         """Move 3 (and the start's check): keep the planned games if the journal's game in play
