@@ -324,7 +324,10 @@ def test_moves_written_by_a_take_up_that_is_then_refused_clear_the_title(
         FailingCard(tmp_path, MOMENT - 1).install(monkeypatch, journal)
         _press(sim, "back")
         _pick(sim, "Other game")
-        assert _screen(sim)[:2] == ["Read-only", "Dice"]  # "Set aside?", titled as it is
+        assert _screen(sim)[:2] == [
+            "Read-only",
+            "> Keep it waiting",
+        ]  # "Set aside Dice?", titled as it is
         _press(sim, "ok")
         _pick(sim, "Resume Trapwords")
         assert _screen(sim)[1:4] == ["Storage error", "the game in play", "stays in play"]
