@@ -422,3 +422,42 @@ def _game_list_items(sim: SimulatedBox) -> list[str]:
     _press(sim, "back")
     _pick(sim, "Other game")
     return list(sim.app.box.menu.items)
+
+
+def test_an_ended_game_left_waiting_by_an_older_box_goes_to_history_at_start(
+    tmp_path: Path,
+) -> None:
+    """A box from before ended games went to history/ unasked kept them waiting as
+    "Resume ..." entries: the next start sends such a game to history/, and a game still
+    being played keeps waiting."""
+    from companion.core.shelf import Shelf
+    from companion.replay import run_script
+
+    root = Path(__file__).resolve().parents[1]
+    ended_dir = tmp_path / "ended"
+    run_script((root / ENDED[0]).read_text(encoding="utf-8"), state_dir=ended_dir)
+    ended = fold(read_entries(ended_dir / "journal.jsonl")[0])
+    assert ended is not None
+    sim = _box(tmp_path / "playing")
+    try:
+        _trapwords_started(sim)
+        _press(sim, "green")
+        playing = as_record(sim.app.session)
+    finally:
+        sim.close()
+    (tmp_path / "box").mkdir()
+    shelf = Shelf(tmp_path / "box")
+    shelf.open(None)
+    shelf.games = {ended.game: ended, playing.game: playing}
+    shelf.plan(shelf.games, playing)  # the waiting file as the older box left it: both wait,
+    shelf.settle(None)  # and no game is in play
+    assert set(Shelf(tmp_path / "box").open(None)) == {ended.game, playing.game}
+    again = _box(tmp_path / "box")
+    try:
+        assert set(again.app.shelf.games) == {"trapwords"}
+        menu = again.app.box.menu  # no game in play: the game list is open
+        assert [i for i in menu.items if i.startswith("Resume")] == ["Resume Trapwords"]
+    finally:
+        again.close()
+    kept = list((tmp_path / "box" / "history").iterdir())
+    assert len(kept) == 1 and ended.game_id in kept[0].read_text(encoding="utf-8")

@@ -464,6 +464,7 @@ class App:
         record = self.journal.open()
         try:
             self.shelf.open(record)  # a set-aside a power cut interrupted: finished or undone
+            self._retire_ended()
         except OSError as err:
             log.error("games set aside not settled: %s", err)
         if record is not None:
@@ -497,16 +498,41 @@ class App:
         )
         self.runner.start()
 
+    def _retire_ended(self) -> None:
+        """Games that had ended when they were set aside (a box before ended games went to
+        history/ unasked kept them waiting) go to history/ now, as an ended game does."""
+        ended = []
+        for record in self.shelf.games.values():
+            try:
+                session = self._folded(
+                    resumed(record.game, record.options, record.setup_rolls), record
+                )
+            except (BadAction, Rejected, KeyError, TypeError, ValueError):
+                continue  # taking it up says what is wrong with it
+            if session.rules.ended(session.state):
+                ended.append(record)
+        if ended:
+            self.shelf.retire(ended)
+
+    def _folded(
+        self, session: Session, record: GameRecord, count: list[int] | None = None
+    ) -> Session:
+        """The record's game, set up as ``session``, at its last step; ``count`` (if given)
+        counts the steps folded, for a game that cannot be folded to its end."""
+        if record.checkpoint is not None:
+            session = self._at_checkpoint(session, record)
+        for step_ in from_journal(record.steps):
+            session = session.folded(step_)
+            if count is not None:
+                count[0] += 1
+        return session
+
     def _resume(self, record: GameRecord) -> None:
         session = None
-        folded = 0
+        count = [0]
         try:
             session = resumed(record.game, record.options, record.setup_rolls)
-            if record.checkpoint is not None:
-                session = self._at_checkpoint(session, record)
-            for step_ in from_journal(record.steps):
-                session = session.folded(step_)
-                folded += 1
+            session = self._folded(session, record, count)
         except (BadAction, Rejected, KeyError, TypeError, ValueError) as err:
             why = f"cannot replay the saved {record.game} game: {err}"
             self.journal.close()
@@ -515,7 +541,7 @@ class App:
                 self._resume(self.journal.open())
                 return
             if session is not None:  # the game set up, up to the step refused
-                self.journal.keep_game(why, record, folded)
+                self.journal.keep_game(why, record, count[0])
                 self._resume(self.journal.open())
                 return
             self.journal.move_aside(why)

@@ -203,6 +203,13 @@ class Shelf:
             _write_whole(self.path, kept)
         self.games = kept
 
+    def retire(self, records: list[GameRecord]) -> None:
+        """Waiting games that are over: kept in history/, no longer waiting."""
+        self._to_history(records)
+        kept = {k: r for k, r in self.games.items() if r not in records}
+        _write_whole(self.path, kept)
+        self.games = kept
+
     def _to_history(self, records: list[GameRecord]) -> None:
         """Games replaced by a newer one of their kind: kept in history/ for good."""
         self.history.mkdir(exist_ok=True)
