@@ -13,6 +13,14 @@ def test_latency_measurements_report_percentiles():
     assert 0 < card["card_p50_ms"] <= card["card_p99_ms"]
 
 
+def test_re_presses_inside_the_debounce_window_each_give_a_frame():
+    """A re-press half a window after each release: none is lost (a lost one would leave the
+    next release without a frame, which raises)."""
+    button = bench.button_latency(8, repress=True)
+    assert button["button_repress_samples"] == 8
+    assert 0 < button["button_repress_p50_ms"] <= button["button_repress_p99_ms"]
+
+
 def test_the_pn532_is_measured_through_its_own_driver():
     card = bench.pn532_card_latency(4)
     assert card["pn532_card_samples"] == 4
