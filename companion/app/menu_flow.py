@@ -62,8 +62,8 @@ def open_game_menu(d: Draft) -> None:
     """The choice of game; a game set aside is offered first, to be taken up again."""
     waiting = [n for n in d.world.waiting if n in games.available()]
     names = [*(f"{RESUME}{n}" for n in waiting), *games.available()]
-    titles = [*(f"Resume {games.get(n).title}" for n in waiting)]
-    titles += [games.get(n).title for n in games.available()]
+    titles = [*(f"Resume {games.title(n)}" for n in waiting)]
+    titles += [games.title(n) for n in games.available()]
     phone_items, phone_keys = phones.phone_items(d)  # phones may pair before any game
     titles, names = [*titles, *phone_items], [*names, *phone_keys]
     d.menu = menus.ListMenu("Choose a game", titles, names, "pick_game")
