@@ -69,6 +69,7 @@ class _Track:
     line_down_at: float = 0.0  # when its line went down (the glitch test counts from here)
     long_fired: bool = False
     confirmed: bool = False  # the line was still down when the press's window closed
+    released_at: float | None = None  # a press's line went up inside its window, at this time
 
 
 Schedule = Callable[[float, Callable[[], None], str], Any]
@@ -97,6 +98,8 @@ class PressLogic:
         track = self.tracks.setdefault(button, _Track())
         track.raw, track.raw_at = pressed, t
         if t < track.lock_until:
+            if track.stable and not pressed and track.released_at is None:
+                track.released_at = t  # the press ended here, whatever comes after
             if track.settled:  # late: its window closed without it; settle it again
                 self._settle(button)
             return  # bounce: reconciled when the window closes
@@ -110,6 +113,7 @@ class PressLogic:
         track.stable = pressed
         track.lock_until = at + self.debounce
         track.settled = False
+        track.released_at = None
         self.call_at(track.lock_until, lambda: self._settle(button), f"settle:{button}")
         if pressed:
             track.down_at = at
@@ -127,6 +131,14 @@ class PressLogic:
     def _settle(self, button: str) -> None:
         track = self.tracks[button]
         track.settled = True
+        if track.stable and track.released_at is not None:
+            # Its line went up inside the window: that press is over (a press or a glitch by
+            # how long the line was down); if the line is down again, a new press began.
+            at = track.lock_until
+            self._transition(button, track, False, at, track.released_at)
+            if track.raw:
+                self._transition(button, track, True, at, track.raw_at)
+            return
         if track.stable and track.raw:
             track.confirmed = True
         if track.raw != track.stable:
