@@ -357,6 +357,9 @@ def timer_precision(turns: int = 5, seconds: float = 2.0) -> dict[str, float]:
     }
 
 
+START_WAIT = 120.0  # seconds for READY=1: a loaded machine emulating a Pi Zero can take 10
+
+
 def daemon_start(runs: int = 3, phones: bool = False) -> dict[str, float]:
     """`trap-companion run` on mock pins, a dummy display and a fake reader on a pty: process
     start -> READY=1, SIGTERM -> exit, and the process's peak RSS. With ``phones``, the same
@@ -379,17 +382,25 @@ def daemon_start(runs: int = 3, phones: bool = False) -> dict[str, float]:
             sock_path = f"{tmp}/notify.sock"
             sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
             sock.bind(sock_path)
-            sock.settimeout(10)
+            sock.settimeout(START_WAIT)
             env = dict(os.environ, NOTIFY_SOCKET=sock_path, GPIOZERO_MOCK_PIN_CLASS="mockpwmpin")
+            errors = (Path(tmp) / "stderr").open("w+")
             t0 = time.perf_counter()
             proc = subprocess.Popen(
                 [sys.executable, "-m", "companion", "run", "--config", str(cfg)],
                 env=env,
-                stderr=subprocess.DEVNULL,
+                stderr=errors,
             )
             try:
-                while b"READY=1" not in sock.recv(4096):
-                    pass
+                try:
+                    while b"READY=1" not in sock.recv(4096):
+                        pass
+                except TimeoutError:
+                    errors.seek(0)
+                    said = errors.read()[-2000:] or "nothing on stderr"
+                    raise RuntimeError(f"no READY=1 within {START_WAIT:.0f} s: {said}") from None
+                finally:
+                    errors.close()
                 ready.append(time.perf_counter() - t0)
                 if phones:  # aiohttp loads on the server's thread after READY: wait for it
                     _wait_for_port(phones_port)
