@@ -278,7 +278,7 @@ def install(box: systest.Container, test_venv: bool = True) -> dict[str, float]:
     return times
 
 
-def run(arch: str, ci: bool, rebuild: bool, bench: bool = False) -> int:
+def run(arch: str, ci: bool, rebuild: bool, bench: bool = False, alone: bool = False) -> int:
     problem = systest.host_problem(os.geteuid(), shutil.which)
     if problem:
         say(f"pitest: skipped: {problem}")
@@ -327,7 +327,7 @@ def run(arch: str, ci: bool, rebuild: bool, bench: bool = False) -> int:
             times = install(box, test_venv=not bench)
             times["boot"] = booted
             if bench:
-                return pi_bench(box, arch, logs / f"{stamp}-{arch}-bench.json")
+                return pi_bench(box, arch, logs / f"{stamp}-{arch}-bench.json", alone)
             native_junit, native_out = logs / f"{stamp}-native.xml", logs / f"{stamp}-native.out"
             native = native_run(files, native_junit, native_out)
             say(
@@ -477,10 +477,11 @@ def load_average() -> str:
     return f"{one:.2f} {five:.2f} {fifteen:.2f} ({os.cpu_count()} CPUs)"
 
 
-def pi_bench(box: systest.Container, arch: str, out: Path) -> int:
-    """`trap-companion bench --pi-class` in the container and here at the same time, each
-    with its bytecode compiled, as an installed box has it: the container's install is pip's
-    (compiled there); this checkout's editable install is compiled here first."""
+def pi_bench(box: systest.Container, arch: str, out: Path, alone: bool = False) -> int:
+    """`trap-companion bench --pi-class` in the container and here at the same time (``alone``:
+    one after the other, so neither run takes CPU from the other), each with its bytecode
+    compiled, as an installed box has it: the container's install is pip's (compiled there);
+    this checkout's editable install is compiled here first."""
     python = REPO / ".venv" / "bin" / "python"  # make's venv
     env = installed_env(dict(os.environ))
     subprocess.run(
@@ -491,12 +492,17 @@ def pi_bench(box: systest.Container, arch: str, out: Path) -> int:
         f"{VENV}/bin/python -c 'import companion, sys; print(sys.flags.dont_write_bytecode)'"
     )
     say(
-        f"pitest: trap-companion bench --pi-class on {arch} and here, at the same time; "
+        f"pitest: trap-companion bench --pi-class on {arch} and here, "
+        f"{'one after the other' if alone else 'at the same time'}; "
         f"load average {load_average()}; bytecode written there: "
         f"{'no' if said.stdout.strip() == '1' else 'yes'}"
     )
+    if alone:
+        proc = box.sh(f"{VENV}/bin/trap-companion bench --pi-class", timeout=1800)
+        say(f"pitest: {arch} done (load average {load_average()}); now here, alone")
     native_proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, text=True, env=env)
-    proc = box.sh(f"{VENV}/bin/trap-companion bench --pi-class", timeout=1800)
+    if not alone:
+        proc = box.sh(f"{VENV}/bin/trap-companion bench --pi-class", timeout=1800)
     native_out, _ = native_proc.communicate()
     say(f"pitest: load average after both runs: {load_average()}")
     if proc.returncode != 0 or native_proc.returncode != 0:
@@ -523,8 +529,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--bench", action="store_true", help="`trap-companion bench --pi-class` there and here"
     )
+    parser.add_argument(
+        "--alone",
+        action="store_true",
+        help="with --bench: the emulated run first, then the native one (not side by side)",
+    )
     args = parser.parse_args(argv)
-    return run(args.arch, args.ci, args.rebuild, args.bench)
+    return run(args.arch, args.ci, args.rebuild, args.bench, args.alone)
 
 
 if __name__ == "__main__":
