@@ -420,7 +420,7 @@ def daemon_start(runs: int = 3, phones: bool = False) -> dict[str, float]:
     prefix = "phones_" if phones else ""
     return {
         f"{prefix}ready_seconds": round(max(ready), 3),
-        f"{prefix}ready_cpu_seconds": min(ready_cpu),  # least: CPU seconds to READY=1
+        f"{prefix}ready_cpu_seconds": round(min(ready_cpu), 3),  # least: CPU s to READY=1
         f"{prefix}stop_seconds": round(max(stop), 3),
         f"{prefix}peak_rss_mb": round(rss, 1),
     }
@@ -991,7 +991,10 @@ def bare_import(runs: int = 3) -> dict[str, float]:
             - before.children_user
             - before.children_system
         )
-    return {"bare_import_seconds": round(max(took), 3), "bare_import_cpu_seconds": min(cpu)}
+    return {
+        "bare_import_seconds": round(max(took), 3),
+        "bare_import_cpu_seconds": round(min(cpu), 3),
+    }
 
 
 def _cpu_seconds(pid: int) -> float:
