@@ -99,4 +99,4 @@ def test_pi_class_figures_come_from_the_same_paths() -> None:
     assert replay["replay_rolls"] == 2 and replay["replay_seconds"] > 0
     assert bench.bare_import(1)["bare_import_cpu_seconds"] > 0
     frame = bench.frame_cost(12)
-    assert 0 < frame["frame_partial_ms"] and 0 < frame["frame_whole_ms"]
+    assert frame["frame_partial_ms"] > 0 and frame["frame_whole_ms"] > 0
