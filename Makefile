@@ -61,10 +61,11 @@ pitest: $(STAMP)
 	@test -n "$(ARCH)" || { echo "make pitest: say which CPU: ARCH=arm64 or ARCH=armhf"; exit 2; }
 	@$(PYTHON) tools/pitest/pitest.py --arch $(ARCH) $(PITEST_ARGS)
 
-# `trap-companion bench --pi-class` on the emulated CPU and here in the same run, side by side.
+# `trap-companion bench --pi-class` on the emulated CPU and here in the same run, side by side
+# (PIBENCH_ARGS=--alone: one after the other, so neither takes CPU from the other).
 pibench: $(STAMP)
 	@test -n "$(ARCH)" || { echo "make pibench: say which CPU: ARCH=arm64 or ARCH=armhf"; exit 2; }
-	@$(PYTHON) tools/pitest/pitest.py --arch $(ARCH) --bench
+	@$(PYTHON) tools/pitest/pitest.py --arch $(ARCH) --bench $(PIBENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache

@@ -15,6 +15,14 @@ def test_latency_measurements_report_percentiles():
     assert 0 < card["card_p50_ms"] <= card["card_p99_ms"]
 
 
+def test_re_presses_inside_the_debounce_window_each_give_a_frame():
+    """A re-press half a window after each release: none is lost (a lost one would leave the
+    next release without a frame, which raises)."""
+    button = bench.button_latency(8, repress=True)
+    assert button["button_repress_samples"] == 8
+    assert 0 < button["button_repress_p50_ms"] <= button["button_repress_p99_ms"]
+
+
 def test_the_pn532_is_measured_through_its_own_driver():
     card = bench.pn532_card_latency(4)
     assert card["pn532_card_samples"] == 4
@@ -91,6 +99,9 @@ def test_pi_class_figures_come_from_the_same_paths() -> None:
     assert bench.python_loop(1000)["python_loop_seconds"] >= 0
     replay = bench.replay_speed(rolls=2)
     assert replay["replay_rolls"] == 2 and replay["replay_seconds"] > 0
+    assert bench.bare_import(1)["bare_import_cpu_seconds"] > 0
+    frame = bench.frame_cost(12)
+    assert frame["frame_partial_ms"] > 0 and frame["frame_whole_ms"] > 0
 
 
 def test_a_game_of_any_length_is_measured_from_a_journal_the_rules_made(tmp_path) -> None:

@@ -30,13 +30,13 @@ from hypothesis import strategies as st
 from companion.app import BoxState, World, play, step
 from companion.app.effects import Note
 from companion.app.events import Pressed, Tapped
-from companion.app.menu_flow import short_title
 from companion.app.session import Session, from_journal, restored, resumed
 from companion.core.config import Config, ReaderConfig, StateConfig
 from companion.core.journal import fold
 from companion.core.shelf import Shelf
 from companion.games import registry as games
 from companion.games.base import Tap
+from companion.games.registry import short_title
 from companion.sim.box import SimulatedBox
 from companion.ui import menus
 

@@ -119,3 +119,19 @@ def test_cancel_prefix_drops_a_group_of_timers():
     loop.cancel_prefix("game:")
     loop.advance_to(10)
     assert fired == ["c"]
+
+
+def test_an_edge_stamped_before_a_due_deadline_is_handled_before_it():
+    """The consumer was busy past a deadline while edges piled up: they are handled in the
+    order they happened, the deadline between them."""
+    clock = VirtualClock()
+    loop = Loop(clock)
+    order = []
+    loop.handler = lambda e: order.append(getattr(e, "t", e))
+    loop.call_at(0.005, lambda: order.append("deadline"))
+    clock.set(0.02)  # busy until now
+    loop.post(ButtonEdge("green", False, 0.003))
+    loop.post(ButtonEdge("green", True, 0.008))
+    loop.post(ReaderStatus("late"))  # no stamp: after everything posted before it
+    loop.drain()
+    assert order == [0.003, "deadline", 0.008, ReaderStatus("late")]

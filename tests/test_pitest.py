@@ -124,6 +124,14 @@ def test_the_bench_table_puts_both_runs_side_by_side() -> None:
     assert "WatchdogSec=10 s is 200 times that" in verdict[1]
 
 
+def test_the_native_bench_keeps_bytecode_as_an_installed_box() -> None:
+    """PYTHONDONTWRITEBYTECODE would compile the box's own code at every start it measures."""
+    env = pitest.installed_env({"PATH": "/bin", "PYTHONDONTWRITEBYTECODE": "1"})
+    assert env == {"PATH": "/bin"}
+    lines = pitest.bench_table("arm64", {"ready_per_bare_import": 1.2}, {})
+    assert "| READY=1 / bare import | 1.2 | None | - |" in lines
+
+
 def test_the_emulated_systest_takes_away_only_what_qemu_cannot_set_up(tmp_path) -> None:
     systest.furnish(tmp_path, "[global]\n", [], emulated=True)
     dropin = tmp_path / "etc/systemd/system/trap-companion.service.d" / systest.EMULATION_DROPIN

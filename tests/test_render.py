@@ -4,6 +4,7 @@ inverted alerts and the dungeon picture."""
 from __future__ import annotations
 
 import importlib.util
+import itertools
 from pathlib import Path
 
 import pytest
@@ -388,3 +389,45 @@ def test_another_freetype_release_moves_only_a_few_pixels_of_glyphs() -> None:
         other = Image.open(path).convert("1")
         changed = ImageChops.difference(other, reference).histogram()[255]
         assert 0 < changed <= 40, (path, changed)
+
+
+# --- drawing only what changed -------------------------------------------------------------------
+
+PICTURE_SCREEN = EDGE_SCREENS[-1].picture
+screens = st.builds(
+    Screen,
+    title=st.sampled_from(["Dice", "Trap Attack", "", "Ünïcödé ÉÄÖ", "A very long title indeed"]),
+    lines=st.lists(printable, max_size=4).map(tuple),
+    big=st.one_of(st.none(), st.sampled_from(["4", "0:45", "12+12", "6"])),
+    footer=st.sampled_from(["", "G roll  R back", "Éclat", "f"]),
+    inverted=st.booleans(),
+    picture=st.one_of(st.none(), st.just(PICTURE_SCREEN)),
+).filter(lambda screen: screen.picture is None or screen.big is None)  # 7 rooms need the width
+
+
+@settings(max_examples=150, deadline=None)
+@given(shown=st.lists(st.one_of(screens, st.sampled_from(list(GOLDEN.values()))), min_size=2))
+def test_drawing_only_what_changed_gives_the_whole_frame(shown: list[Screen]) -> None:
+    """Screen after screen, each frame drawn from the one before (only the areas whose content
+    changed) is pixel for pixel the frame drawn whole."""
+    frame = render(shown[0])
+    for before, screen in itertools.pairwise(shown):
+        frame = render(screen, since=(before, frame))
+        assert frame.tobytes() == render(screen).tobytes(), (before, screen)
+
+
+def test_a_kept_title_and_footer_are_not_laid_out_again() -> None:
+    """Only the middle is drawn when only the middle changed; the frame before is not touched."""
+    a = Screen("Dice", (), big="4", footer="G roll  R back")
+    b = Screen("Dice", (), big="5", footer="G roll  R back")
+    first = render(a)
+    kept = first.tobytes()
+    measured = fonts.ink.cache_info()
+    second = render(b, since=(a, first))
+    assert first.tobytes() == kept
+    assert second.crop(AREAS.title).tobytes() == first.crop(AREAS.title).tobytes()
+    assert second.tobytes() == render(b).tobytes()
+    assert second.tobytes() != kept
+    after = fonts.ink.cache_info()
+    assert after.hits + after.misses - measured.hits - measured.misses > 0  # the middle's
+    assert render(b, since=(b, second)).tobytes() == second.tobytes()

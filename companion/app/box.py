@@ -455,10 +455,7 @@ class App:
 
     def _attach_games(self, state_dir: Any) -> None:
         """Games that read the owner's own files (a card pack) read them from the state dir."""
-        for name in games.available():
-            problem = games.get(name).attach(state_dir)
-            if problem:
-                self.problems.append(tuple(problem))
+        self.problems.extend(games.attach(state_dir))
 
     def start(self) -> None:
         record = self.journal.open()

@@ -8,15 +8,15 @@ events.py), fed to the step at once."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from companion.app.dice_source import Dice
 from companion.core.journal import Entry, GameRecord
 from companion.core.registry import Card
+from companion.core.values import value
 
 
-@dataclass(frozen=True)
+@value
 class JournalNewGame:
     game: str
     options: Mapping[str, Any]
@@ -24,23 +24,23 @@ class JournalNewGame:
     at: float
 
 
-@dataclass(frozen=True)
+@value
 class JournalAction:
     action: Entry  # Action.to_json()
     auto: bool = False
 
 
-@dataclass(frozen=True)
+@value
 class JournalRestore:
     at: float | None = None
 
 
-@dataclass(frozen=True)
+@value
 class JournalUndo:
     pass
 
 
-@dataclass(frozen=True)
+@value
 class SwapGame:
     """The game in play makes way: set aside to wait (``keep``), or left to the journal's
     history (it ended, or no one played it), for a new game (``start``) or the waiting game of
@@ -53,14 +53,14 @@ class SwapGame:
     take: str | None = None
 
 
-@dataclass(frozen=True)
+@value
 class Note:
     """A line for replay's ``log``, the faces and journald."""
 
     text: str
 
 
-@dataclass(frozen=True)
+@value
 class LogLine:
     """A line for journald only."""
 
@@ -68,21 +68,21 @@ class LogLine:
     text: str
 
 
-@dataclass(frozen=True)
+@value
 class Play:
     """A buzzer cue (noted for replay's ``sounds`` and the faces)."""
 
     cue: str
 
 
-@dataclass(frozen=True)
+@value
 class Refusal:
     """What replay reports as ``rejected``."""
 
     reason: str
 
 
-@dataclass(frozen=True)
+@value
 class Wake:
     """Feed ``event`` at ``due`` (the loop's clock); a wake with the same key is replaced."""
 
@@ -91,7 +91,7 @@ class Wake:
     event: Any  # an Event
 
 
-@dataclass(frozen=True)
+@value
 class Unwake:
     """Forget the wake of ``key`` (every key starting with it when ``prefix``)."""
 
@@ -99,12 +99,12 @@ class Unwake:
     prefix: bool = False
 
 
-@dataclass(frozen=True)
+@value
 class EnrolCard:
     card: Card
 
 
-@dataclass(frozen=True)
+@value
 class KeepResult:
     """Make the records agree with the game's result (None: not finished)."""
 
@@ -115,24 +115,24 @@ class KeepResult:
     announce: bool
 
 
-@dataclass(frozen=True)
+@value
 class DiceLeft:
     """The dice the step rolled from are used up to here."""
 
     dice: Dice
 
 
-@dataclass(frozen=True)
+@value
 class NewPairingCode:
     """Show a new pairing code (the screen redraws when it runs out)."""
 
 
-@dataclass(frozen=True)
+@value
 class EndPairingCode:
     """The pairing code's screen was left: the code is void."""
 
 
-@dataclass(frozen=True)
+@value
 class ForgetPhones:
     pass
 

@@ -8,17 +8,17 @@ it asked for (a game's id from the journal, a result kept in the records)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from companion.app.session import Session
+from companion.core.values import value
 from companion.games.base import Action
 from companion.ui.forms import CardKind
 
 # --- from the table ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@value
 class Pressed:
     """A debounced button press (``long``: held past the hold time)."""
 
@@ -27,21 +27,21 @@ class Pressed:
     remote: bool = False  # from a phone's remote: pairing stays on the box
 
 
-@dataclass(frozen=True)
+@value
 class Tapped:
     """A card put on the reader (its UID; the registry says what it is)."""
 
     uid: str
 
 
-@dataclass(frozen=True)
+@value
 class ReaderSaid:
     """The card reader's status line changed."""
 
     text: str
 
 
-@dataclass(frozen=True)
+@value
 class TimerFired:
     """A game's timer ran out (a turn's time, a claim's wait): its action is due."""
 
@@ -49,12 +49,12 @@ class TimerFired:
     journal: bool = True  # false: a tick the screen shows, never journaled
 
 
-@dataclass(frozen=True)
+@value
 class NoticeTurned:
     """A notice's moment is over: its next page, or the screen under it."""
 
 
-@dataclass(frozen=True)
+@value
 class Redraw:
     """Nothing changed but the screen should be drawn again (a pairing code ran out)."""
 
@@ -62,7 +62,7 @@ class Redraw:
 # --- from whoever drives the box ----------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@value
 class NewGame:
     """Start ``game`` with these options; BadAction (unknown game or option) propagates."""
 
@@ -70,45 +70,45 @@ class NewGame:
     options: Mapping[str, str]
 
 
-@dataclass(frozen=True)
+@value
 class Perform:
     """Replay's ``do``: an action, or the question the game opens for it."""
 
     action: Action
 
 
-@dataclass(frozen=True)
+@value
 class Submit:
     """An action submitted as it is (the bench, tests)."""
 
     action: Action
 
 
-@dataclass(frozen=True)
+@value
 class Refuse:
     """Say no, with this reason (replay's refused lines)."""
 
     reason: str
 
 
-@dataclass(frozen=True)
+@value
 class ShowNotice:
     """A notice from outside the box's flow (a face, start-up's problems)."""
 
     lines: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@value
 class OpenGameMenu:
     """The choice of game (no game saved, or a face asks for it)."""
 
 
-@dataclass(frozen=True)
+@value
 class OpenSessionMenu:
     """The game menu, as back opens it."""
 
 
-@dataclass(frozen=True)
+@value
 class EnrolCopies:
     """A face chose a kind to enrol copies of; PermissionError while a question is open."""
 
@@ -117,28 +117,28 @@ class EnrolCopies:
     source: str
 
 
-@dataclass(frozen=True)
+@value
 class PhoneCommand:
     """An entry of the phones' menus: pair_phone, new_code, forget_phones, forget_yes."""
 
     what: str
 
 
-@dataclass(frozen=True)
+@value
 class PhonesChanged:
     """From the phones' server: a phone paired (``paired``), the code went void, the port."""
 
     what: str
 
 
-@dataclass(frozen=True)
+@value
 class Resumed:
     """A saved game folded back from the journal at start-up."""
 
     session: Session
 
 
-@dataclass(frozen=True)
+@value
 class Stopping:
     """The box stops cleanly: a running timer pauses as it stands."""
 
@@ -146,26 +146,26 @@ class Stopping:
 # --- answers from the effects -------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@value
 class GameJournaled:
     """The journal took the new game and named it."""
 
     game_id: str
 
 
-@dataclass(frozen=True)
+@value
 class ResultKept:
     """The records took a new result of the game being played: announce it."""
 
     result: Any  # companion.core.records.Result
 
 
-@dataclass(frozen=True)
+@value
 class RecordsFailed:
     """The records could not be written."""
 
 
-@dataclass(frozen=True)
+@value
 class PhonesForgotten:
     """The paired phones were forgotten (how many), or not at all: ``failed`` is the state
     dir's condition that refused it (full, read-only)."""
@@ -174,7 +174,7 @@ class PhonesForgotten:
     failed: str = ""
 
 
-@dataclass(frozen=True)
+@value
 class StorageFailed:
     """A journal entry could not be written: the box was left as it was before the step (the
     error goes on to whoever fed the step). The seam where a lasting notice can go."""
@@ -182,7 +182,7 @@ class StorageFailed:
     error: str
 
 
-@dataclass(frozen=True)
+@value
 class StorageChanged:
     """The state dir refuses writes (full, read-only, failing) or takes them again (``ok``):
     moves wait in the journal's memory meanwhile. ``announce`` false: only the title and
@@ -192,7 +192,7 @@ class StorageChanged:
     announce: bool = True
 
 
-@dataclass(frozen=True)
+@value
 class EnrolFailed:
     """A card enrolment the state dir refused: the box was left as it was before the step."""
 
@@ -201,7 +201,7 @@ class EnrolFailed:
     error: str
 
 
-@dataclass(frozen=True)
+@value
 class SwapFailed:
     """A game could not be set aside or taken up (the state dir refused the move): the box was
     left as it was before the step, the game in play still in play. ``paused``: the moment
@@ -212,7 +212,7 @@ class SwapFailed:
     paused: float | None = None
 
 
-@dataclass(frozen=True)
+@value
 class SwapUnsaved:
     """A game was taken up, but the state dir refused a step after the moment the journal
     changed its game (an fsync, the last rename): the game taken up is in play, the journal

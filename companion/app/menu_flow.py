@@ -65,17 +65,11 @@ def open_game_menu(d: Draft) -> None:
     a name that fits the line."""
     waiting = [n for n in reversed(d.world.waiting) if n in games.available()]
     names = [*(f"{RESUME}{n}" for n in waiting), *games.available()]
-    titles = [*(f"Resume {short_title(n)}" for n in waiting)]
-    titles += [games.get(n).title for n in games.available()]
+    titles = [*(f"Resume {games.short_title(n)}" for n in waiting)]
+    titles += [games.title(n) for n in games.available()]
     phone_items, phone_keys = phones.phone_items(d)  # phones may pair before any game
     titles, names = [*titles, *phone_items], [*names, *phone_keys]
     d.menu = menus.ListMenu("Choose a game", titles, names, "pick_game")
-
-
-def short_title(name: str) -> str:
-    """A game's name where its title may not fit ("Deathtrap" for Deathtrap Dungeon)."""
-    rules = games.get(name)
-    return rules.short_title or rules.title
 
 
 def pause_play(d: Draft) -> None:
@@ -245,7 +239,7 @@ def ask_set_aside(d: Draft, key: str) -> None:
     history) or stays in play."""
     waits = "Wait (old one ends)" if d.session.name in d.world.waiting else "Keep it waiting"
     d.menu = menus.ListMenu(
-        f"{SET_ASIDE.removesuffix('?')} {short_title(d.session.name)}?",
+        f"{SET_ASIDE.removesuffix('?')} {games.short_title(d.session.name)}?",
         [waits, "End it: to history", "Stay in the game"],
         [f"{ASIDE}{key}", f"{END}{key}", "stay"],
         "set_aside",

@@ -311,4 +311,4 @@ def undo(d: Draft) -> bool:
 
 
 def game_title(name: str) -> str:
-    return games.get(name).title if name in games.available() else name
+    return games.title(name) if name in games.available() else name

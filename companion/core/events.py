@@ -4,10 +4,11 @@ handlers) only build one of these and enqueue it; the loop's consumer does the r
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+
+from companion.core.values import value
 
 
-@dataclass(frozen=True)
+@value
 class ButtonEdge:
     """A raw edge from gpiozero, stamped with our clock (debounce happens in the consumer)."""
 
@@ -16,7 +17,7 @@ class ButtonEdge:
     t: float
 
 
-@dataclass(frozen=True)
+@value
 class CardSeen:
     """One valid read of a card by the reader driver (the presence machine decides taps)."""
 
@@ -24,19 +25,19 @@ class CardSeen:
     t: float
 
 
-@dataclass(frozen=True)
+@value
 class ReaderStatus:
     text: str
 
 
-@dataclass(frozen=True)
+@value
 class Call:
     """Run ``fn`` on the consumer thread (e.g. the simulator typing a UID)."""
 
     fn: Callable[[], None]
 
 
-@dataclass(frozen=True)
+@value
 class Stop:
     reason: str = "stop"
 

@@ -4,6 +4,12 @@ Producers on any thread call ``post``. Everything else (handlers, deadlines, rul
 runs on the consumer. The consumer sleeps in ``queue.get`` until the next event or the next
 deadline: no polling, no busy loop. With a virtual clock, ``advance_to`` fires deadlines in
 order instead, so tests and replay take no real time.
+
+Events and deadlines are handled strictly in the order they happened. While the consumer is
+busy (a frame, an fsync) edges pile up in the queue and deadlines fall due; it then takes
+everything queued and handles an event stamped before a due deadline first (a button's edge
+carries the time it happened, ``t``; an event without one counts from when it is taken), so a
+debounce window never closes on an edge that came inside it.
 """
 
 from __future__ import annotations
@@ -27,6 +33,10 @@ class Loop:
         self.clock = clock
         self.handler: Handler = handler or (lambda event: None)
         self._queue: queue.SimpleQueue[Event] = queue.SimpleQueue()
+        # Taken from the queue, not yet handled: (stamp, arrival, event), earliest first.
+        self._arrived: list[tuple[float, int, Event]] = []
+        self._arrival = itertools.count()
+        self._latest = float("-inf")  # the latest stamp taken so far
         self._heap: list[tuple[float, int, str]] = []
         self._timers: dict[str, tuple[float, int, Callable[[], None]]] = {}
         self._seq = itertools.count()
@@ -71,11 +81,39 @@ class Loop:
             heapq.heappop(self._heap)  # cancelled or replaced
         return None
 
-    def _fire_due(self, now: float) -> None:
-        while (t := self.next_deadline()) is not None and t <= now:
+    def _take(self) -> None:
+        """Everything producers have queued, into the stamp-ordered heap."""
+        while True:
+            try:
+                event = self._queue.get_nowait()
+            except queue.Empty:
+                return
+            self._arrive(event)
+
+    def _arrive(self, event: Event) -> None:
+        stamp = getattr(event, "t", None)
+        if not isinstance(stamp, int | float):
+            # Unstamped: it happened now, and after whatever was posted before it.
+            stamp = max(self.clock.now(), self._latest)
+        self._latest = max(self._latest, stamp)
+        heapq.heappush(self._arrived, (stamp, next(self._arrival), event))
+
+    def _step(self) -> bool:
+        """Handle the one thing that happened first: the earliest arrived event, or a deadline
+        due before it (a tie goes to the deadline; an event stamped after a deadline shows that
+        its time has come). False when nothing is left to do now."""
+        self._take()
+        deadline = self.next_deadline()
+        first = self._arrived[0][0] if self._arrived else None
+        if deadline is not None and deadline <= (self.clock.now() if first is None else first):
             _, _, key = heapq.heappop(self._heap)
             _, _, fn = self._timers.pop(key)
             self._guard(fn)
+            return True
+        if first is None:
+            return False
+        self._dispatch(heapq.heappop(self._arrived)[2])
+        return True
 
     def _dispatch(self, event: Event) -> None:
         if isinstance(event, Stop):
@@ -93,31 +131,22 @@ class Loop:
             log.exception("handler failed; the loop carries on")
 
     def drain(self) -> None:
-        """Handle every queued event and every due deadline, without waiting."""
-        while True:
-            self._fire_due(self.clock.now())
-            try:
-                event = self._queue.get_nowait()
-            except queue.Empty:
-                return
-            self._dispatch(event)
+        """Handle every queued event and every due deadline, in order, without waiting."""
+        while self._step():
+            pass
 
     def run(self) -> Stop:
         """Consume until a Stop event arrives (real clock)."""
         while self.stopped is None:
-            deadline = self.next_deadline()
-            now = self.clock.now()
-            if deadline is not None and deadline <= now:
-                self._fire_due(now)
+            if self._step():
                 continue
-            timeout = None if deadline is None else deadline - now
+            deadline = self.next_deadline()
+            timeout = None if deadline is None else max(0.0, deadline - self.clock.now())
             try:
                 event = self._queue.get(timeout=timeout)
             except queue.Empty:
                 continue
-            # A late wake-up must not let an event overtake a deadline that came before it.
-            self._fire_due(getattr(event, "t", self.clock.now()))
-            self._dispatch(event)
+            self._arrive(event)
         return self.stopped
 
     def advance_to(self, t: float) -> None:
@@ -129,5 +158,5 @@ class Loop:
         while (deadline := self.next_deadline()) is not None and deadline <= t:
             clock.set(max(deadline, clock.now()))
             self.drain()
-        clock.set(t)
+        clock.set(max(t, clock.now()))  # a handler may have spent virtual time (tests' work)
         self.drain()

@@ -236,7 +236,6 @@ class Game(ABC):
 
     name: str  # replay name, e.g. "trap-attack"
     title: str  # shown on screen, e.g. "Trap Attack"
-    short_title: str = ""  # where the title does not fit (a game list entry); "": the title
     options: tuple[Option, ...] = ()
     uses_dice: bool = True  # False: the game never rolls, its menu offers no dice source
 

@@ -4,7 +4,11 @@ that turns edges into short and long presses against our own clock.
 Debounce is ours because the backends disagree (the mock factory ignores bounce_time, lgpio
 delays each edge by it, RPi.GPIO drops edges after the first). We act on the leading edge, so a
 press costs no debounce latency, then ignore edges for ``debounce`` seconds and reconcile with
-the last raw level when the window closes. A press that does not outlast its window is a glitch.
+the last raw level when the window closes. A press whose line was down for less than
+``debounce`` (by the edges' own stamps, not by when they were handled) is a glitch.
+
+An edge can reach us after its window closed (its thread was late to post it, or the window's
+deadline fired first): the window is then settled again with it, as if it had come in time.
 """
 
 from __future__ import annotations
@@ -56,12 +60,16 @@ class ButtonPins:
 
 @dataclass
 class _Track:
-    stable: bool = False
-    raw: bool = False
-    lock_until: float = float("-inf")
-    down_at: float = 0.0
+    stable: bool = False  # the level we act on
+    raw: bool = False  # the line's last reported level
+    raw_at: float = float("-inf")  # when the line last changed, by the edge's stamp
+    lock_until: float = float("-inf")  # edges stamped before this are bounce
+    settled: bool = True  # the window up to lock_until has been settled
+    down_at: float = 0.0  # when we took the press to start (the hold counts from here)
+    line_down_at: float = 0.0  # when its line went down (the glitch test counts from here)
     long_fired: bool = False
-    provisional: bool = False  # pressed, but not yet past its debounce window
+    confirmed: bool = False  # the line was still down when the press's window closed
+    released_at: float | None = None  # a press's line went up inside its window, at this time
 
 
 Schedule = Callable[[float, Callable[[], None], str], Any]
@@ -88,38 +96,57 @@ class PressLogic:
 
     def edge(self, button: str, pressed: bool, t: float) -> None:
         track = self.tracks.setdefault(button, _Track())
-        track.raw = pressed
+        track.raw, track.raw_at = pressed, t
         if t < track.lock_until:
+            if track.stable and not pressed and track.released_at is None:
+                track.released_at = t  # the press ended here, whatever comes after
+            if track.settled:  # late: its window closed without it; settle it again
+                self._settle(button)
             return  # bounce: reconciled when the window closes
         if pressed != track.stable:
-            self._transition(button, track, pressed, t)
+            self._transition(button, track, pressed, t, t)
 
-    def _transition(self, button: str, track: _Track, pressed: bool, t: float) -> None:
+    def _transition(
+        self, button: str, track: _Track, pressed: bool, at: float, line: float
+    ) -> None:
+        """The level we act on changes at ``at``; the line itself changed at ``line``."""
         track.stable = pressed
-        track.lock_until = t + self.debounce
-        self.call_at(track.lock_until, lambda: self._settle(button, t), f"settle:{button}")
+        track.lock_until = at + self.debounce
+        track.settled = False
+        track.released_at = None
+        self.call_at(track.lock_until, lambda: self._settle(button), f"settle:{button}")
         if pressed:
-            track.down_at = t
+            track.down_at = at
+            track.line_down_at = line
             track.long_fired = False
-            track.provisional = self.debounce > 0
-            self.call_at(t + self.hold, lambda: self._held(button), f"hold:{button}")
+            track.confirmed = self.debounce <= 0
+            self.call_at(at + self.hold, lambda: self._held(button), f"hold:{button}")
             return
         self.cancel(f"hold:{button}")
-        if track.provisional:
-            return  # shorter than the debounce window: noise, not a press
+        if line - track.line_down_at < self.debounce:
+            return  # down for less than the debounce: noise, not a press
         if not track.long_fired:
             self.emit(button, False)
 
-    def _settle(self, button: str, since: float) -> None:
+    def _settle(self, button: str) -> None:
         track = self.tracks[button]
+        track.settled = True
+        if track.stable and track.released_at is not None:
+            # Its line went up inside the window: that press is over (a press or a glitch by
+            # how long the line was down); if the line is down again, a new press began.
+            at = track.lock_until
+            self._transition(button, track, False, at, track.released_at)
+            if track.raw:
+                self._transition(button, track, True, at, track.raw_at)
+            return
         if track.stable and track.raw:
-            track.provisional = False
+            track.confirmed = True
         if track.raw != track.stable:
-            self._transition(button, track, track.raw, track.lock_until)
+            self._transition(button, track, track.raw, track.lock_until, track.raw_at)
 
     def _held(self, button: str) -> None:
         track = self.tracks[button]
-        if track.stable and not track.provisional:
+        if track.stable and track.confirmed:
             track.long_fired = True
             self.emit(button, True)
 

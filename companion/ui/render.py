@@ -86,25 +86,64 @@ class Layout:
 
 def layout(screen: Screen, width: int = WIDTH, height: int = HEIGHT) -> Layout:
     """Where every text of ``screen`` goes and at what size (what ``render`` draws)."""
+    return _layout(screen, width, height, AREA_NAMES)
+
+
+AREA_NAMES = ("title", "middle", "footer")
+
+
+def _layout(screen: Screen, width: int, height: int, names: Sequence[str]) -> Layout:
+    """The layout of the areas ``names`` only (each area is laid out on its own)."""
     parts = areas(width, height)
     texts: list[Placed] = []
-    if screen.title.strip():
+    if "title" in names and screen.title.strip():
         texts.append(_single("title", screen.title, parts.title))
-    if screen.footer.strip():
+    if "footer" in names and screen.footer.strip():
         texts.append(_single("footer", screen.footer, parts.footer))
-    middle_texts, picture_box = _middle(screen, parts.middle)
-    texts.extend(middle_texts)
+    picture_box = None
+    if "middle" in names:
+        middle_texts, picture_box = _middle(screen, parts.middle)
+        texts.extend(middle_texts)
     return Layout(tuple(texts), picture_box)
 
 
-def render(screen: Screen, width: int = WIDTH, height: int = HEIGHT) -> Image.Image:
+def _content(screen: Screen, area: str) -> object:
+    """What an area's pixels depend on (besides the frame's size): the title and the footer
+    their text, the middle the rest."""
+    if area == "title":
+        return screen.title
+    if area == "footer":
+        return screen.footer
+    return (screen.lines, screen.big, screen.inverted, screen.picture)
+
+
+def render(
+    screen: Screen,
+    width: int = WIDTH,
+    height: int = HEIGHT,
+    since: tuple[Screen, Image.Image] | None = None,
+) -> Image.Image:
     """The frame for ``screen``: a mode "1" image, white on black (black on white in the
     middle when ``inverted``). Each area is clipped to its box, so even a glyph taller than
-    the font's usual band (an accented capital) cannot spill into its neighbour."""
-    plan = layout(screen, width, height)
+    the font's usual band (an accented capital) cannot spill into its neighbour.
+
+    ``since``: the screen shown before and its frame. The areas are independent, so only
+    those whose content changed are drawn again (a title and a footer mostly stay); the
+    others are kept from that frame, pixel for pixel what a whole render gives."""
     parts = areas(width, height)
     boxes = {"title": parts.title, "middle": parts.middle, "footer": parts.footer}
-    layers = {name: Image.new("1", (width, height), 0) for name in boxes}
+    if since is not None and since[1].size == (width, height) and since[1].mode == "1":
+        before, frame = since[0], since[1].copy()
+        redraw = [name for name in AREA_NAMES if _content(before, name) != _content(screen, name)]
+        for name in redraw:
+            frame.paste(0, boxes[name])
+    else:
+        frame = Image.new("1", (width, height), 0)
+        redraw = list(AREA_NAMES)
+    if not redraw:
+        return frame
+    plan = _layout(screen, width, height, redraw)
+    layers = {name: Image.new("1", (width, height), 0) for name in redraw}
     draws = {name: ImageDraw.Draw(layer) for name, layer in layers.items()}
     for placed in plan.texts:
         area = placed.area if placed.area in ("title", "footer") else "middle"
@@ -113,8 +152,8 @@ def render(screen: Screen, width: int = WIDTH, height: int = HEIGHT) -> Image.Im
     if plan.picture_box is not None and screen.picture is not None:
         name, data = screen.picture
         PICTURES[name](draws["middle"], plan.picture_box, data)
-    frame = Image.new("1", (width, height), 0)
-    for name, box in boxes.items():
+    for name in redraw:
+        box = boxes[name]
         mask = layers[name].crop(box)
         if name == "middle" and screen.inverted:
             frame.paste(255, box)

@@ -278,7 +278,7 @@ def install(box: systest.Container, test_venv: bool = True) -> dict[str, float]:
     return times
 
 
-def run(arch: str, ci: bool, rebuild: bool, bench: bool = False) -> int:
+def run(arch: str, ci: bool, rebuild: bool, bench: bool = False, alone: bool = False) -> int:
     problem = systest.host_problem(os.geteuid(), shutil.which)
     if problem:
         say(f"pitest: skipped: {problem}")
@@ -327,7 +327,7 @@ def run(arch: str, ci: bool, rebuild: bool, bench: bool = False) -> int:
             times = install(box, test_venv=not bench)
             times["boot"] = booted
             if bench:
-                return pi_bench(box, arch, logs / f"{stamp}-{arch}-bench.json")
+                return pi_bench(box, arch, logs / f"{stamp}-{arch}-bench.json", alone)
             native_junit, native_out = logs / f"{stamp}-native.xml", logs / f"{stamp}-native.out"
             native = native_run(files, native_junit, native_out)
             say(
@@ -405,14 +405,26 @@ def run(arch: str, ci: bool, rebuild: bool, bench: bool = False) -> int:
 # The figures of `trap-companion bench --pi-class` the table shows, and how each reads.
 BENCH_ROWS = (
     ("python_loop_seconds", "plain Python loop, s"),
+    ("bare_import_seconds", "bare import of the libraries, s"),
     ("ready_seconds", "start to READY=1, s"),
+    ("ready_per_bare_import", "READY=1 / bare import"),
+    ("bare_import_cpu_seconds", "bare import, CPU s"),
+    ("ready_cpu_seconds", "start to READY=1, CPU s"),
+    ("ready_per_bare_import_cpu", "READY=1 / bare import, CPU"),
     ("stop_seconds", "SIGTERM to exit, s"),
     ("peak_rss_mb", "peak memory, MB"),
     ("button_p50_ms", "button to frame p50, ms"),
     ("button_p99_ms", "button to frame p99, ms"),
+    ("button_repress_p50_ms", "re-press in the window to frame p50, ms"),
+    ("button_repress_p99_ms", "re-press in the window to frame p99, ms"),
+    ("frame_whole_ms", "a frame drawn whole, ms"),
+    ("frame_partial_ms", "a frame drawn from the one before, ms"),
     ("card_p50_ms", "card to frame p50, ms"),
     ("card_p99_ms", "card to frame p99, ms"),
+    ("web_press_p50_ms", "HTTP press to event p50, ms"),
+    ("web_press_p99_ms", "HTTP press to event p99, ms"),
     ("replay_seconds", "replay of a 30-roll dice game, s"),
+    ("load_average", "load average (1, 5, 15 min) at the end"),
 )
 # A game of any length (issue 31 point 2): the start and a press at both ends, and their ratios.
 GAME_LENGTH_ROWS = (
@@ -467,13 +479,45 @@ def _unit_seconds(text: str, key: str) -> float:
     return 0.0
 
 
-def pi_bench(box: systest.Container, arch: str, out: Path) -> int:
-    """`trap-companion bench --pi-class` in the container and here at the same time."""
-    cmd = [str(REPO / ".venv" / "bin" / "trap-companion"), "bench", "--pi-class"]  # make's venv
-    say(f"pitest: trap-companion bench --pi-class on {arch} and here, at the same time")
-    native_proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, text=True)
-    proc = box.sh(f"{VENV}/bin/trap-companion bench --pi-class", timeout=1800)
+def installed_env(env: dict[str, str]) -> dict[str, str]:
+    """The environment for the native bench: Python may keep bytecode, as on an installed box
+    (pip compiles at install; PYTHONDONTWRITEBYTECODE would compile the box at every start)."""
+    return {k: v for k, v in env.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
+def load_average() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"{one:.2f} {five:.2f} {fifteen:.2f} ({os.cpu_count()} CPUs)"
+
+
+def pi_bench(box: systest.Container, arch: str, out: Path, alone: bool = False) -> int:
+    """`trap-companion bench --pi-class` in the container and here at the same time (``alone``:
+    one after the other, so neither run takes CPU from the other), each with its bytecode
+    compiled, as an installed box has it: the container's install is pip's (compiled there);
+    this checkout's editable install is compiled here first."""
+    python = REPO / ".venv" / "bin" / "python"  # make's venv
+    env = installed_env(dict(os.environ))
+    subprocess.run(
+        [str(python), "-m", "compileall", "-q", str(REPO / "companion")], env=env, check=True
+    )
+    cmd = [str(REPO / ".venv" / "bin" / "trap-companion"), "bench", "--pi-class"]
+    said = box.sh(
+        f"{VENV}/bin/python -c 'import companion, sys; print(sys.flags.dont_write_bytecode)'"
+    )
+    say(
+        f"pitest: trap-companion bench --pi-class on {arch} and here, "
+        f"{'one after the other' if alone else 'at the same time'}; "
+        f"load average {load_average()}; bytecode written there: "
+        f"{'no' if said.stdout.strip() == '1' else 'yes'}"
+    )
+    if alone:
+        proc = box.sh(f"{VENV}/bin/trap-companion bench --pi-class", timeout=1800)
+        say(f"pitest: {arch} done (load average {load_average()}); now here, alone")
+    native_proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, text=True, env=env)
+    if not alone:
+        proc = box.sh(f"{VENV}/bin/trap-companion bench --pi-class", timeout=1800)
     native_out, _ = native_proc.communicate()
+    say(f"pitest: load average after both runs: {load_average()}")
     if proc.returncode != 0 or native_proc.returncode != 0:
         raise systest.StepFailed(
             f"bench exited {proc.returncode} on {arch}, {native_proc.returncode} here: "
@@ -498,8 +542,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--bench", action="store_true", help="`trap-companion bench --pi-class` there and here"
     )
+    parser.add_argument(
+        "--alone",
+        action="store_true",
+        help="with --bench: the emulated run first, then the native one (not side by side)",
+    )
     args = parser.parse_args(argv)
-    return run(args.arch, args.ci, args.rebuild, args.bench)
+    return run(args.arch, args.ci, args.rebuild, args.bench, args.alone)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,6 @@ MOVE_DIE = (DieLabel("Move die"),)
 class CoverYourAsps(ModularGame):
     name = rules.GAME
     title = "Cover Your Asps"
-    short_title = "Asps"
     options = opts.OPTIONS
     rules = rules
     contract = contract

@@ -23,7 +23,6 @@ SPECIAL_GROUP = "special"
 class DeathtrapGame(ModularGame):
     name = "deathtrap-dungeon"
     title = "Deathtrap Dungeon"
-    short_title = "Deathtrap"
     uses_dice = False  # no die in the box: the menu offers no dice source
     options = opts.OPTIONS
     rules = rules
