@@ -8,6 +8,7 @@ Each test drives the box as a player does, by its buttons on the simulated box."
 from __future__ import annotations
 
 import errno
+import json
 import os
 from pathlib import Path
 
@@ -449,8 +450,13 @@ def test_an_ended_game_left_waiting_by_an_older_box_goes_to_history_at_start(
     shelf = Shelf(tmp_path / "box")
     shelf.open(None)
     shelf.games = {ended.game: ended, playing.game: playing}
-    shelf.plan(shelf.games, playing)  # the waiting file as the older box left it: both wait,
-    shelf.settle(None)  # and no game is in play
+    shelf.plan(shelf.games, playing)  # both wait, and no game is in play
+    shelf.settle(None)
+    waiting = tmp_path / "box" / "waiting.jsonl"
+    head, _, body = waiting.read_bytes().partition(b"\n")
+    header = json.loads(head)
+    assert header.pop("no_ended") is True
+    waiting.write_bytes(json.dumps(header).encode() + b"\n" + body)  # as an older box wrote it
     assert set(Shelf(tmp_path / "box").open(None)) == {ended.game, playing.game}
     again = _box(tmp_path / "box")
     try:
@@ -461,3 +467,5 @@ def test_an_ended_game_left_waiting_by_an_older_box_goes_to_history_at_start(
         again.close()
     kept = list((tmp_path / "box" / "history").iterdir())
     assert len(kept) == 1 and ended.game_id in kept[0].read_text(encoding="utf-8")
+    head = waiting.read_bytes().partition(b"\n")[0]
+    assert json.loads(head)["no_ended"] is True  # checked once: later starts fold nothing

@@ -498,6 +498,8 @@ class App:
     def _retire_ended(self) -> None:
         """Games that had ended when they were set aside (a box before ended games went to
         history/ unasked kept them waiting) go to history/ now, as an ended game does."""
+        if self.shelf.checked:
+            return
         ended = []
         for record in self.shelf.games.values():
             try:
@@ -508,8 +510,7 @@ class App:
                 continue  # taking it up says what is wrong with it
             if session.rules.ended(session.state):
                 ended.append(record)
-        if ended:
-            self.shelf.retire(ended)
+        self.shelf.retire(ended)  # marked checked, so a start folds them only this once
 
     def _folded(
         self, session: Session, record: GameRecord, count: list[int] | None = None

@@ -65,6 +65,9 @@ class Waiting:
 
     games: dict[str, GameRecord]
     was: str | None = None  # in a next file: the game in play before the change
+    # Written by a box that never lets an ended game wait; a file without it may hold one (an
+    # older box set aside games that had ended), which the next start sends to history/.
+    no_ended: bool = True
 
 
 def _segments(entries: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
@@ -101,6 +104,7 @@ def _read(path: Path) -> Waiting | None:
     if not isinstance(header, dict) or header.get("kind") != "waiting":
         raise statefile.Unreadable(path, "does not start as a file of games set aside")
     was = header.get("was")
+    no_ended = header.get("no_ended") is True
     reading = read_journal(rest, str(path))
     if reading.damage or (was is not None and not isinstance(was, str)):
         raise statefile.Unreadable(path, reading.damage[0] if reading.damage else "bad header")
@@ -110,12 +114,13 @@ def _read(path: Path) -> Waiting | None:
         if record is not None:
             games[record.game] = record
     if reading.sound < len(rest) or (rest and not data.endswith(b"\n")):
-        raise CutShort(path, Waiting(games, was), data)
-    return Waiting(games, was)
+        raise CutShort(path, Waiting(games, was, no_ended), data)
+    return Waiting(games, was, no_ended)
 
 
 def _write(path: Path, waiting: Waiting) -> None:
-    header = json.dumps({"v": VERSION, "kind": "waiting", "was": waiting.was}) + "\n"
+    header = {"v": VERSION, "kind": "waiting", "was": waiting.was, "no_ended": waiting.no_ended}
+    header = json.dumps(header) + "\n"
     body = [entry for record in waiting.games.values() for entry in lines(record)]
     durable.write_new(path, header.encode() + _encode(body))
 
@@ -128,6 +133,7 @@ class Shelf:
         self.next = state_dir / f"{WAITING}.next"
         self.history = state_dir / "history"
         self.games: dict[str, GameRecord] = {}
+        self.checked = True  # False: the waiting file may hold a game that has ended (retire)
 
     def open(self, in_play: GameRecord | None) -> dict[str, GameRecord]:
         """Read the waiting games, finishing or undoing a change a power cut interrupted."""
@@ -162,7 +168,7 @@ class Shelf:
 
     def plan(self, games: dict[str, GameRecord], was: GameRecord | None) -> None:
         """Move 1: the waiting games as they will be once the journal has changed its game."""
-        _write(self.next, Waiting(games, identity(was)))
+        _write(self.next, Waiting(games, identity(was), self.checked))
         durable.fsync_dir(self.next.parent)
 
     def drop_plan(self) -> None:
@@ -180,6 +186,7 @@ class Shelf:
         current = identity(in_play)
         now = self._load(self.path) if statefile.exists(self.path) else None
         games = dict(now.games) if now else {}
+        checked = now.no_ended if now else True
         planned = None
         if statefile.exists(self.next) and _empty(self.next):
             # a cut while move 1 wrote it, before a byte was on the card: no plan, no damage
@@ -195,20 +202,23 @@ class Shelf:
             os.replace(self.next, self.path)
             durable.fsync_dir(self.path.parent)
             games = dict(planned.games)
+            checked = planned.no_ended
         elif statefile.exists(self.next):  # never happened (or unreadable, set aside already)
             self.next.unlink(missing_ok=True)
             durable.fsync_dir(self.path.parent)
         kept = {k: r for k, r in games.items() if identity(r) != current}
         if kept != games:  # taken up, and the cut came before the file knew it
-            _write_whole(self.path, kept)
-        self.games = kept
+            _write_whole(self.path, kept, checked)
+        self.games, self.checked = kept, checked
 
     def retire(self, records: list[GameRecord]) -> None:
-        """Waiting games that are over: kept in history/, no longer waiting."""
-        self._to_history(records)
+        """Waiting games that are over: kept in history/, no longer waiting; the file then says
+        that none of its games has ended (none: it is only marked so)."""
+        if records:
+            self._to_history(records)
         kept = {k: r for k, r in self.games.items() if r not in records}
-        _write_whole(self.path, kept)
-        self.games = kept
+        _write_whole(self.path, kept, no_ended=True)
+        self.games, self.checked = kept, True
 
     def _to_history(self, records: list[GameRecord]) -> None:
         """Games replaced by a newer one of their kind: kept in history/ for good."""
@@ -233,8 +243,8 @@ def _empty(path: Path) -> bool:
     return stat.S_ISREG(st.st_mode) and st.st_size == 0
 
 
-def _write_whole(path: Path, games: dict[str, GameRecord]) -> None:
+def _write_whole(path: Path, games: dict[str, GameRecord], no_ended: bool = True) -> None:
     tmp = path.with_name(f"{path.name}.tmp")
-    _write(tmp, Waiting(games))
+    _write(tmp, Waiting(games, None, no_ended))
     os.replace(tmp, path)
     durable.fsync_dir(path.parent)
