@@ -684,6 +684,7 @@ def phones_under_load(presses: int = 200, slow: int = SLOW_CLIENTS) -> dict[str,
     most and how many lines the web side logged under the load."""
     import http.client
 
+    from companion.web.pace import Pace
     from companion.web.pairing import COOKIE
     from companion.web.phones import PhoneService
 
@@ -702,6 +703,7 @@ def phones_under_load(presses: int = 200, slow: int = SLOW_CLIENTS) -> dict[str,
         probe.close()
         box, consumer = _running_box(Path(tmp), watch, "none")
         phones = PhoneService(box.app, port, host="127.0.0.1")
+        phones.pace = Pace(rate=1e6, burst=10**6)  # the press's path is timed here, not its pace
         box.loop.post(Call(phones.start))
         try:
             if not phones.ready.wait(10):

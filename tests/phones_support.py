@@ -64,7 +64,9 @@ class LiveBox:
         return self
 
     def on_loop(self, fn: Any, timeout: float = 5.0) -> Any:
-        """Run ``fn`` on the loop thread and return its answer."""
+        """Run ``fn`` on the loop thread and return its answer: after every phone's input
+        queued before it (the phones' queue, as a phone's request would be), or straight on
+        the box's queue when the phones' is full."""
         done = threading.Event()
         out: list[Any] = []
 
@@ -75,7 +77,8 @@ class LiveBox:
             finally:
                 done.set()
 
-        self.app.loop.post(Call(run))
+        if not self.app.loop.post_remote(Call(run)):
+            self.app.loop.post(Call(run))
         assert done.wait(timeout), "the loop did not answer"
         return out[0] if out else None
 

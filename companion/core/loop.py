@@ -12,6 +12,8 @@ import heapq
 import itertools
 import logging
 import queue
+import threading
+from collections import deque
 from collections.abc import Callable
 
 from companion.core.clock import Clock, VirtualClock
@@ -20,6 +22,9 @@ from companion.core.events import Call, Event, Stop
 log = logging.getLogger(__name__)
 
 Handler = Callable[[Event], None]
+
+REMOTE_QUEUE = 32  # a remote's inputs waiting at most (the phones'); more are refused
+_WAKE = Call(lambda: None)  # on the box's queue: a remote's input is waiting
 
 
 class Loop:
@@ -31,11 +36,31 @@ class Loop:
         self._timers: dict[str, tuple[float, int, Callable[[], None]]] = {}
         self._seq = itertools.count()
         self.stopped: Stop | None = None
+        # A remote's inputs (the phones'), bounded, taken only when the box's own queue is
+        # empty: the box's buttons, reader and deadlines always come first.
+        self._remote: deque[Event] = deque()
+        self._remote_lock = threading.Lock()
+        self.remote_limit = REMOTE_QUEUE
 
     # --- any thread ----------------------------------------------------------------------
 
     def post(self, event: Event) -> None:
         self._queue.put(event)
+
+    def post_remote(self, event: Event) -> bool:
+        """A remote's input: False (refused, nothing queued) when ``remote_limit`` wait already.
+        Handled after everything on the box's own queue."""
+        with self._remote_lock:
+            if len(self._remote) >= self.remote_limit:
+                return False
+            wake = not self._remote
+            self._remote.append(event)
+        if wake:  # the consumer may be asleep on the box's queue
+            self._queue.put(_WAKE)
+        return True
+
+    def remote_waiting(self) -> int:
+        return len(self._remote)
 
     # --- consumer thread -----------------------------------------------------------------
 
@@ -77,7 +102,25 @@ class Loop:
             _, _, fn = self._timers.pop(key)
             self._guard(fn)
 
+    def _next(self, timeout: float | None, wait: bool = True) -> Event:
+        """The box's own next event, else a remote's, else wait for one (queue.Empty)."""
+        while True:  # a wake-up only says a remote's input waits: the box's own go first
+            try:
+                event = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if event is not _WAKE:
+                return event
+        with self._remote_lock:
+            if self._remote:
+                return self._remote.popleft()
+        if not wait:
+            raise queue.Empty
+        return self._queue.get(timeout=timeout)
+
     def _dispatch(self, event: Event) -> None:
+        if event is _WAKE:
+            return
         if isinstance(event, Stop):
             self.stopped = event
         elif isinstance(event, Call):
@@ -97,7 +140,7 @@ class Loop:
         while True:
             self._fire_due(self.clock.now())
             try:
-                event = self._queue.get_nowait()
+                event = self._next(None, wait=False)
             except queue.Empty:
                 return
             self._dispatch(event)
@@ -112,7 +155,7 @@ class Loop:
                 continue
             timeout = None if deadline is None else deadline - now
             try:
-                event = self._queue.get(timeout=timeout)
+                event = self._next(timeout)
             except queue.Empty:
                 continue
             # A late wake-up must not let an event overtake a deadline that came before it.

@@ -5,7 +5,9 @@
     POST /api/pair                       ``code`` (a form or JSON): the cookie of a paired phone
     GET  /api/state                      what a phone may see now (``version`` and the public view)
     GET  /api/events                     the same, pushed as Server-Sent Events
-    POST /api/press/{button}[?long=1]    the six buttons as a remote
+    POST /api/press/{button}[?long=1]    the six buttons as a remote, at a person's pace (429
+                                         beyond it, pace.py; 503 while the box's queue for
+                                         phones is full)
     GET  /api/cards                      the game's enrolled cards and the kinds to enrol
     POST /api/cards/{uid}/forget         forget one enrolled card
     POST /api/enrol                      ``card`` and its fields: an enrolment run on the box
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -27,7 +30,7 @@ from aiohttp import web
 from companion.core.nesting import json_too_deep
 from companion.faces.face import BUTTONS
 from companion.web.guard import MAX_NESTING
-from companion.web.pairing import COOKIE, TOKEN_SECONDS
+from companion.web.pairing import COOKIE, TOKEN_SECONDS, token_hash
 from companion.web.server import WebServer
 from companion.web.static_files import StaticFiles
 
@@ -125,8 +128,27 @@ class PhoneRoutes:
         if button not in BUTTONS:
             raise _error(web.HTTPNotFound, f"no button {button!r}: {', '.join(BUTTONS)}")
         long = request.query.get("long", "0") in ("1", "true", "yes")
-        taken = self.service.controls.press(button, long)
-        return web.json_response({"pressed": button, "long": long, "taken": bool(taken)})
+        phone = token_hash(request.cookies.get(COOKIE, ""))  # paired: the middleware saw it
+        service = self.service
+        if not service.pace.allow(phone):
+            self._note("press-pace", "phones: presses refused, faster than a person presses")
+            wait = max(1, math.ceil(service.pace.wait(phone)))
+            raise _error(
+                web.HTTPTooManyRequests,
+                f"too many presses: at most {service.pace.rate:g} a second",
+                {"Retry-After": str(wait)},
+            )
+        if not service.controls.press(button, long):
+            self._note("press-queue", "phones: presses refused, the box's queue for phones is full")
+            raise _error(
+                web.HTTPServiceUnavailable, "the box is busy; press again", {"Retry-After": "1"}
+            )
+        return web.json_response({"pressed": button, "long": long, "taken": True})
+
+    def _note(self, kind: str, text: str) -> None:
+        """A refusal a phone can cause at will: a log line a minute with the count."""
+        if self.server is not None:
+            self.server.notes.note(kind, text)
 
     async def _ask(self, fn: Any) -> Any:
         try:
@@ -158,6 +180,8 @@ class PhoneRoutes:
         return web.json_response(await self._ask(lambda: self.service.start_enrol(kind, form)))
 
 
-def _error(cls: type[web.HTTPException], text: str) -> web.HTTPException:
+def _error(
+    cls: type[web.HTTPException], text: str, headers: dict[str, str] | None = None
+) -> web.HTTPException:
     """An HTTP error whose body says why, as JSON: {"error": "..."} (the guard answers it)."""
-    return cls(text=json.dumps({"error": text}), content_type="application/json")
+    return cls(text=json.dumps({"error": text}), content_type="application/json", headers=headers)

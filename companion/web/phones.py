@@ -32,6 +32,7 @@ from companion.app.phones import box_only
 from companion.core.events import Call
 from companion.faces.controls import LoopControls
 from companion.ui import menus
+from companion.web.pace import Pace
 from companion.web.pairing import SAVE_SECONDS, Pairing
 from companion.web.public import phone_view
 
@@ -67,7 +68,9 @@ class PhoneService:
         self.port = port
         self.host = host  # "" = every address of the box (IPv6 and IPv4); the sim: 127.0.0.1
         # The remote's presses are marked as a phone's: they cannot pair nor forget phones.
-        self.controls = LoopControls(app.loop.post, app.remote_press)
+        # They wait in the loop's bounded queue for remotes, behind the box's own inputs.
+        self.controls = LoopControls(app.loop.post_remote, app.remote_press)
+        self.pace = Pace()  # each phone's presses at a person's pace (pace.py)
         self.pairing = Pairing(
             app.config.state_dir(), clock=app.clock.now, wall=wall, on_change=app.phones_changed
         )
@@ -265,7 +268,8 @@ class PhoneService:
             finally:
                 self.app.refresh()
 
-        self.app.loop.post(Call(run))
+        if not self.app.loop.post_remote(Call(run)):  # the phones' queue is full
+            raise TimeoutError("the box is busy")
         return future.result(timeout=ANSWER_SECONDS)
 
     def cards(self) -> dict[str, Any]:
