@@ -7,7 +7,8 @@
     GET  /api/events                     the same, pushed as Server-Sent Events
     POST /api/press/{button}[?long=1]    the six buttons as a remote, at a person's pace (429
                                          beyond it, pace.py; 503 while the box's queue for
-                                         phones is full)
+                                         phones is full); 200 once the box has handled it
+                                         (journaled and drawn), 202 if still queued after 2 s
     GET  /api/cards                      the game's enrolled cards and the kinds to enrol
     POST /api/cards/{uid}/forget         forget one enrolled card
     POST /api/enrol                      ``card`` and its fields: an enrolment run on the box
@@ -20,6 +21,7 @@ nothing. What needs the box's data is asked on the box's loop (companion/web/pho
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import math
 from typing import Any
@@ -34,6 +36,7 @@ from companion.web.pairing import COOKIE, TOKEN_SECONDS, token_hash
 from companion.web.server import WebServer
 from companion.web.static_files import StaticFiles
 
+PRESS_SECONDS = 2.0  # a press answered 200 once handled within this, else 202 (still queued)
 BODY_SECONDS = 3.0  # a body must arrive within this (the guard's limit is for the handler)
 STATIC = {
     "/": ("phone.html", "text/html"),
@@ -138,11 +141,22 @@ class PhoneRoutes:
                 f"too many presses: at most {service.pace.rate:g} a second",
                 {"Retry-After": str(wait)},
             )
-        if not service.controls.press(button, long):
+        loop = asyncio.get_running_loop()
+        handled: asyncio.Future[None] = loop.create_future()
+
+        def settle() -> None:  # the box's loop thread, once the press was handled
+            with contextlib.suppress(RuntimeError):  # the server has stopped
+                loop.call_soon_threadsafe(lambda: handled.done() or handled.set_result(None))
+
+        if not service.press(button, long, settle):
             self._note("press-queue", "phones: presses refused, the box's queue for phones is full")
             raise _error(
                 web.HTTPServiceUnavailable, "the box is busy; press again", {"Retry-After": "1"}
             )
+        try:  # 200: the box has taken it; 202: queued, not handled yet (the box is busy)
+            await asyncio.wait_for(asyncio.shield(handled), PRESS_SECONDS)
+        except TimeoutError:
+            return web.json_response({"pressed": button, "long": long, "taken": False}, status=202)
         return web.json_response({"pressed": button, "long": long, "taken": True})
 
     def _note(self, kind: str, text: str) -> None:

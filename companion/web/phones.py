@@ -256,6 +256,20 @@ class PhoneService:
 
     # --- for the server's thread: everything goes through the loop's queue ------------------
 
+    def press(self, button: str, long: bool, then: Callable[[], None] | None = None) -> bool:
+        """A phone's press onto the loop's queue for remotes, behind the box's own inputs;
+        False (nothing queued) when that queue is full. ``then`` runs on the loop thread once
+        the press was handled (journaled and drawn, or refused by the rules)."""
+
+        def run() -> None:
+            try:
+                self.app.remote_press(button, long)
+            finally:
+                if then is not None:
+                    then()
+
+        return self.app.loop.post_remote(Call(run))
+
     def ask(self, fn: Callable[[], Any]) -> Any:
         """Run ``fn`` on the loop thread and wait (at most ANSWER_SECONDS) for its answer."""
         future: concurrent.futures.Future[Any] = concurrent.futures.Future()
