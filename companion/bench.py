@@ -898,6 +898,9 @@ def run_all(quick: bool = False) -> dict[str, Any]:
     results.update(daemon_start(1 if quick else 3, phones=True))
     results.update(web_latency(60 if quick else 300))
     results.update(phones_under_load(40 if quick else 200))
+    from companion.bench_floods import button_under_floods  # issue 33
+
+    results.update(button_under_floods(40 if quick else 300))
     results.update(idle_cpu(2.0 if quick else 10.0, web=True))
     results.update(start_by_journal_size((0.25,) if quick else JOURNAL_SIZES_MB))
     results.update(journal_writes())
