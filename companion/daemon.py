@@ -66,7 +66,8 @@ class Daemon:
             return
         from companion.web.phones import PhoneService
 
-        self.phones = PhoneService(self.app, self.config.phones.port)
+        phones = self.config.phones
+        self.phones = PhoneService(self.app, phones.port, apart=phones.server == "process")
         self.phones.start()
 
     def _watchdog(self, interval: float) -> None:

@@ -52,7 +52,9 @@ def render(shown: Any) -> dict[str, Any]:
 
 class PhoneRoutes:
     def __init__(self, service: Any) -> None:
-        self.service = service  # companion.web.phones.PhoneService
+        # companion.web.phones.PhoneService, or in the phones' own process phones_process.py's
+        # RemoteService: pairing.allows, pace, press, pair and request, nothing else
+        self.service = service
         self.server: WebServer | None = None
 
     def __call__(self, app: web.Application, server: WebServer) -> None:
@@ -110,7 +112,7 @@ class PhoneRoutes:
 
     async def _pair(self, request: web.Request) -> web.Response:
         form = await self._form(request)
-        attempt = self.service.pairing.attempt(form.get("code"), request.remote)
+        attempt = await self.service.pair(form.get("code"), request.remote)
         if attempt.outcome != "paired":
             return web.json_response({"error": attempt.message}, status=attempt.status)
         if self.server is not None and request.remote:
@@ -164,9 +166,9 @@ class PhoneRoutes:
         if self.server is not None:
             self.server.notes.note(kind, text)
 
-    async def _ask(self, fn: Any) -> Any:
+    async def _ask(self, what: str, args: dict[str, Any]) -> Any:
         try:
-            return await asyncio.to_thread(self.service.ask, fn)
+            return await self.service.request(what, args)
         except TimeoutError:
             raise _error(web.HTTPServiceUnavailable, "the box is busy; try again") from None
         except LookupError as err:
@@ -177,21 +179,21 @@ class PhoneRoutes:
             raise _error(web.HTTPBadRequest, str(err)) from None
 
     async def _cards(self, request: web.Request) -> web.Response:
-        return web.json_response(await self._ask(self.service.cards))
+        return web.json_response(await self._ask("cards", {}))
 
     async def _forget(self, request: web.Request) -> web.Response:
         uid = request.match_info["uid"]
         if not (0 < len(uid) <= 32 and uid.isascii() and uid.isalnum()):
             raise _error(web.HTTPBadRequest, "a card UID is hex digits")
         await self._form(request)
-        return web.json_response(await self._ask(lambda: self.service.forget_card(uid.upper())))
+        return web.json_response(await self._ask("forget", {"uid": uid.upper()}))
 
     async def _enrol(self, request: web.Request) -> web.Response:
         form = await self._form(request)
         kind = form.pop("card", "")
         if not kind:
             raise _error(web.HTTPBadRequest, "name the card to enrol (card=...)")
-        return web.json_response(await self._ask(lambda: self.service.start_enrol(kind, form)))
+        return web.json_response(await self._ask("enrol", {"card": kind, "values": form}))
 
 
 def _error(
