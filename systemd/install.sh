@@ -169,6 +169,9 @@ chmod 0750 "$ROOT$STATE"
 mkdir -p "$ROOT$UNIT_DIR"
 install -m 0644 "$REPO/systemd/$NAME.service" "$ROOT$UNIT_DIR/$NAME.service"
 say "installed $UNIT_DIR/$NAME.service"
+# The phones' server, a unit of its own: started only by the phones' drop-in below.
+install -m 0644 "$REPO/systemd/$NAME-phones.service" "$ROOT$UNIT_DIR/$NAME-phones.service"
+say "installed $UNIT_DIR/$NAME-phones.service"
 phones_dropin=$UNIT_DIR/$NAME.service.d/phones.conf
 phones_on=$(awk '
     /^[ \t]*\[/ { section = $0; gsub(/[ \t\[\]]|#.*/, "", section); next }

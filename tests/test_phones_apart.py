@@ -173,3 +173,79 @@ def test_a_stop_ends_the_server_s_process_and_frees_the_link(tmp_path: Path) -> 
     assert not path.exists()
     with pytest.raises(OSError), socket.create_connection(("127.0.0.1", box.port), timeout=1):
         pass
+
+
+def test_run_under_the_phones_drop_in_serves_through_the_phones_own_process(
+    tmp_path: Path,
+) -> None:
+    """As systemd runs them with phones on: `run` with TRAP_COMPANION_PHONES_LINK (the drop-in)
+    listens only on that UNIX socket and starts nothing; the phones' unit's command connects
+    and serves the port; stopping the phones' server leaves the box running."""
+    import subprocess
+    import sys
+
+    from tests.test_phone_floods_stop import _quiet_port
+
+    port = _quiet_port()
+    state, sock = tmp_path / "state", tmp_path / "run" / "phones.sock"
+    config = tmp_path / "config.toml"
+    config.write_text(
+        '[hardware]\npin_factory = "mock"\n[display]\ndriver = "dummy"\n[reader]\ntype = "none"\n'
+        f'[state]\ndir = "{state}"\n[phones]\nenabled = true\nport = {port}\n'
+    )
+    root = str(Path(__file__).parents[1])
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": root, "TRAP_COMPANION_PHONES_LINK": str(sock)}
+    log = (tmp_path / "run.log").open("w")
+    game = subprocess.Popen(
+        [sys.executable, "-m", "companion", "run", "--config", str(config)],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    server = None
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not sock.exists():
+            time.sleep(0.1)
+        assert sock.exists(), (tmp_path / "run.log").read_text()
+        command = [sys.executable, "-m", "companion.web.phones_process", "--config"]
+        command += [str(config), "--link", str(sock), "--host", "127.0.0.1"]
+        server = subprocess.Popen(
+            command,
+            env={"PATH": "/usr/bin:/bin", "PYTHONPATH": root},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + 30
+        status = 0
+        while time.monotonic() < deadline and status != 401:
+            with contextlib.suppress(OSError):
+                conn = http_connection(port)
+                conn.request("GET", "/api/state", headers={"Host": f"127.0.0.1:{port}"})
+                status = conn.getresponse().status
+                conn.close()
+            time.sleep(0.2)
+        assert status == 401  # served, and authorised against the box's paired phones
+        assert _network_sockets(game.pid) == []
+        assert _network_sockets(server.pid)
+        server.terminate()
+        server.wait(10)
+        time.sleep(0.5)
+        assert game.poll() is None  # the box plays on
+        game.send_signal(signal.SIGTERM)
+        assert game.wait(10) == 0
+    finally:
+        for proc in (server, game):
+            if proc is not None and proc.poll() is None:
+                proc.kill()
+        log.close()
+    text = (tmp_path / "run.log").read_text()
+    assert "the phones' server is linked" in text
+    assert "the link to the phones' server is gone" in text
+    assert "Traceback" not in text
+
+
+def http_connection(port: int):
+    import http.client
+
+    return http.client.HTTPConnection("127.0.0.1", port, timeout=2)

@@ -70,11 +70,15 @@ class PhoneService:
         host: str = "",
         wall: Callable[[], float] = time.time,
         apart: bool = False,
+        link_path: Path | None = None,
     ) -> None:
         self.app = app
         # apart: the server in a process of its own (phones_process.py), a child of this one,
         # reached over a UNIX socket (link.py); this process then holds no network socket
-        self.apart = apart
+        self.apart = apart or link_path is not None
+        # link_path: systemd's phones' unit connects there (nothing is started from here);
+        # None: a child process is started, on a link in a private temporary folder
+        self.link_path = link_path
         self.link: Any = None  # companion.web.link_box.LinkHost, when apart
         self.child: subprocess.Popen[bytes] | None = None
         self.linked = False
@@ -172,7 +176,9 @@ class PhoneService:
         from companion.web.link_box import LinkHost
 
         if self.link is None:
-            path = Path(tempfile.mkdtemp(prefix="trap-companion-phones-")) / "link.sock"
+            path = self.link_path or (
+                Path(tempfile.mkdtemp(prefix="trap-companion-phones-")) / "link.sock"
+            )
             self.link = LinkHost(self, path)
             self.link.start()
             if self.view is not None:
@@ -181,6 +187,8 @@ class PhoneService:
         self._spawn()
 
     def _spawn(self) -> None:
+        if self.link_path is not None:  # systemd starts the server (trap-companion-phones)
+            return
         if self.stopped or (self.child is not None and self.child.poll() is None):
             return
         command = [sys.executable, "-m", "companion.web.phones_process", "--with-parent"]
@@ -343,8 +351,9 @@ class PhoneService:
         self.pairing.keep_time()
         if self.link is not None:
             self.link.stop()
-            with contextlib.suppress(OSError):
-                self.link.path.parent.rmdir()
+            if self.link_path is None:
+                with contextlib.suppress(OSError):
+                    self.link.path.parent.rmdir()
         if self.child is not None:
             self.child.terminate()
             try:

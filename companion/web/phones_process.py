@@ -2,7 +2,8 @@
 box's process, with a ``RemoteService`` that asks the game's process over the link (link.py)
 instead of calling it.
 
-    python -m companion.web.phones_process --link PATH --port N [--host H] [--with-parent]
+    python -m companion.web.phones_process [--link PATH] [--port N | --config FILE] [--host H]
+        [--with-parent]
 
 It binds the phones' port itself, connects to the game's process on ``PATH`` (again every
 second while it cannot), and answers phones 503 ("the box is busy") while the link is down.
@@ -25,6 +26,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from companion.web import link
@@ -34,6 +36,7 @@ from companion.web.pairing import Attempt, parse_token, token_hash
 
 log = logging.getLogger(__name__)
 
+UNIT_LINK = "/run/trap-companion/phones.sock"  # the main unit's RuntimeDirectory=
 ANSWER_SECONDS = 2.0  # as the in-process service: a request waits this long for its answer
 RECONNECT_SECONDS = 1.0
 ERRORS: dict[str, type[Exception]] = {
@@ -205,12 +208,18 @@ def serve(path: str, host: str, port: int, with_parent: bool = False) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="phones_process")
-    parser.add_argument("--link", required=True)
-    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--link", default=UNIT_LINK)
+    parser.add_argument("--port", type=int, help="default: [phones] port of --config")
+    parser.add_argument("--config", type=Path, default=None)
     parser.add_argument("--host", default="")
     parser.add_argument("--with-parent", action="store_true")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    if args.port is None:
+        from companion.core import config as configuration
+
+        path = args.config or configuration.DEFAULT_PATH
+        args.port = configuration.load(path).phones.port
     with contextlib.suppress(OSError):
         os.nice(10)  # below the game's process (the unit gives it a lower CPUWeight too)
     return serve(args.link, args.host, args.port, args.with_parent)
