@@ -216,6 +216,8 @@ fi
 step "Enabling the service"
 systemctl daemon-reload
 systemctl enable "$NAME.service"
+# Phones off: their own unit stops (a restart of the box's unit does not stop it).
+[ "$phones_on" = 1 ] || systemctl stop "$NAME-phones.service" 2>/dev/null || true
 if [ "${NO_START:-0}" != 1 ]; then
     systemctl restart "$NAME.service"
 fi

@@ -1065,6 +1065,12 @@ class Systest:
                 return f":{port:04X} " in tables
 
             wait_for(f"the phones' unit listening on port {port}", listening, 20 * self.box.pace)
+
+            def linked() -> bool:  # the game's STATUS says so only once the link is up
+                text = self.box.show("StatusText").get("StatusText", "")
+                return f"phones on port {port}" in text
+
+            wait_for("the game linked to the phones' unit", linked, 20 * self.box.pace)
             if served.get("CPUWeight") != "20":
                 raise StepFailed(f"the phones' unit has CPUWeight={served.get('CPUWeight')}")
             sockets = self.box.sh(
@@ -1089,8 +1095,9 @@ class Systest:
         if state not in ("inactive", "failed"):
             raise StepFailed(f"after phones disable the phones' unit is {state}")
         return (
-            f"phones enable: the phones' own unit on port {port} (CPUWeight 20), the game's "
-            "unit AF_UNIX only in its own network; disable: the phones' unit stopped"
+            f"phones enable: the phones' own unit on port {port} (CPUWeight 20) linked to the "
+            "game, the game's unit AF_UNIX only in its own network; disable: the phones' unit "
+            "stopped"
         )
 
     # 7
