@@ -91,7 +91,7 @@ class PhonesConfig:
     port: int = 8080
     # "process": the phones' server in a process of its own, linked over a UNIX socket (the
     # box's process then holds no network socket); "thread": inside the box's process
-    server: str = "thread"
+    server: str = "process"
 
 
 @dataclass(frozen=True)
