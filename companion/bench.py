@@ -901,6 +901,7 @@ def run_all(quick: bool = False) -> dict[str, Any]:
     from companion.bench_floods import button_under_floods  # issue 33
 
     results.update(button_under_floods(40 if quick else 300))
+    results.update(button_under_floods(40 if quick else 300, apart=False))
     results.update(idle_cpu(2.0 if quick else 10.0, web=True))
     results.update(start_by_journal_size((0.25,) if quick else JOURNAL_SIZES_MB))
     results.update(journal_writes())
