@@ -130,6 +130,8 @@ class LinkHost:
         except (OSError, LinkError) as err:
             if not self.stopped:
                 log.warning("phones: the link to the phones' server ended: %s", err)
+        except Exception:  # a bug of ours: this link ends, the box plays on, a new one is made
+            log.exception("phones: the link to the phones' server failed")
         finally:
             outbox.close()
             with contextlib.suppress(OSError):
