@@ -34,7 +34,7 @@ FLOOD_SECONDS = 2.0  # the flood alone before SIGTERM; it goes on until the box 
 class Daemon:
     """The real `run` on mock pins with the phones on a loopback port, a phone paired."""
 
-    def __init__(self, tmp: Path) -> None:
+    def __init__(self, tmp: Path, server: str = "process") -> None:
         self.port = _quiet_port()
         state = tmp / "state"
         state.mkdir()
@@ -50,7 +50,7 @@ class Daemon:
         self.config.write_text(
             '[hardware]\npin_factory = "mock"\n[display]\ndriver = "dummy"\n'
             f'[reader]\ntype = "none"\n[state]\ndir = "{state}"\n'
-            f"[phones]\nenabled = true\nport = {self.port}\n"
+            f'[phones]\nenabled = true\nport = {self.port}\nserver = "{server}"\n'
         )
         self.log = tmp / "run.log"
         self.proc: subprocess.Popen | None = None
@@ -94,9 +94,10 @@ def _quiet_port() -> int:
     raise AssertionError("no free port below 32000")
 
 
-@pytest.fixture
-def daemon(tmp_path: Path) -> Iterator[Daemon]:
-    d = Daemon(tmp_path)
+@pytest.fixture(params=["process", "thread"])
+def daemon(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Daemon]:
+    """`run` with the phones' server apart (the default) and inside the box's process."""
+    d = Daemon(tmp_path, request.param)
     d.start()
     try:
         yield d
