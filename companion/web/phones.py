@@ -35,7 +35,6 @@ from typing import Any
 
 from companion.app.phones import box_only
 from companion.core.events import Call
-from companion.faces.controls import LoopControls
 from companion.ui import menus
 from companion.web.pace import Pace
 from companion.web.pairing import SAVE_SECONDS, Pairing
@@ -85,9 +84,6 @@ class PhoneService:
         self.sent_phones: dict[str, float] | None = None
         self.port = port
         self.host = host  # "" = every address of the box (IPv6 and IPv4); the sim: 127.0.0.1
-        # The remote's presses are marked as a phone's: they cannot pair nor forget phones.
-        # They wait in the loop's bounded queue for remotes, behind the box's own inputs.
-        self.controls = LoopControls(app.loop.post_remote, app.remote_press)
         self.pace = Pace()  # each phone's presses at a person's pace (pace.py)
         self.pairing = Pairing(
             app.config.state_dir(), clock=app.clock.now, wall=wall, on_change=app.phones_changed
@@ -372,7 +368,8 @@ class PhoneService:
     def press(self, button: str, long: bool, then: Callable[[], None] | None = None) -> bool:
         """A phone's press onto the loop's queue for remotes, behind the box's own inputs;
         False (nothing queued) when that queue is full. ``then`` runs on the loop thread once
-        the press was handled (journaled and drawn, or refused by the rules)."""
+        the press was handled (journaled and drawn, or refused by the rules). A phone's press is
+        marked as a remote's (``App.remote_press``): it cannot pair nor forget phones."""
 
         def run() -> None:
             try:
