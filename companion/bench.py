@@ -715,6 +715,7 @@ def phones_under_load(presses: int = 200, slow: int = SLOW_CLIENTS) -> dict[str,
     most and how many lines the web side logged under the load."""
     import http.client
 
+    from companion.web.pace import Pace
     from companion.web.pairing import COOKIE
     from companion.web.phones import PhoneService
 
@@ -733,6 +734,7 @@ def phones_under_load(presses: int = 200, slow: int = SLOW_CLIENTS) -> dict[str,
         probe.close()
         box, consumer = _running_box(Path(tmp), watch, "none")
         phones = PhoneService(box.app, port, host="127.0.0.1")
+        phones.pace = Pace(rate=1e6, burst=10**6)  # the press's path is timed here, not its pace
         box.loop.post(Call(phones.start))
         try:
             if not phones.ready.wait(10):
@@ -927,6 +929,10 @@ def run_all(quick: bool = False) -> dict[str, Any]:
     results.update(daemon_start(1 if quick else 3, phones=True))
     results.update(web_latency(60 if quick else 300))
     results.update(phones_under_load(40 if quick else 200))
+    from companion.bench_floods import button_under_floods  # issue 33
+
+    results.update(button_under_floods(40 if quick else 300))
+    results.update(button_under_floods(40 if quick else 300, apart=False))
     results.update(idle_cpu(2.0 if quick else 10.0, web=True))
     results.update(start_by_journal_size((0.25,) if quick else JOURNAL_SIZES_MB))
     results.update(journal_writes())

@@ -4,8 +4,10 @@ watchdog and display retries, all as deadlines on the one loop."""
 from __future__ import annotations
 
 import logging
+import os
 import random
 import signal
+from pathlib import Path
 from typing import Any
 
 from companion.app import App, Parts
@@ -21,6 +23,7 @@ log = logging.getLogger(__name__)
 
 DISPLAY_RETRY_SECONDS = 5.0
 STATUS_SECONDS = 30.0
+LINK_VARIABLE = "TRAP_COMPANION_PHONES_LINK"  # set by the phones' drop-in (systemd-phones.conf)
 
 
 def build_parts(config: Config) -> Parts:
@@ -66,7 +69,16 @@ class Daemon:
             return
         from companion.web.phones import PhoneService
 
-        self.phones = PhoneService(self.app, self.config.phones.port)
+        phones = self.config.phones
+        # Under systemd the phones' server is a unit of its own (trap-companion-phones), which
+        # connects to this path; this process keeps its private network (docs/architecture.md).
+        link = os.environ.get(LINK_VARIABLE)
+        self.phones = PhoneService(
+            self.app,
+            phones.port,
+            apart=phones.server == "process",
+            link_path=Path(link) if link else None,
+        )
         self.phones.start()
 
     def _watchdog(self, interval: float) -> None:

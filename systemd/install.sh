@@ -169,6 +169,9 @@ chmod 0750 "$ROOT$STATE"
 mkdir -p "$ROOT$UNIT_DIR"
 install -m 0644 "$REPO/systemd/$NAME.service" "$ROOT$UNIT_DIR/$NAME.service"
 say "installed $UNIT_DIR/$NAME.service"
+# The phones' server, a unit of its own: started only by the phones' drop-in below.
+install -m 0644 "$REPO/systemd/$NAME-phones.service" "$ROOT$UNIT_DIR/$NAME-phones.service"
+say "installed $UNIT_DIR/$NAME-phones.service"
 phones_dropin=$UNIT_DIR/$NAME.service.d/phones.conf
 phones_on=$(awk '
     /^[ \t]*\[/ { section = $0; gsub(/[ \t\[\]]|#.*/, "", section); next }
@@ -213,6 +216,8 @@ fi
 step "Enabling the service"
 systemctl daemon-reload
 systemctl enable "$NAME.service"
+# Phones off: their own unit stops (a restart of the box's unit does not stop it).
+[ "$phones_on" = 1 ] || systemctl stop "$NAME-phones.service" 2>/dev/null || true
 if [ "${NO_START:-0}" != 1 ]; then
     systemctl restart "$NAME.service"
 fi

@@ -18,9 +18,10 @@ PURGE=${PURGE:-0}
 parse_root "$@"
 
 if [ "$SYSTEM" = 1 ]; then
+    systemctl stop "$NAME-phones.service" 2>/dev/null || true
     systemctl disable --now "$NAME.service" 2>/dev/null || true
 fi
-rm -f "$ROOT$UNIT_DIR/$NAME.service"
+rm -f "$ROOT$UNIT_DIR/$NAME.service" "$ROOT$UNIT_DIR/$NAME-phones.service"
 # The phones' network drop-in is the program's, not the owner's: it goes with the service.
 rm -f "$ROOT$UNIT_DIR/$NAME.service.d/phones.conf"
 rmdir "$ROOT$UNIT_DIR/$NAME.service.d" 2>/dev/null || true

@@ -36,7 +36,13 @@ def taken_port() -> tuple[int, socket.socket]:
 
 
 class LiveBox:
-    def __init__(self, state_dir: Path, port: int | None = None, reader: str = "pn532") -> None:
+    def __init__(
+        self,
+        state_dir: Path,
+        port: int | None = None,
+        reader: str = "pn532",
+        apart: bool = False,
+    ) -> None:
         config = Config()
         config = config.__class__(
             **{
@@ -52,19 +58,22 @@ class LiveBox:
         self.app = self.box.app
         self.controls = SimControls(self.box)
         self.port = port or free_port()
-        self.phones = PhoneService(self.app, self.port, host="127.0.0.1")
+        # apart: the phones' server in a process of its own (issue 33), as `run` has it
+        self.phones = PhoneService(self.app, self.port, host="127.0.0.1", apart=apart)
         self.thread = threading.Thread(target=self.app.loop.run, name="loop", daemon=True)
 
     def start(self) -> LiveBox:
         self.app.start()
         self.phones.start()
         self.thread.start()
-        if self.phones.thread is not None:
-            assert self.phones.ready.wait(10), "the phone server did not start"
+        if self.phones.thread is not None or self.phones.apart:
+            assert self.phones.ready.wait(20), "the phone server did not start"
         return self
 
     def on_loop(self, fn: Any, timeout: float = 5.0) -> Any:
-        """Run ``fn`` on the loop thread and return its answer."""
+        """Run ``fn`` on the loop thread and return its answer: after every phone's input
+        queued before it (the phones' queue, as a phone's request would be), or straight on
+        the box's queue when the phones' is full."""
         done = threading.Event()
         out: list[Any] = []
 
@@ -75,7 +84,8 @@ class LiveBox:
             finally:
                 done.set()
 
-        self.app.loop.post(Call(run))
+        if not self.app.loop.post_remote(Call(run)):
+            self.app.loop.post(Call(run))
         assert done.wait(timeout), "the loop did not answer"
         return out[0] if out else None
 

@@ -73,10 +73,11 @@ def toast_gone(box) -> bool:
 
 
 @pytest.mark.parametrize("fault", ["read-only", "full"])
+@pytest.mark.parametrize("apart", [False, True], ids=["in-process", "server-apart"])
 def test_pairing_on_a_card_that_refuses_it_is_said_on_the_phone_and_the_oled(
-    tmp_path: Path, fault: str
+    tmp_path: Path, fault: str, apart: bool
 ) -> None:
-    with small_disk(tmp_path / "state", "1m") as state, live_box(state) as box:
+    with small_disk(tmp_path / "state", "1m") as state, live_box(state, apart=apart) as box:
         token = pair(box)  # paired while the card took it
         wait_for(lambda: toast_gone(box))
         box.on_loop(lambda: box.app.phone_command("pair_phone"))

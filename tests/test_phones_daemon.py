@@ -66,9 +66,21 @@ def test_with_phones_off_nothing_of_the_web_is_imported(tmp_path: Path) -> None:
     assert got["modules"] == []
 
 
-def test_with_phones_on_the_server_answers(tmp_path: Path) -> None:
+def test_with_phones_on_the_server_answers_from_a_process_of_its_own(tmp_path: Path) -> None:
+    """Issue 33: by default the phones' server is a child process: the box's own process never
+    loads aiohttp nor the routes, and says the phones are on once the child has linked."""
     port = free_port()
     got = run_probe(tmp_path, f"[phones]\nenabled = true\nport = {port}\n")
+    assert got["status"] == 401  # unpaired
+    assert "aiohttp" not in got["modules"] and "companion.web.phone_routes" not in got["modules"]
+    assert "companion.web.link_box" in got["modules"]
+    assert got["listening"] == [f"phones on port {port}"]
+    assert got["code"] == 0
+
+
+def test_with_the_server_in_the_box_s_process_it_answers_too(tmp_path: Path) -> None:
+    port = free_port()
+    got = run_probe(tmp_path, f'[phones]\nenabled = true\nport = {port}\nserver = "thread"\n')
     assert got["status"] == 401  # unpaired
     assert "aiohttp" in got["modules"] and "companion.web.phone_routes" in got["modules"]
     assert got["listening"] == [f"phones on port {port}"]

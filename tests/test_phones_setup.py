@@ -133,15 +133,25 @@ def test_the_installer_writes_the_drop_in_only_when_phones_are_on(
 # --- systemd's view ----------------------------------------------------------------------
 
 
+PHONES_UNIT = ROOT / "systemd" / "trap-companion-phones.service"
+
+
 def with_dropin(tmp_path: Path) -> Path:
+    """The game's unit with the phones' drop-in, beside the phones' own unit (runnable here)."""
     unit = runnable_copy(tmp_path)
     d = unit.parent / "trap-companion.service.d"
     d.mkdir()
     (d / "phones.conf").write_text(phones.dropin_text())
+    python = f"{paths.VENV_DIR}/bin/python"
+    text = PHONES_UNIT.read_text()
+    assert python in text
+    (unit.parent / PHONES_UNIT.name).write_text(
+        text.replace(python, str(tmp_path / "trap-companion"))
+    )
     return unit
 
 
-def exposure(unit: Path) -> float:
+def exposure(unit: Path, name: str = "trap-companion") -> float:
     result = subprocess.run(
         [systemd_analyze(), "security", "--offline=yes", str(unit)],
         capture_output=True,
@@ -155,7 +165,7 @@ def exposure(unit: Path) -> float:
         },
     )
     found = re.search(
-        r"Overall exposure level for trap-companion\.service: (\d+\.\d)", result.stdout
+        rf"Overall exposure level for {re.escape(name)}\.service: (\d+\.\d)", result.stdout
     )
     assert found, result.stdout + result.stderr
     return float(found.group(1))
@@ -166,14 +176,33 @@ def test_systemd_accepts_the_unit_with_the_drop_in(tmp_path: Path) -> None:
     assert result.stderr == "" and result.returncode == 0
 
 
-def test_the_drop_in_opens_only_what_phones_need(tmp_path: Path) -> None:
+def test_the_drop_in_keeps_the_game_s_unit_without_a_network(tmp_path: Path) -> None:
+    """Issue 33 point 1: with phones on, the game's unit keeps PrivateNetwork=yes and AF_UNIX
+    only (its exposure is the phones-off figure); the drop-in only wants the phones' unit and
+    names the UNIX socket between them."""
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     base = exposure(runnable_copy(tmp_path / "a"))
-    opened = exposure(with_dropin(tmp_path / "b"))
-    assert base <= 0.6 < opened <= 1.5  # docs/raspberry-pi.md gives both figures
+    with_phones = exposure(with_dropin(tmp_path / "b"))
+    assert base == with_phones <= 0.6
     text = phones.dropin_text()
-    assert "IPAddressDeny=any" in text and "PrivateNetwork=no" in text
+    assert "PrivateNetwork" not in text and "RestrictAddressFamilies" not in text
+    assert "IPAddress" not in text
+    assert "Wants=trap-companion-phones.service" in text
+    assert "TRAP_COMPANION_PHONES_LINK=/run/trap-companion/phones.sock" in text
+    assert "RuntimeDirectory=trap-companion\n" in UNIT.read_text()
+
+
+def test_the_phones_unit_opens_only_what_phones_need(tmp_path: Path) -> None:
+    unit = with_dropin(tmp_path)
+    phones_unit = unit.parent / PHONES_UNIT.name
+    result = verify(phones_unit)
+    assert result.stderr == "" and result.returncode == 0
+    assert exposure(phones_unit, "trap-companion-phones") <= 2.0  # docs/raspberry-pi.md
+    text = PHONES_UNIT.read_text()
+    assert "IPAddressDeny=any" in text and "PrivateNetwork" not in text
+    assert "BindsTo=trap-companion.service" in text and "CPUWeight=20" in text
+    assert "--link /run/trap-companion/phones.sock" in text
     allow = re.search(r"^IPAddressAllow=(.*)$", text, re.M).group(1).split()
     assert "any" not in allow and "0.0.0.0/0" not in allow
     assert set(allow) == {

@@ -152,8 +152,11 @@ def test_the_state_directory_is_the_only_writable_one() -> None:
     # ProtectSystem=strict exempts every *Directory= systemd manages: a ConfigurationDirectory=
     # made /etc/trap-companion writable inside the daemon's namespace (found by `make systest`).
     assert one("Service", "ProtectSystem") == "strict"
-    for key in ("ConfigurationDirectory", "RuntimeDirectory", "CacheDirectory", "LogsDirectory"):
+    for key in ("ConfigurationDirectory", "CacheDirectory", "LogsDirectory"):
         assert not values("Service", key), f"{key}= would be writable under ProtectSystem=strict"
+    # One folder in /run (empty at each start): the phones' link socket (issue 33), nothing kept.
+    assert values("Service", "RuntimeDirectory") == ["trap-companion"]
+    assert one("Service", "RuntimeDirectoryMode") == "0750"
     for key in ("ReadWritePaths", "BindPaths"):
         assert not values("Service", key)
 

@@ -56,6 +56,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=main)
 
 
+PHONES_UNIT_NAME = "trap-companion-phones.service"  # systemd/trap-companion-phones.service
+
+
 def _systemctl(*args: str) -> None:
     subprocess.run(["systemctl", *args], check=False, timeout=60)
 
@@ -97,6 +100,8 @@ def main(args: argparse.Namespace) -> int:
     )
     if root is None:
         _systemctl("daemon-reload")
+        if not on:  # the phones' own unit (BindsTo= does not stop it on a restart)
+            _systemctl("stop", PHONES_UNIT_NAME)
         if not args.no_restart:
             _systemctl("try-restart", UNIT_NAME)
             print(f"restarted {UNIT_NAME} (if it was running)")

@@ -18,6 +18,7 @@ PIN_FACTORIES = ("auto", "mock", "lgpio", "rpigpio", "native")
 DISPLAYS = ("ssd1306", "sh1106", "dummy", "none")
 READERS = ("rdm6300", "pn532", "none")
 DICE_SOURCES = ("box", "table")
+PHONE_SERVERS = ("process", "thread")
 DEFAULT_PATH = Path("/etc/trap-companion/config.toml")
 INSTALLED_STATE_DIR = Path("/var/lib/trap-companion")  # systemd's StateDirectory=
 
@@ -88,6 +89,9 @@ class PhonesConfig:
 
     enabled: bool = False
     port: int = 8080
+    # "process": the phones' server in a process of its own, linked over a UNIX socket (the
+    # box's process then holds no network socket); "thread": inside the box's process
+    server: str = "process"
 
 
 @dataclass(frozen=True)
@@ -314,6 +318,8 @@ def _check(config: Config, source: _Source) -> None:
         if 0 < port < 1024:
             why += " (the service may not open ports below 1024)"
         raise bad("phones.port", port, why)
+    if config.phones.server not in PHONE_SERVERS:
+        raise bad("phones.server", config.phones.server, f"use one of {', '.join(PHONE_SERVERS)}")
 
 
 def _home_of(key: str) -> str:

@@ -9,7 +9,9 @@ Events and deadlines are handled strictly in the order they happened. While the 
 busy (a frame, an fsync) edges pile up in the queue and deadlines fall due; it then takes
 everything queued and handles an event stamped before a due deadline first (a button's edge
 carries the time it happened, ``t``; an event without one counts from when it is taken), so a
-debounce window never closes on an edge that came inside it.
+debounce window never closes on an edge that came inside it. A remote's inputs (the phones',
+``post_remote``) wait in a bounded queue of their own and are taken one at a time only when
+nothing of the box's own is queued or due.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ import heapq
 import itertools
 import logging
 import queue
+import threading
+from collections import deque
 from collections.abc import Callable
 
 from companion.core.clock import Clock, VirtualClock
@@ -26,6 +30,9 @@ from companion.core.events import Call, Event, Stop
 log = logging.getLogger(__name__)
 
 Handler = Callable[[Event], None]
+
+REMOTE_QUEUE = 32  # a remote's inputs waiting at most (the phones'); more are refused
+_WAKE = Call(lambda: None)  # on the box's queue: a remote's input is waiting
 
 
 class Loop:
@@ -41,11 +48,31 @@ class Loop:
         self._timers: dict[str, tuple[float, int, Callable[[], None]]] = {}
         self._seq = itertools.count()
         self.stopped: Stop | None = None
+        # A remote's inputs (the phones'), bounded, taken only when the box's own queue is
+        # empty: the box's buttons, reader and deadlines always come first.
+        self._remote: deque[Event] = deque()
+        self._remote_lock = threading.Lock()
+        self.remote_limit = REMOTE_QUEUE
 
     # --- any thread ----------------------------------------------------------------------
 
     def post(self, event: Event) -> None:
         self._queue.put(event)
+
+    def post_remote(self, event: Event) -> bool:
+        """A remote's input: False (refused, nothing queued) when ``remote_limit`` wait already.
+        Handled after everything on the box's own queue."""
+        with self._remote_lock:
+            if len(self._remote) >= self.remote_limit:
+                return False
+            wake = not self._remote
+            self._remote.append(event)
+        if wake:  # the consumer may be asleep on the box's queue
+            self._queue.put(_WAKE)
+        return True
+
+    def remote_waiting(self) -> int:
+        return len(self._remote)
 
     # --- consumer thread -----------------------------------------------------------------
 
@@ -91,6 +118,8 @@ class Loop:
             self._arrive(event)
 
     def _arrive(self, event: Event) -> None:
+        if event is _WAKE:  # only says a remote's input waits: taken when the box's are done
+            return
         stamp = getattr(event, "t", None)
         if not isinstance(stamp, int | float):
             # Unstamped: it happened now, and after whatever was posted before it.
@@ -110,9 +139,14 @@ class Loop:
             _, _, fn = self._timers.pop(key)
             self._guard(fn)
             return True
-        if first is None:
+        if first is not None:
+            self._dispatch(heapq.heappop(self._arrived)[2])
+            return True
+        with self._remote_lock:  # nothing of the box's own is waiting or due: a remote's turn
+            remote = self._remote.popleft() if self._remote else None
+        if remote is None:
             return False
-        self._dispatch(heapq.heappop(self._arrived)[2])
+        self._dispatch(remote)
         return True
 
     def _dispatch(self, event: Event) -> None:

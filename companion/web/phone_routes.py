@@ -5,7 +5,10 @@
     POST /api/pair                       ``code`` (a form or JSON): the cookie of a paired phone
     GET  /api/state                      what a phone may see now (``version`` and the public view)
     GET  /api/events                     the same, pushed as Server-Sent Events
-    POST /api/press/{button}[?long=1]    the six buttons as a remote
+    POST /api/press/{button}[?long=1]    the six buttons as a remote, at a person's pace (429
+                                         beyond it, pace.py; 503 while the box's queue for
+                                         phones is full); 200 once the box has handled it
+                                         (journaled and drawn), 202 if still queued after 2 s
     GET  /api/cards                      the game's enrolled cards and the kinds to enrol
     POST /api/cards/{uid}/forget         forget one enrolled card
     POST /api/enrol                      ``card`` and its fields: an enrolment run on the box
@@ -18,7 +21,9 @@ nothing. What needs the box's data is asked on the box's loop (companion/web/pho
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import math
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -27,10 +32,11 @@ from aiohttp import web
 from companion.core.nesting import json_too_deep
 from companion.faces.face import BUTTONS
 from companion.web.guard import MAX_NESTING
-from companion.web.pairing import COOKIE, TOKEN_SECONDS
+from companion.web.pairing import COOKIE, TOKEN_SECONDS, token_hash
 from companion.web.server import WebServer
 from companion.web.static_files import StaticFiles
 
+PRESS_SECONDS = 2.0  # a press answered 200 once handled within this, else 202 (still queued)
 BODY_SECONDS = 3.0  # a body must arrive within this (the guard's limit is for the handler)
 STATIC = {
     "/": ("phone.html", "text/html"),
@@ -46,7 +52,9 @@ def render(shown: Any) -> dict[str, Any]:
 
 class PhoneRoutes:
     def __init__(self, service: Any) -> None:
-        self.service = service  # companion.web.phones.PhoneService
+        # companion.web.phones.PhoneService, or in the phones' own process phones_process.py's
+        # RemoteService: pairing.allows, pace, press, pair and request, nothing else
+        self.service = service
         self.server: WebServer | None = None
 
     def __call__(self, app: web.Application, server: WebServer) -> None:
@@ -104,7 +112,7 @@ class PhoneRoutes:
 
     async def _pair(self, request: web.Request) -> web.Response:
         form = await self._form(request)
-        attempt = self.service.pairing.attempt(form.get("code"), request.remote)
+        attempt = await self.service.pair(form.get("code"), request.remote)
         if attempt.outcome != "paired":
             return web.json_response({"error": attempt.message}, status=attempt.status)
         if self.server is not None and request.remote:
@@ -125,12 +133,42 @@ class PhoneRoutes:
         if button not in BUTTONS:
             raise _error(web.HTTPNotFound, f"no button {button!r}: {', '.join(BUTTONS)}")
         long = request.query.get("long", "0") in ("1", "true", "yes")
-        taken = self.service.controls.press(button, long)
-        return web.json_response({"pressed": button, "long": long, "taken": bool(taken)})
+        phone = token_hash(request.cookies.get(COOKIE, ""))  # paired: the middleware saw it
+        service = self.service
+        if not service.pace.allow(phone):
+            self._note("press-pace", "phones: presses refused, faster than a person presses")
+            wait = max(1, math.ceil(service.pace.wait(phone)))
+            raise _error(
+                web.HTTPTooManyRequests,
+                f"too many presses: at most {service.pace.rate:g} a second",
+                {"Retry-After": str(wait)},
+            )
+        loop = asyncio.get_running_loop()
+        handled: asyncio.Future[None] = loop.create_future()
 
-    async def _ask(self, fn: Any) -> Any:
+        def settle() -> None:  # the box's loop thread, once the press was handled
+            with contextlib.suppress(RuntimeError):  # the server has stopped
+                loop.call_soon_threadsafe(lambda: handled.done() or handled.set_result(None))
+
+        if not service.press(button, long, settle):
+            self._note("press-queue", "phones: presses refused, the box's queue for phones is full")
+            raise _error(
+                web.HTTPServiceUnavailable, "the box is busy; press again", {"Retry-After": "1"}
+            )
+        try:  # 200: the box has taken it; 202: queued, not handled yet (the box is busy)
+            await asyncio.wait_for(asyncio.shield(handled), PRESS_SECONDS)
+        except TimeoutError:
+            return web.json_response({"pressed": button, "long": long, "taken": False}, status=202)
+        return web.json_response({"pressed": button, "long": long, "taken": True})
+
+    def _note(self, kind: str, text: str) -> None:
+        """A refusal a phone can cause at will: a log line a minute with the count."""
+        if self.server is not None:
+            self.server.notes.note(kind, text)
+
+    async def _ask(self, what: str, args: dict[str, Any]) -> Any:
         try:
-            return await asyncio.to_thread(self.service.ask, fn)
+            return await self.service.request(what, args)
         except TimeoutError:
             raise _error(web.HTTPServiceUnavailable, "the box is busy; try again") from None
         except LookupError as err:
@@ -141,23 +179,25 @@ class PhoneRoutes:
             raise _error(web.HTTPBadRequest, str(err)) from None
 
     async def _cards(self, request: web.Request) -> web.Response:
-        return web.json_response(await self._ask(self.service.cards))
+        return web.json_response(await self._ask("cards", {}))
 
     async def _forget(self, request: web.Request) -> web.Response:
         uid = request.match_info["uid"]
         if not (0 < len(uid) <= 32 and uid.isascii() and uid.isalnum()):
             raise _error(web.HTTPBadRequest, "a card UID is hex digits")
         await self._form(request)
-        return web.json_response(await self._ask(lambda: self.service.forget_card(uid.upper())))
+        return web.json_response(await self._ask("forget", {"uid": uid.upper()}))
 
     async def _enrol(self, request: web.Request) -> web.Response:
         form = await self._form(request)
         kind = form.pop("card", "")
         if not kind:
             raise _error(web.HTTPBadRequest, "name the card to enrol (card=...)")
-        return web.json_response(await self._ask(lambda: self.service.start_enrol(kind, form)))
+        return web.json_response(await self._ask("enrol", {"card": kind, "values": form}))
 
 
-def _error(cls: type[web.HTTPException], text: str) -> web.HTTPException:
+def _error(
+    cls: type[web.HTTPException], text: str, headers: dict[str, str] | None = None
+) -> web.HTTPException:
     """An HTTP error whose body says why, as JSON: {"error": "..."} (the guard answers it)."""
-    return cls(text=json.dumps({"error": text}), content_type="application/json")
+    return cls(text=json.dumps({"error": text}), content_type="application/json", headers=headers)

@@ -16,28 +16,34 @@ on the loop's clock). aiohttp is loaded on a thread of its own, so READY does no
 
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures
 import contextlib
 import errno
 import importlib.util
 import logging
 import socket
+import subprocess
+import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from companion.app.phones import box_only
 from companion.core.events import Call
-from companion.faces.controls import LoopControls
 from companion.ui import menus
+from companion.web.pace import Pace
 from companion.web.pairing import SAVE_SECONDS, Pairing
 from companion.web.public import phone_view
 
 log = logging.getLogger(__name__)
 
 RETRY_SECONDS = 30.0
+RESPAWN_SECONDS = 5.0  # the phones' server process started again after it ended
 ANSWER_SECONDS = 2.0  # how long a request waits for the loop to answer
 MINUTE = 60.0
 MINUTE_KEY = "phones-minute"  # the redraw of the pairing code's minutes left
@@ -62,12 +68,23 @@ class PhoneService:
         port: int,
         host: str = "",
         wall: Callable[[], float] = time.time,
+        apart: bool = False,
+        link_path: Path | None = None,
     ) -> None:
         self.app = app
+        # apart: the server in a process of its own (phones_process.py), a child of this one,
+        # reached over a UNIX socket (link.py); this process then holds no network socket
+        self.apart = apart or link_path is not None
+        # link_path: systemd's phones' unit connects there (nothing is started from here);
+        # None: a child process is started, on a link in a private temporary folder
+        self.link_path = link_path
+        self.link: Any = None  # companion.web.link_box.LinkHost, when apart
+        self.child: subprocess.Popen[bytes] | None = None
+        self.linked = False
+        self.sent_phones: dict[str, float] | None = None
         self.port = port
         self.host = host  # "" = every address of the box (IPv6 and IPv4); the sim: 127.0.0.1
-        # The remote's presses are marked as a phone's: they cannot pair nor forget phones.
-        self.controls = LoopControls(app.loop.post, app.remote_press)
+        self.pace = Pace()  # each phone's presses at a person's pace (pace.py)
         self.pairing = Pairing(
             app.config.state_dir(), clock=app.clock.now, wall=wall, on_change=app.phones_changed
         )
@@ -117,6 +134,9 @@ class PhoneService:
     def _listen(self) -> None:
         if self.stopped:
             return
+        if self.apart:
+            self._start_apart()
+            return
         try:
             sock = bind(self.host, self.port)
         except OSError as err:
@@ -144,6 +164,80 @@ class PhoneService:
         log.info("phones: listening on port %d%s", self.port, " (free again)" if was_taken else "")
         if was_taken:
             self.app.refresh()
+
+    # --- apart: the server in a process of its own ------------------------------------------
+
+    def _start_apart(self) -> None:
+        """Loop thread: listen on the link's UNIX socket, then start the server's process."""
+        from companion.web.link_box import LinkHost
+
+        if self.link is None:
+            path = self.link_path or (
+                Path(tempfile.mkdtemp(prefix="trap-companion-phones-")) / "link.sock"
+            )
+            self.link = LinkHost(self, path)
+            self.link.start()
+            if self.view is not None:
+                self.link.send_view(self.seq, self.view)
+            self.send_phones()
+        self._spawn()
+
+    def _spawn(self) -> None:
+        if self.link_path is not None:  # systemd starts the server (trap-companion-phones)
+            return
+        if self.stopped or (self.child is not None and self.child.poll() is None):
+            return
+        command = [sys.executable, "-m", "companion.web.phones_process", "--with-parent"]
+        command += ["--link", str(self.link.path), "--port", str(self.port), "--host", self.host]
+        self.child = subprocess.Popen(command, stdin=subprocess.PIPE)
+        log.info("phones: the phones' server started (pid %d)", self.child.pid)
+        threading.Thread(target=self._watch, args=(self.child,), daemon=True).start()
+
+    def _watch(self, child: subprocess.Popen[bytes]) -> None:
+        """Its own thread: the server's process ending is told on the loop."""
+        code = child.wait()
+        if not self.stopped:
+            self.app.loop.post(Call(lambda: self._child_ended(child, code)))
+
+    def _child_ended(self, child: subprocess.Popen[bytes], code: int) -> None:
+        if self.stopped or child is not self.child:
+            return
+        log.warning(
+            "phones: the phones' server ended (exit status %s); the box plays on and starts it "
+            "again in %d s",
+            code,
+            RESPAWN_SECONDS,
+        )
+        self.linked = False
+        self.app.notice(("Phones unavailable", "the game goes on"))
+        self.app.loop.call_later(RESPAWN_SECONDS, self._spawn, "phones-respawn")
+
+    def link_changed(self, up: bool) -> None:
+        """The link's threads: the server's process linked or gone, told on the loop."""
+        self.app.loop.post(Call(lambda: self._link_changed(up)))
+
+    def _link_changed(self, up: bool) -> None:
+        if self.stopped or up == self.linked:
+            return
+        self.linked = up
+        if up:
+            log.info("phones: the phones' server is linked")
+            self.ready.set()
+            self.send_phones()
+            self.app.refresh()
+        else:
+            log.warning("phones: the link to the phones' server is gone; the box plays on")
+            self.app.notice(("Phones unavailable", "the game goes on"))
+
+    def send_phones(self) -> None:
+        """The paired tokens' hashes and seconds left, to the server's process when changed."""
+        if self.link is None:
+            return
+        now = self.app.clock.now()
+        left = {h: round(until - now, 1) for h, until in dict(self.pairing.phones).items()}
+        if left.keys() != (self.sent_phones or {}).keys() or not self.linked:
+            self.sent_phones = left
+            self.link.send_phones(left)
 
     def _serve(self, sock: socket.socket) -> None:
         """Its own thread: load aiohttp, start the web server on ``sock``, then end (the server
@@ -183,6 +277,9 @@ class PhoneService:
             self.seq += 1
             if self.server is not None:
                 self.server.show(PhoneView(self.seq, view))
+        if self.link is not None:
+            self.link.send_view(self.seq, view)
+            self.send_phones()
 
     def _next_minute(self) -> None:
         """While a pairing code is shown, the box is redrawn as its minutes left go down (the
@@ -229,6 +326,8 @@ class PhoneService:
     def status(self) -> str:
         if self.missing:
             return f"phones off: {self.missing}"
+        if self.apart and not self.linked:
+            return "phones unavailable"
         if self.taken:
             return f"phones: port {self.port} taken (retrying)"
         return f"phones on port {self.port}"
@@ -244,7 +343,20 @@ class PhoneService:
         self.app.loop.cancel("phones-retry")
         self.app.loop.cancel(MINUTE_KEY)
         self.app.loop.cancel(TIME_KEY)
+        self.app.loop.cancel("phones-respawn")
         self.pairing.keep_time()
+        if self.link is not None:
+            self.link.stop()
+            if self.link_path is None:
+                with contextlib.suppress(OSError):
+                    self.link.path.parent.rmdir()
+        if self.child is not None:
+            self.child.terminate()
+            try:
+                self.child.wait(2.0)
+            except subprocess.TimeoutExpired:
+                self.child.kill()
+                self.child.wait()
         if self.thread is not None and self.ready.is_set():
             self.thread.join(2.0)  # a thread still loading aiohttp ends by itself
         if self.server is not None:
@@ -252,6 +364,21 @@ class PhoneService:
         self.server = None
 
     # --- for the server's thread: everything goes through the loop's queue ------------------
+
+    def press(self, button: str, long: bool, then: Callable[[], None] | None = None) -> bool:
+        """A phone's press onto the loop's queue for remotes, behind the box's own inputs;
+        False (nothing queued) when that queue is full. ``then`` runs on the loop thread once
+        the press was handled (journaled and drawn, or refused by the rules). A phone's press is
+        marked as a remote's (``App.remote_press``): it cannot pair nor forget phones."""
+
+        def run() -> None:
+            try:
+                self.app.remote_press(button, long)
+            finally:
+                if then is not None:
+                    then()
+
+        return self.app.loop.post_remote(Call(run))
 
     def ask(self, fn: Callable[[], Any]) -> Any:
         """Run ``fn`` on the loop thread and wait (at most ANSWER_SECONDS) for its answer."""
@@ -265,8 +392,30 @@ class PhoneService:
             finally:
                 self.app.refresh()
 
-        self.app.loop.post(Call(run))
+        if not self.app.loop.post_remote(Call(run)):  # the phones' queue is full
+            raise TimeoutError("the box is busy")
         return future.result(timeout=ANSWER_SECONDS)
+
+    async def pair(self, code: Any, source: Any) -> Any:
+        """A pairing try (pairing.py), off the server's event loop: it may write phones.json."""
+        return await asyncio.to_thread(self.pairing.attempt, code, source)
+
+    def request_fn(self, what: str, args: dict[str, Any]) -> Callable[[], Any]:
+        """What a phone's request runs on the loop thread: ``cards``, ``forget`` (``uid``) or
+        ``enrol`` (``card`` and its ``values``)."""
+        if what == "cards":
+            return self.cards
+        if what == "forget":
+            uid = str(args.get("uid", ""))
+            return lambda: self.forget_card(uid)
+        if what == "enrol":
+            card, values = str(args.get("card", "")), args.get("values") or {}
+            return lambda: self.start_enrol(card, {str(k): str(v) for k, v in values.items()})
+        raise ValueError(f"no request {what!r}")
+
+    async def request(self, what: str, args: dict[str, Any]) -> Any:
+        """A phone's request answered on the loop (``ask``), off the server's event loop."""
+        return await asyncio.to_thread(self.ask, self.request_fn(what, args))
 
     def cards(self) -> dict[str, Any]:
         """Loop thread: the enrolled cards of the game in play and what can be enrolled."""

@@ -1022,8 +1022,10 @@ class Systest:
         )
 
     def phones_on_and_off(self) -> str:
-        """Where the box has the phones face: `phones enable` gives the daemon the network and
-        a listening port, `phones disable` takes them away again (the base unit's state)."""
+        """Phones on (`phones enable`): the phones' server is a unit of its own
+        (trap-companion-phones), listening on the port, at a lower CPU weight; the game's unit
+        keeps its own network namespace and AF_UNIX only. `phones disable` stops the phones'
+        unit (issue 33 point 1)."""
         if self.box.sh(f"{NAME} phones --help").returncode != 0:
             return "no phones command to check"
         # A port free on this host: the container shares the host's network.
@@ -1031,35 +1033,72 @@ class Systest:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]
         self.box.sh(f"sed -i '/^\\[phones\\]/,/^\\[/ s/^port = .*/port = {port}/' {CONFIG}")
+        phones_unit = f"{NAME}-phones.service"
+
+        def phones_show(*props: str) -> dict[str, str]:
+            args = " ".join(f"-p {p}" for p in props)
+            return parse_show(self.box.sh(f"systemctl show {phones_unit} {args}").stdout)
+
+        base = {"RestrictAddressFamilies": "AF_UNIX", "PrivateNetwork": "yes"}
+        if self.box.emulated:  # the emulation's drop-in: no private network namespace there
+            base["PrivateNetwork"] = "no"
         proc = self.box.sh(f"{NAME} phones enable", timeout=90)
         if proc.returncode != 0:
             raise StepFailed(f"phones enable exited {proc.returncode}: {failure_tail(proc)}")
         try:
             show = self.running("after phones enable, ")
             unit = self.box.show("RestrictAddressFamilies", "PrivateNetwork")
-            if "AF_INET" not in unit.get("RestrictAddressFamilies", "").split():
-                raise StepFailed(f"phones enabled, but the unit allows only {unit}")
+            if unit != base:
+                raise StepFailed(f"phones enabled, and the game's unit has a network: {unit}")
+            if not self.box.emulated:
+                ns = self.box.sh(f"readlink /proc/{show['MainPID']}/ns/net /proc/1/ns/net")
+                pair = ns.stdout.split()
+                if len(pair) != 2 or pair[0] == pair[1]:
+                    raise StepFailed(f"phones enabled, the game shares a network: {pair}")
+            served: dict[str, str] = {}
 
             def listening() -> bool:
-                tables = self.box.sh(f"cat /proc/{show['MainPID']}/net/tcp*").stdout
+                served.update(phones_show("ActiveState", "MainPID", "CPUWeight"))
+                if served.get("ActiveState") != "active" or served.get("MainPID") in ("", "0"):
+                    return False
+                tables = self.box.sh(f"cat /proc/{served['MainPID']}/net/tcp*").stdout
                 return f":{port:04X} " in tables
 
-            wait_for(
-                f"the daemon listening on port {port} with phones on", listening, 15 * self.box.pace
-            )
+            wait_for(f"the phones' unit listening on port {port}", listening, 20 * self.box.pace)
+
+            def linked() -> bool:  # the game's STATUS says so only once the link is up
+                text = self.box.show("StatusText").get("StatusText", "")
+                return f"phones on port {port}" in text
+
+            wait_for("the game linked to the phones' unit", linked, 20 * self.box.pace)
+            if served.get("CPUWeight") != "20":
+                raise StepFailed(f"the phones' unit has CPUWeight={served.get('CPUWeight')}")
+            sockets = self.box.sh(
+                f"ls -l /proc/{show['MainPID']}/fd | grep -o 'socket:\\[[0-9]*\\]' "
+                "| tr -dc '0-9\\n'"
+            ).stdout.split()
+            inet = self.box.sh(
+                "cat /proc/net/tcp /proc/net/tcp6 /proc/net/udp /proc/net/udp6"
+            ).stdout
+            held = [inode for inode in sockets if f" {inode} " in inet]
+            if held:
+                raise StepFailed(f"phones enabled, the game holds internet sockets: {held}")
         finally:
             proc = self.box.sh(f"{NAME} phones disable", timeout=90)
         if proc.returncode != 0:
             raise StepFailed(f"phones disable exited {proc.returncode}: {failure_tail(proc)}")
         show = self.running("after phones disable, ")
         unit = self.box.show("RestrictAddressFamilies", "PrivateNetwork")
-        ns = self.box.sh(f"readlink /proc/{show['MainPID']}/ns/net /proc/1/ns/net").stdout.split()
-        base = {"RestrictAddressFamilies": "AF_UNIX", "PrivateNetwork": "yes"}
-        if self.box.emulated:  # the emulation's drop-in: no private network namespace there
-            base["PrivateNetwork"], ns = "no", ["own", "namespace"]
-        if unit != base or (len(ns) != 2 or ns[0] == ns[1]):
-            raise StepFailed(f"after phones disable the daemon keeps a network: {unit}")
-        return f"phones enable: the network and port {port}; disable: AF_UNIX only again"
+        if unit != base:
+            raise StepFailed(f"after phones disable the daemon has a network: {unit}")
+        state = phones_show("ActiveState").get("ActiveState")
+        if state not in ("inactive", "failed"):
+            raise StepFailed(f"after phones disable the phones' unit is {state}")
+        return (
+            f"phones enable: the phones' own unit on port {port} (CPUWeight 20) linked to the "
+            "game, the game's unit AF_UNIX only in its own network; disable: the phones' unit "
+            "stopped"
+        )
 
     # 7
 
