@@ -1047,7 +1047,8 @@ def frame_cost(frames: int = 300) -> dict[str, float]:
 
 def pi_class(quick: bool = False) -> dict[str, Any]:
     """The figures that read as a Pi's when run under emulation: the CPU's pace, start to
-    READY=1, button and card to frame, a replay, a game of any length (start and a press)."""
+    READY=1, button and card to frame, a replay, a game of any length (start and a press), the
+    box's own press under the phones' floods."""
     results: dict[str, Any] = {}
     results.update(python_loop())
     results.update(bare_import(1 if quick else 3))
@@ -1066,6 +1067,7 @@ def pi_class(quick: bool = False) -> dict[str, Any]:
     results.update(replay_speed())
     results.update(start_by_game_length(runs=1 if quick else 3))
     results.update(press_cpu_by_game_length(presses=200 if quick else 600))
+    results.update(_floods(30 if quick else 100))
     results["load_average"] = [round(n, 2) for n in os.getloadavg()]
     results["machine"] = {
         "cpus": os.cpu_count(),
@@ -1073,6 +1075,17 @@ def pi_class(quick: bool = False) -> dict[str, Any]:
         "arch": platform.machine(),
     }
     return results
+
+
+def _floods(presses: int) -> dict[str, Any]:
+    """The box's own press under the phones' floods (companion/bench_floods.py), the server
+    apart; a run that fails says why in the figures instead of ending the others."""
+    from companion import bench_floods
+
+    try:
+        return bench_floods.button_under_floods(presses)
+    except (OSError, RuntimeError, subprocess.SubprocessError) as err:
+        return {"own_press_floods_error": str(err)}
 
 
 # --- a game of any length (issue 31 point 2: the journal's bound) -------------------------------

@@ -117,8 +117,10 @@ def test_cis_part_covers_the_hardware_daemon_journal_and_every_replay() -> None:
 def test_the_bench_table_puts_both_runs_side_by_side() -> None:
     native = {"python_loop_seconds": 0.5, "ready_seconds": 1.0}
     emulated = {"python_loop_seconds": 4.5, "ready_seconds": 9.0, "button_p99_ms": 50}
+    emulated["own_press_press_ratio_p99"] = 1.3
     lines = pitest.bench_table("arm64", native, emulated)
     assert "| plain Python loop, s | 0.5 | 4.5 | 9.0x |" in lines
+    assert "| own press, press flood / quiet, p99 | None | 1.3 | - |" in lines  # issue 33
     verdict = pitest.budget_verdict(emulated, "TimeoutStartSec=90\nWatchdogSec=10\n")
     assert verdict[0].startswith("start: READY=1 after 9.0 s emulated; TimeoutStartSec=90 s")
     assert "WatchdogSec=10 s is 200 times that" in verdict[1]

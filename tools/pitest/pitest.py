@@ -437,12 +437,25 @@ GAME_LENGTH_ROWS = (
     ("press_cpu_ratio_long_to_short", "press CPU, step 100,000 / step 10"),
 )
 
+# The box's own press under the phones' floods, the server apart (issue 33 point 6).
+FLOOD_ROWS = (
+    ("own_press_quiet_p50_ms", "own press to frame, quiet, p50 ms"),
+    ("own_press_quiet_p99_ms", "own press to frame, quiet, p99 ms"),
+    ("own_press_json_bomb_p99_ms", "own press, JSON-bomb flood, p99 ms"),
+    ("own_press_json_bomb_ratio_p99", "own press, JSON bomb / quiet, p99"),
+    ("own_press_slow_read_p99_ms", "own press, slow readers, p99 ms"),
+    ("own_press_slow_read_ratio_p99", "own press, slow readers / quiet, p99"),
+    ("own_press_press_p99_ms", "own press, a phone's press flood, p99 ms"),
+    ("own_press_press_ratio_p99", "own press, press flood / quiet, p99"),
+    ("own_press_floods_error", "floods: what went wrong (if anything)"),
+)
+
 
 def bench_table(arch: str, native: dict[str, Any], emulated: dict[str, Any]) -> list[str]:
     """Native and emulated side by side, with the ratio; the loop's ratio is the slowdown."""
     here = platform.machine()
     lines = [f"| figure | {here} | {arch} (QEMU) | ratio |", "|---|---|---|---|"]
-    for key, label in (*BENCH_ROWS, *GAME_LENGTH_ROWS):
+    for key, label in (*BENCH_ROWS, *GAME_LENGTH_ROWS, *FLOOD_ROWS):
         a, b = native.get(key), emulated.get(key)
         ratio = (
             f"{b / a:.1f}x"
