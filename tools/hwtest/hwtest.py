@@ -58,7 +58,7 @@ import ssd1306  # noqa: E402
 import systest  # noqa: E402  (tools/systest/systest.py: Log, checkout_files, host_pip)
 
 RECIPE = HERE / "recipe.toml"
-IMAGE_FILES = ("recipe.toml", "i2c-record.c", "agent.py", "board.sh")
+IMAGE = HERE / "image"  # what the image gets besides the root and the kernel (all in the digest)
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE, EXIT_SKIP = 0, 1, 2, 77
 # Host packages the tool needs; installed with apt-get when missing (CI runs as root).
 HOST_PACKAGES = {
@@ -261,11 +261,10 @@ def edit_dts(dts: str, revision: int, disable: list[str]) -> str:
         stripped = line.strip()
         if stripped.endswith("{") and any(stripped.startswith(n) for n in disable):
             out.append('\t\tstatus = "disabled";')
-    text = "\n".join(out) + "\n"
-    root = text.index("/ {")
-    head = text.index("\n", root) + 1
-    system = f"\tsystem {{\n\t\tlinux,revision = <{revision:#x}>;\n\t}};\n\n"
-    return text[:head] + system + text[head:]
+    text = "\n".join(out).rstrip() + "\n"
+    end = text.rindex("};")  # the root node's end: subnodes follow its properties
+    system = f"\n\tsystem {{\n\t\tlinux,revision = <{revision:#x}>;\n\t}};\n"
+    return text[:end] + system + text[end:]
 
 
 def cpio_newc(root: Path) -> bytes:
@@ -278,50 +277,6 @@ def cpio_newc(root: Path) -> bytes:
         check=True,
     )
     return proc.stdout
-
-
-INIT = """#!/bin/busybox sh
-# make hwtest's initramfs: load what reaches the root disk, mount it, hand over to systemd.
-/bin/busybox --install -s /bin
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev
-for m in $(cat /modules); do insmod "/lib/modules/$m" 2>/dev/null; done
-i=0
-while [ ! -b /dev/vda ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
-mkdir -p /newroot
-mount -t ext4 -o rw /dev/vda /newroot || { echo "hwtest init: no root disk"; sleep 5; poweroff -f; }
-umount /proc /sys
-mount --move /dev /newroot/dev
-exec switch_root /newroot /sbin/init
-"""
-
-AGENT_UNIT = """[Unit]
-Description=make hwtest's agent (the test machine's, not the box's)
-After=systemd-modules-load.service
-
-[Service]
-ExecStart=/usr/bin/python3 /usr/local/lib/hwtest/agent.py
-Restart=always
-RestartSec=1
-
-[Install]
-WantedBy=multi-user.target
-"""
-
-BOARD_UNIT = """[Unit]
-Description=make hwtest's board: gpio-sim, i2c-record, /dev/serial0 (a Pi's hardware)
-After=systemd-modules-load.service systemd-udevd.service
-Before=trap-companion.service
-
-[Service]
-Type=oneshot
-RemainAfterExit=yes
-ExecStart=/usr/local/lib/hwtest/board.sh
-
-[Install]
-WantedBy=multi-user.target
-"""
 
 
 @dataclass
@@ -448,7 +403,8 @@ def build_image(cache: Path, log: systest.Log) -> tuple[Image, dict[str, Any]]:
     apt.update()
     abi, version = apt.kernel(recipe["kernel_meta"])
     rootfs = piroot.root("arm64", log)  # waits while another run builds it (its lock)
-    texts = [(HERE / f).read_bytes() for f in IMAGE_FILES]
+    texts = [RECIPE.read_bytes(), (HERE / "i2c-record.c").read_bytes()]
+    texts += [f.name.encode() + f.read_bytes() for f in sorted(IMAGE.iterdir())]
     digest = image_digest(texts, abi, version, rootfs.name)
     done = cache / f"image-{digest}"
     image = Image(
@@ -486,31 +442,34 @@ def build_image(cache: Path, log: systest.Log) -> tuple[Image, dict[str, Any]]:
     run(["cp", "-a", "--reflink=auto", str(rootfs), str(stage)], log)
     mods = stage / "lib/modules" / kver
     shutil.rmtree(mods, ignore_errors=True)
+    mods.parent.mkdir(parents=True, exist_ok=True)
     run(["cp", "-a", str(kroot / "lib/modules" / kver), str(mods)], log)
     (mods / "extra").mkdir(exist_ok=True)
     for ko in modules.glob("*.ko"):
         shutil.copy(ko, mods / "extra" / ko.name)
     run(["depmod", "-b", str(stage), kver], log)
-    # The test machine's own parts (not the box's): the agent, the board, the Pi's serial0.
+    # The test machine's own parts (not the box's): the agent, the board, a Pi's udev rules and
+    # groups (gpio, i2c: Raspberry Pi OS has them before any install).
     lib = stage / "usr/local/lib/hwtest"
     lib.mkdir(parents=True, exist_ok=True)
     for name in ("agent.py", "board.sh"):
-        shutil.copy(HERE / name, lib / name)
+        shutil.copy(IMAGE / name, lib / name)
         (lib / name).chmod(0o755)
     units = stage / "etc/systemd/system"
     wants = units / "multi-user.target.wants"
     wants.mkdir(parents=True, exist_ok=True)
-    for name, text in (("hwtest-agent.service", AGENT_UNIT), ("hwtest-board.service", BOARD_UNIT)):
-        (units / name).write_text(text)
+    for name in ("hwtest-agent.service", "hwtest-board.service"):
+        shutil.copy(IMAGE / name, units / name)
         link = wants / name
         if not link.is_symlink():
             link.symlink_to(f"/etc/systemd/system/{name}")
     (stage / "etc/modules-load.d").mkdir(parents=True, exist_ok=True)
     (stage / "etc/modules-load.d/hwtest.conf").write_text("virtio_console\n9pnet_virtio\n9p\n")
     (stage / "etc/udev/rules.d").mkdir(parents=True, exist_ok=True)
-    (stage / "etc/udev/rules.d/90-hwtest-serial0.rules").write_text(
-        '# As Raspberry Pi OS names its primary UART.\nKERNEL=="ttyS0", SYMLINK+="serial0"\n'
-    )
+    shutil.copy(IMAGE / "90-hwtest-pi.rules", stage / "etc/udev/rules.d/90-hwtest-pi.rules")
+    for group in ("gpio", "i2c"):
+        if f"\n{group}:" not in "\n" + (stage / "etc/group").read_text():
+            run(["groupadd", "--root", str(stage), "--system", group], log)
     (stage / "etc/fstab").write_text("/dev/vda / ext4 rw,errors=remount-ro 0 1\n")
     (stage / "etc/hostname").write_text("trapbox\n")
     # python3-lgpio's place on Raspberry Pi OS: the PyPI wheel, unpacked where pip would put it.
@@ -533,7 +492,7 @@ def build_image(cache: Path, log: systest.Log) -> tuple[Image, dict[str, Any]]:
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(mods / path, target)
     (initramfs / "modules").write_text("\n".join(order) + "\n")
-    (initramfs / "init").write_text(INIT)
+    shutil.copy(IMAGE / "init", initramfs / "init")
     (initramfs / "init").chmod(0o755)
     (tmp / "initrd.img").write_bytes(cpio_newc(initramfs))
     shutil.rmtree(initramfs)
@@ -557,7 +516,8 @@ def build_image(cache: Path, log: systest.Log) -> tuple[Image, dict[str, Any]]:
     )
     (tmp / "ok").write_text("")
     for old in cache.glob("image-*"):
-        shutil.rmtree(old, ignore_errors=True)
+        if old != tmp:
+            shutil.rmtree(old, ignore_errors=True)
     tmp.rename(done)
     say(f"hwtest: image built in {time.monotonic() - started:.0f} s")
     return image, recipe
@@ -594,7 +554,10 @@ class Agent:
         self.next_id += 1
         ident = self.next_id
         request = {"id": ident, "argv": argv, "timeout": timeout, **kw}
-        self.sock.sendall(json.dumps(request).encode() + b"\n")
+        try:
+            self.sock.sendall(json.dumps(request).encode() + b"\n")
+        except OSError as err:
+            raise Failed(f"the agent's port: {err}") from None
         end = time.monotonic() + timeout + 15
         while True:
             while b"\n" in self.buffered:
@@ -613,6 +576,8 @@ class Agent:
                 chunk = self.sock.recv(1 << 20)
             except TimeoutError:
                 continue
+            except OSError as err:
+                raise Failed(f"the agent's port: {err}") from None
             if not chunk:
                 raise Failed("the agent's port closed")
             self.buffered += chunk
@@ -624,8 +589,8 @@ class Agent:
             try:
                 if self.call(["true"], timeout=3)["rc"] == 0:
                     return time.monotonic() - started
-            except Failed:
-                if time.monotonic() - started > guard:
+            except Failed as err:
+                if "port" in str(err) or time.monotonic() - started > guard:
                     raise Failed(f"the VM's agent did not answer within {guard:.0f} s") from None
 
     def sh(self, script: str, timeout: float = COMMAND_GUARD, check: bool = True) -> str:
@@ -852,7 +817,12 @@ def step_install(r: Run, started: float) -> None:
     r.log.write(answer["out"] + answer["err"])
     if answer["rc"] != 0:
         tail = (answer["err"] or answer["out"]).strip().splitlines()[-3:]
-        raise Failed(f"make install exit {answer['rc']} after {took:.0f} s: {' | '.join(tail)}")
+        why = a.sh(f"journalctl -b -u {UNIT} -o cat -n 40", check=False)
+        r.log.write(why)
+        raise Failed(
+            f"make install exit {answer['rc']} after {took:.0f} s: {' | '.join(tail)}; the "
+            f"daemon said: {' | '.join(why.strip().splitlines()[-4:])}"
+        )
     if r.fault:
         inject(r)
         a.sh(f"systemctl restart {UNIT}", timeout=180)
