@@ -464,7 +464,7 @@ def build_image(cache: Path, log: systest.Log) -> tuple[Image, dict[str, Any]]:
         if not link.is_symlink():
             link.symlink_to(f"/etc/systemd/system/{name}")
     (stage / "etc/modules-load.d").mkdir(parents=True, exist_ok=True)
-    (stage / "etc/modules-load.d/hwtest.conf").write_text("virtio_console\n9pnet_virtio\n9p\n")
+    shutil.copy(IMAGE / "hwtest-modules.conf", stage / "etc/modules-load.d/hwtest.conf")
     (stage / "etc/udev/rules.d").mkdir(parents=True, exist_ok=True)
     shutil.copy(IMAGE / "90-hwtest-pi.rules", stage / "etc/udev/rules.d/90-hwtest-pi.rules")
     for group in ("gpio", "i2c"):

@@ -5,11 +5,9 @@
 #    a button by pulling its line down (sim_gpioN/pull) and reads outputs from sim_gpioN/value.
 #  - I2C: i2c-record as bus 1 with the OLED at 0x3c; i2c-dev for /dev/i2c-1.
 #  - UART: the first PCI 16550 is /dev/ttyS0; udev names it /dev/serial0 as on a Pi.
+# The modules are loaded by systemd-modules-load (/etc/modules-load.d/hwtest.conf; a minbase
+# root has no modprobe).
 set -eu
-modprobe configfs
-modprobe gpio-sim
-modprobe i2c-dev
-modprobe i2c-record
 mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
 sim=/sys/kernel/config/gpio-sim/pi
 if [ ! -d "$sim" ]; then
