@@ -31,10 +31,19 @@ def line(pin: int, what: str) -> str:
     return found[0]
 
 
-def pull(path: str, value: str) -> int:
-    with open(path, "w") as f:
-        f.write(value)
+def pull(fd: int, value: bytes) -> int:
+    os.pwrite(fd, value, 0)
     return time.monotonic_ns()
+
+
+def hold(fd: int, since_ns: int, seconds: float) -> None:
+    """Until SECONDS after SINCE_NS: sleeping for long holds, spinning for a glitch's few ms
+    (a sleep's wake-up under emulation can take longer than the glitch itself)."""
+    end = since_ns + int(seconds * 1e9)
+    if seconds > 0.05:
+        time.sleep(max(0.0, (end - time.monotonic_ns()) / 1e9))
+    while time.monotonic_ns() < end:
+        pass
 
 
 def read_log() -> bytes:
@@ -62,18 +71,22 @@ def drain(quiet: float) -> bytes:
 
 
 def press(pin: int, seconds: float, bounce: int, quiet: float) -> dict:
-    path = line(pin, "pull")
+    fd = os.open(line(pin, "pull"), os.O_WRONLY)
+    down, up = b"pull-down", b"pull-up"
     before = read_log()
     edges = []
-    t_down = pull(path, "pull-down")
-    edges.append(t_down)
-    for _ in range(bounce):  # contact bounce: up and down again within a few ms
-        time.sleep(0.0005)
-        edges.append(pull(path, "pull-up"))
-        time.sleep(0.0005)
-        edges.append(pull(path, "pull-down"))
-    time.sleep(seconds)
-    t_up = pull(path, "pull-up")
+    try:
+        t_down = pull(fd, down)
+        edges.append(t_down)
+        for _ in range(bounce):  # contact bounce: up and down again within a few ms
+            hold(fd, edges[-1], 0.0005)
+            edges.append(pull(fd, up))
+            hold(fd, edges[-1], 0.0005)
+            edges.append(pull(fd, down))
+        hold(fd, t_down, seconds)
+        t_up = pull(fd, up)
+    finally:
+        os.close(fd)
     after = drain(quiet)
     return {
         "t_down": t_down,
