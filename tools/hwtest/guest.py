@@ -79,9 +79,9 @@ def press(pin: int, seconds: float, bounce: int, quiet: float) -> dict:
         t_down = pull(fd, down)
         edges.append(t_down)
         for _ in range(bounce):  # contact bounce: up and down again within a few ms
-            hold(fd, edges[-1], 0.0005)
+            hold(fd, edges[-1], 0.0002)
             edges.append(pull(fd, up))
-            hold(fd, edges[-1], 0.0005)
+            hold(fd, edges[-1], 0.0002)
             edges.append(pull(fd, down))
         hold(fd, t_down, seconds)
         t_up = pull(fd, up)
