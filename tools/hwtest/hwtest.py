@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import base64
 import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -1004,15 +1005,15 @@ def cursor(r: Run) -> str:
 
 
 def guest_offset(r: Run) -> tuple[float, float]:
-    """Guest CLOCK_MONOTONIC minus host monotonic (ns), and the round trip it is known to."""
+    """Guest CLOCK_MONOTONIC minus host monotonic (ns), and the round trip that bounds its
+    error: the agent stamps its answer after running `true`, between our send and receive."""
     best: tuple[float, float] | None = None
     for _ in range(5):
         t0 = time.monotonic_ns()
-        g = r.agent.guest("clock")["t"]
+        g = r.agent.call(["true"], timeout=10)["t"]
         t1 = time.monotonic_ns()
-        rtt = t1 - t0
-        if best is None or rtt < best[1]:
-            best = (g - (t0 + t1) / 2, rtt)
+        if best is None or t1 - t0 < best[1]:
+            best = (g - t1, t1 - t0)  # the stamp is late in the round trip: nearer t1
     assert best is not None
     return best
 
@@ -1245,8 +1246,10 @@ def main(argv: list[str] | None = None) -> int:
         try:
             ensure_host_packages(log)
             say("hwtest: " + piroot.ensure_emulation("arm64"))
-            image, recipe = build_image(cache, log)
-            wheels = wheelhouse(cache, recipe, log)
+            with (cache / "lock").open("w") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)  # one preparation at a time (apt's lists)
+                image, recipe = build_image(cache, log)
+                wheels = wheelhouse(cache, recipe, log)
             prepared = time.monotonic() - started
             run_dir = Path(tempfile.mkdtemp(prefix="hwtest-", dir=cache))
             if not args.keep:
