@@ -893,14 +893,13 @@ def inject(r: Run) -> None:
     a = r.agent
     if r.fault == "lose-press":
         script = (
-            "import re,sys\np=sys.argv[1]\ns=open(p).read()\n"
-            "s=s.replace('    def _edge(', '    _dropped = [0]\\n\\n    def _edge(', 1)\n"
-            "m=re.search(r'\\n(\\s+)def (\\w+)\\(\\) -> None:\\n', s[s.index('_dropped'):])\n"
-            "assert m, 'no inner callback'\n"
-            "i=s.index('_dropped')+m.end(); ind=m.group(1)+'    '\n"
-            "s=s[:i]+ind+'if pressed:\\n'+ind+'    ButtonPins._dropped[0] += 1\\n'+ind+"
-            "'    if ButtonPins._dropped[0] % 3 == 0:\\n'+ind+'        return\\n'+s[i:]\n"
-            "open(p,'w').write(s)\n"
+            "import sys\np=sys.argv[1]\ns=open(p).read()\n"
+            "old='            post(ButtonEdge(name, pressed, clock.now()))\\n'\n"
+            "assert old in s\n"
+            "new=('            if pressed:\\n                _DROPPED[0] += 1\\n'\n"
+            "     '                if _DROPPED[0] % 3 == 0:\\n'\n"
+            "     '                    return\\n' + old)\n"
+            "s=s.replace(old, new) + '\\n_DROPPED = [0]\\n'\nopen(p,'w').write(s)\n"
         )
         target = f"{SITE}/hal/buttons.py"
     elif r.fault == "wrong-frame":
