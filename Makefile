@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: sim test lint format bench clean install uninstall systest pitest pibench
+.PHONY: sim test lint format bench clean install uninstall systest pitest pibench hwtest
 
 # First run: about half a minute, one line per step (pip's own chatter stays quiet).
 # --prefer-binary, as the installer: where a library's newest release has no wheel for this CPU
@@ -60,6 +60,14 @@ systest:
 pitest: $(STAMP)
 	@test -n "$(ARCH)" || { echo "make pitest: say which CPU: ARCH=arm64 or ARCH=armhf"; exit 2; }
 	@$(PYTHON) tools/pitest/pitest.py --arch $(ARCH) $(PITEST_ARGS)
+
+# The box through real kernel drivers in a booted Debian 12 arm64 VM under qemu-system-aarch64
+# (root; tools/hwtest/hwtest.py, docs/raspberry-pi.md): buttons on gpio-sim, the OLED on a
+# recording I2C adapter, card readers on PCI UARTs. HWTEST_FAULT=lose-press|wrong-frame|miss-card
+# patches the box in the VM to show the checks fail.
+hwtest: $(STAMP)
+	@test -n "$(ARCH)" || { echo "make hwtest: say which CPU: ARCH=arm64"; exit 2; }
+	@$(BIN)/python tools/hwtest/hwtest.py --arch $(ARCH) $(HWTEST_ARGS)
 
 # `trap-companion bench --pi-class` on the emulated CPU and here in the same run, side by side
 # (PIBENCH_ARGS=--alone: one after the other, so neither takes CPU from the other).

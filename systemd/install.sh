@@ -21,6 +21,8 @@
 #   BOOT_DIR=DIR     the boot partition (default /boot/firmware)
 #   MODEL_FILE=FILE  where the board names its model (default [DIR]/proc/device-tree/model)
 #   PYTHON=python3   the interpreter the venv is made from
+#   SYSTEMD_RUNNING=DIR  exists when systemd runs (default /run/systemd/system, as sd_booted
+#                    checks); without it (an image build, a chroot) the service is enabled only
 #
 # The paths match companion/pi/paths.py and systemd/trap-companion.service.
 set -euo pipefail
@@ -35,6 +37,7 @@ GROUPS_NEEDED=(gpio i2c dialout)
 APT_PACKAGES=(python3 python3-venv python3-pip python3-lgpio python3-pil i2c-tools)
 BOOT_DIR=${BOOT_DIR:-/boot/firmware}
 PYTHON=${PYTHON:-python3}
+SYSTEMD_RUNNING=${SYSTEMD_RUNNING:-/run/systemd/system}
 MODELS=$REPO/firmware/models.toml
 
 step() { printf '\n==> %s\n' "$*"; }
@@ -212,14 +215,22 @@ if [ "${SKIP_FIRMWARE:-0}" != 1 ] && [ -f "$BOOT_DIR/config.txt" ]; then
     fi
 fi
 
-# 9. systemd.
+# 9. systemd. In an image build or a chroot no systemd runs ("not booted with systemd"): there is
+#    nothing to reload or start, and enabling is only the unit's links, which systemctl makes
+#    without a manager; the service starts at the image's first boot.
 step "Enabling the service"
-systemctl daemon-reload
-systemctl enable "$NAME.service"
-# Phones off: their own unit stops (a restart of the box's unit does not stop it).
-[ "$phones_on" = 1 ] || systemctl stop "$NAME-phones.service" 2>/dev/null || true
-if [ "${NO_START:-0}" != 1 ]; then
-    systemctl restart "$NAME.service"
+if [ -d "$SYSTEMD_RUNNING" ]; then
+    systemctl daemon-reload
+    systemctl enable "$NAME.service"
+    # Phones off: their own unit stops (a restart of the box's unit does not stop it).
+    [ "$phones_on" = 1 ] || systemctl stop "$NAME-phones.service" 2>/dev/null || true
+    if [ "${NO_START:-0}" != 1 ]; then
+        systemctl restart "$NAME.service"
+    fi
+else
+    SYSTEMD_OFFLINE=1 systemctl enable "$NAME.service"
+    say "systemd is not running here (an image build or a chroot): the service is enabled and"
+    say "starts at the next boot."
 fi
 
 cat <<EOF

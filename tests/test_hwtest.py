@@ -1,0 +1,161 @@
+"""make hwtest: the parts that need no VM (the run itself is `make hwtest ARCH=arm64`,
+docs/raspberry-pi.md): the panel rebuilt from recorded I2C writes, the device tree's edit, the
+initramfs's module order, why a machine cannot run it."""
+
+from __future__ import annotations
+
+import struct
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from luma.core.interface.serial import i2c as luma_i2c
+from luma.oled.device import ssd1306 as luma_ssd1306
+from PIL import Image, ImageDraw
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tools" / "hwtest"))
+
+import hwtest  # noqa: E402
+import ssd1306  # noqa: E402
+
+
+class RecordingBus:
+    """smbus2's calls luma makes, recorded as i2c-record would (control byte first)."""
+
+    def __init__(self) -> None:
+        self.messages: list[bytes] = []
+
+    def write_i2c_block_data(self, addr: int, control: int, data: list[int]) -> None:
+        self.messages.append(bytes([control, *data]))
+
+    def i2c_rdwr(self, *msgs: object) -> None:
+        for msg in msgs:
+            self.messages.append(bytes(msg))  # type: ignore[call-overload]
+
+    def close(self) -> None:
+        pass
+
+
+def panel_after(images: list[Image.Image]) -> tuple[ssd1306.Ssd1306, list[bytes]]:
+    bus = RecordingBus()
+    device = luma_ssd1306(luma_i2c(bus=bus, address=0x3C), width=128, height=64)
+    for image in images:
+        device.display(image)
+    panel = ssd1306.Ssd1306()
+    blob = b"".join(struct.pack("<QHH", n, 0x3C, len(m)) + m for n, m in enumerate(bus.messages))
+    writes, rest = ssd1306.parse_records(blob)
+    assert rest == b"" and len(writes) == len(bus.messages)
+    for w in writes:
+        panel.feed(w.data)
+    return panel, bus.messages
+
+
+def drawn(text: str, box: tuple[int, int, int, int] | None = None) -> Image.Image:
+    image = Image.new("1", (128, 64))
+    draw = ImageDraw.Draw(image)
+    draw.text((3, 5), text, fill=1)
+    if box:
+        draw.rectangle(box, outline=1)
+    return image
+
+
+def test_a_frame_luma_sends_comes_back_pixel_for_pixel() -> None:
+    image = drawn("Choose a game", (0, 0, 127, 63))
+    panel, _ = panel_after([image])
+    assert panel.on
+    assert ssd1306.differing(panel.pixels(), ssd1306.image_pixels(image)) == 0
+
+
+def test_luma_sends_only_what_changed_and_the_panel_still_matches() -> None:
+    first, second = drawn("Dice"), drawn("Dice", (100, 40, 120, 60))
+    panel, _ = panel_after([first, second])
+    assert ssd1306.differing(panel.pixels(), ssd1306.image_pixels(second)) == 0
+    assert ssd1306.differing(panel.pixels(), ssd1306.image_pixels(first)) > 0
+
+
+def test_a_missing_pixel_is_counted() -> None:
+    image = drawn("Trap")
+    panel, _ = panel_after([image])
+    wrong = image.copy()
+    wrong.putpixel((127, 63), 1)
+    assert ssd1306.differing(panel.pixels(), ssd1306.image_pixels(wrong)) == 1
+
+
+@given(st.binary(max_size=64))
+def test_a_cut_record_is_kept_for_the_next_read(tail: bytes) -> None:
+    whole = struct.pack("<QHH", 7, 0x3C, 3) + b"\x00\xae\xaf"
+    writes, rest = ssd1306.parse_records(whole + struct.pack("<QHH", 8, 0x3C, 200) + tail)
+    assert [(w.t_ns, w.data) for w in writes] == [(7, b"\x00\xae\xaf")]
+    assert len(rest) == 12 + len(tail)
+
+
+def test_page_addressing_is_followed_too() -> None:
+    panel = ssd1306.Ssd1306()
+    panel.feed(bytes([0x00, 0x20, 0x02, 0xB3, 0x05, 0x12]))  # page mode, page 3, column 0x25
+    panel.feed(bytes([0x40, 0xFF]))
+    assert panel.ram[3 * 128 + 0x25] == 0xFF
+    assert sum(map(sum, panel.pixels())) == 8
+
+
+DTS = """/dts-v1/;
+
+/ {
+\tinterrupt-parent = <0x8002>;
+\tmodel = "linux,dummy-virt";
+
+\tpl061@9030000 {
+\t\tcompatible = "arm,pl061\\0arm,primecell";
+\t};
+
+\tgpio-keys {
+\t\tcompatible = "gpio-keys";
+\t};
+};
+"""
+
+
+def test_the_device_tree_gets_a_pi_revision_and_loses_the_pl061() -> None:
+    out = hwtest.edit_dts(DTS, 0xC03114, ["pl061@", "gpio-keys"])
+    assert "\tsystem {\n\t\tlinux,revision = <0xc03114>;\n\t};" in out
+    assert out.count('status = "disabled";') == 2
+    assert out.index("pl061@") < out.index('status = "disabled"')
+
+
+def test_initramfs_modules_come_after_what_they_need() -> None:
+    dep = (
+        "kernel/fs/ext4/ext4.ko: kernel/fs/mbcache.ko kernel/fs/jbd2/jbd2.ko kernel/lib/crc16.ko\n"
+        "kernel/fs/jbd2/jbd2.ko:\nkernel/fs/mbcache.ko:\nkernel/lib/crc16.ko:\n"
+        "kernel/drivers/block/virtio_blk.ko:\n"
+    )
+    order = hwtest.module_closure(dep, ["virtio_blk", "ext4"])
+    assert order[0] == "kernel/drivers/block/virtio_blk.ko" and order[-1].endswith("ext4.ko")
+    assert set(order) == {line.split(":")[0] for line in dep.splitlines()}
+    with pytest.raises(hwtest.Failed, match="no module gpio_sim"):
+        hwtest.module_closure(dep, ["gpio_sim"])
+
+
+@pytest.mark.parametrize(
+    ("euid", "have", "arch", "says"),
+    [
+        (1000, True, "arm64", "needs root"),
+        (0, False, "arm64", "needs qemu-system-aarch64 (apt-get install qemu-system-arm)"),
+        (0, True, "armhf", "boots arm64 only"),
+    ],
+)
+def test_a_machine_that_cannot_run_it_is_told_why(
+    euid: int, have: bool, arch: str, says: str
+) -> None:
+    problem = hwtest.host_problem(euid, lambda tool: "/usr/bin/x" if have else None, arch)
+    assert problem is not None and says in problem
+    assert hwtest.host_problem(0, lambda tool: "/usr/bin/x", "arm64") is None
+
+
+def test_the_recipe_names_every_piece() -> None:
+    recipe = hwtest.load_recipe(hwtest.RECIPE.read_bytes())
+    assert recipe["machine"]["cpu"] == "cortex-a72"
+    assert "drivers/gpio/gpio-sim.c" in recipe["source_files"]
+    with pytest.raises(ValueError, match="missing"):
+        hwtest.load_recipe(b'kernel_meta = "x"\n')

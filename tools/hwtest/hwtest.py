@@ -1,0 +1,1325 @@
+#!/usr/bin/env python3
+"""`make hwtest ARCH=arm64`: the box through real kernel drivers in a booted arm64 VM.
+
+Debian 12 for arm64 boots under qemu-system-aarch64 (TCG, -M virt -cpu cortex-a72, the Pi 4's
+core) from Debian's own kernel, with the pieces a Pi has and the VM lacks: gpio-sim (buttons,
+LED and buzzer lines, gpiochip0), i2c-record (bus 1, the OLED at 0x3c: every write kept) and two
+PCI 16550 UARTs wired to the host (/dev/serial0 for the RDM6300, /dev/ttyS1 for the PN532, each
+driven by the project's fake reader on a host pty). The image is built once per recipe
+(recipe.toml) into the cache; each run boots a throw-away overlay on it, so the image never
+changes, and installs this checkout with the owner's installer (`make install`, offline from a
+wheelhouse). The unit is the one shipped: no drop-in.
+
+Then checks, one PASS or FAIL line each with its figures: the frame at start; the six buttons
+pressed and long-pressed through the line bias, each frame read back from the bus and compared
+pixel for pixel with what the simulator draws for the same presses; a 3 ms glitch and a
+bouncing press; the LED's colour and the buzzer read back from the output lines; cards at real
+baud pacing (RDM6300) and from the fake PN532, shown and in the daemon's log; the reader
+unplugged and back; the panel gone and back; a power cut mid-game and the game resumed on the
+next boot; the figures (press to first I2C write, card to panel, READY).
+
+HWTEST_FAULT=lose-press|wrong-frame|miss-card patches the installed copy in the VM to show that
+the checks catch such a box (they must FAIL).
+
+Exit status: 0 every check passed, 1 one failed, 2 bad command line, 77 this machine cannot run
+it (one line says why: not root, no qemu-system-aarch64).
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+sys.path.insert(0, str(REPO / "tools" / "systest"))
+sys.path.insert(0, str(REPO / "tools" / "pitest"))
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(REPO))
+
+import piroot  # noqa: E402  (tools/pitest/piroot.py: the cached arm64 root)
+import ssd1306  # noqa: E402
+import systest  # noqa: E402  (tools/systest/systest.py: Log, checkout_files, host_pip)
+
+RECIPE = HERE / "recipe.toml"
+IMAGE = HERE / "image"  # what the image gets besides the root and the kernel (all in the digest)
+EXIT_PASS, EXIT_FAIL, EXIT_USAGE, EXIT_SKIP = 0, 1, 2, 77
+# Host packages the tool needs; installed with apt-get when missing (CI runs as root).
+HOST_PACKAGES = {
+    "aarch64-linux-gnu-gcc-12": "gcc-12-aarch64-linux-gnu",
+    "make": "make",
+    "dtc": "device-tree-compiler",
+    "qemu-img": "qemu-utils",
+    "mke2fs": "e2fsprogs",
+    "depmod": "kmod",
+    "cpio": "cpio",
+    "debootstrap": "debootstrap",
+    "qemu-aarch64-static": "qemu-user-static",
+    "update-binfmts": "binfmt-support",
+}
+# Guards against a hang, never timing assertions: generous, and a check that reaches one fails.
+BOOT_GUARD = 300.0
+COMMAND_GUARD = 120.0
+INSTALL_GUARD = 1500.0
+FRAME_GUARD = 60.0
+AGENT_PORT = "hwtest.agent"
+VIRTFS = "security_model=none,readonly=on"
+SHARE_TAG = "hwtest"
+CLONE = "/root/trap-companion"
+STATE = "/var/lib/trap-companion"
+CONFIG = "/etc/trap-companion/config.toml"
+UNIT = "trap-companion.service"
+SITE = "/opt/trap-companion/venv/lib/python3.11/site-packages/companion"
+BAUD_RDM6300 = 9600
+# Buttons (BCM) and outputs of the config as installed (companion/data/config.example.toml).
+BUTTONS = {"up": 5, "down": 6, "ok": 13, "back": 19, "green": 26, "red": 21}
+LED = {"red": 17, "green": 27, "blue": 22}
+BUZZER = 18
+PRESS_SECONDS = 0.1
+DEBOUNCE_MS = 5.0  # debounce_ms in the config as installed: a glitch must be shorter
+LED_TOLERANCE = 0.1  # a duty cycle estimated from samples of the line
+HOLD_SECONDS = 1.5  # hold_seconds is 1.0
+CARD_RDM6300 = "0F00A1B2C3"
+CARD_PN532 = "04A1B2C3D4E5F6"
+
+FAULTS = {
+    "lose-press": "the button layer drops every third press (hal/buttons.py)",
+    "wrong-frame": "every frame rendered gets one pixel more (ui/render.py)",
+    "miss-card": "the RDM6300 driver never finds a frame's start (hal/readers/rdm6300.py)",
+}
+
+
+class Failed(Exception):
+    """A step could not go on (the message says what was seen)."""
+
+
+def say(text: str) -> None:
+    print(text, flush=True)
+
+
+# --- the recipe and the host ----------------------------------------------------------------
+
+
+def load_recipe(text: bytes) -> dict[str, Any]:
+    try:
+        data = tomllib.loads(text.decode())
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+        raise ValueError(f"{RECIPE}: {err}") from err
+    for key in ("kernel_meta", "kernel_packages", "source_files", "machine"):
+        if key not in data:
+            raise ValueError(f"{RECIPE}: missing {key}")
+    return data
+
+
+def host_problem(euid: int, which: Any, arch: str) -> str | None:
+    """Why this machine cannot run hwtest, in one line; None when it can."""
+    if arch != "arm64":
+        return f"ARCH={arch}: hwtest boots arm64 only (make hwtest ARCH=arm64)"
+    if euid != 0:
+        return "needs root (apt-get, binfmt_misc, image build): run `sudo make hwtest ARCH=arm64`"
+    if which("qemu-system-aarch64") is None:
+        return "needs qemu-system-aarch64 (apt-get install qemu-system-arm)"
+    return None
+
+
+def run(cmd: list[str], log: systest.Log, timeout: float = 600, **kw: Any) -> str:
+    log.write("$ " + " ".join(cmd))
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, **kw)
+    log.write(proc.stdout + proc.stderr)
+    if proc.returncode != 0:
+        tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
+        raise Failed(f"{cmd[0]} failed (exit {proc.returncode}): {' | '.join(tail)}")
+    return proc.stdout
+
+
+def ensure_host_packages(log: systest.Log) -> None:
+    missing = sorted({pkg for tool, pkg in HOST_PACKAGES.items() if shutil.which(tool) is None})
+    if not missing:
+        return
+    say(f"hwtest: installing {' '.join(missing)}")
+    run(["apt-get", "update", "-qq"], log)
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    run(
+        ["nice", "apt-get", "install", "-y", "-qq", "--no-install-recommends", *missing],
+        log,
+        env=env,
+    )
+
+
+class Arm64Apt:
+    """Debian's packages for another architecture through the host's sources, in package lists
+    of our own (one per architecture): the host's apt configuration is not changed."""
+
+    def __init__(self, cache: Path, log: systest.Log) -> None:
+        self.dir = cache / "apt"
+        self.log = log
+
+    def options(self, arch: str = "arm64") -> list[str]:
+        where = self.dir / arch
+        for sub in ("lists/partial", "cache/archives/partial"):
+            (where / sub).mkdir(parents=True, exist_ok=True)
+        (where / "status").touch()
+        return [
+            "-o", "APT::Sandbox::User=root",
+            "-o", f"APT::Architecture={arch}",
+            "-o", f"APT::Architectures::={arch}",
+            "-o", f"Dir::State::Lists={where / 'lists'}",
+            "-o", f"Dir::State::status={where / 'status'}",
+            "-o", f"Dir::Cache={where / 'cache'}",
+        ]  # fmt: skip
+
+    def update(self) -> None:
+        run(["apt-get", *self.options(), "update", "-qq"], self.log)
+        run(["apt-get", *self.options("amd64"), "update", "-qq"], self.log)
+
+    def kernel(self, meta: str) -> tuple[str, str]:
+        """(ABI, version) the metapackage names now: ("6.1.0-56", "6.1.192-2")."""
+        out = run(["apt-cache", *self.options(), "depends", meta], self.log)
+        match = re.search(r"Depends: linux-image-(\d[\w.-]*?)-arm64\b", out)
+        policy = run(["apt-cache", *self.options(), "policy", meta], self.log)
+        version = re.search(r"Candidate: (\S+)", policy)
+        if not match or not version:
+            raise Failed(f"cannot tell the kernel {meta} names: {out.strip()[:200]}")
+        return match.group(1), version.group(1)
+
+    def download(self, names: list[str], dest: Path, arch: str = "arm64") -> list[Path]:
+        dest.mkdir(parents=True, exist_ok=True)
+        before = set(dest.glob("*.deb"))
+        run(["nice", "apt-get", *self.options(arch), "download", *names], self.log, cwd=dest)
+        got = sorted(set(dest.glob("*.deb")) - before)
+        return got
+
+
+# --- the image ------------------------------------------------------------------------------
+
+
+def cache_dir() -> Path:
+    env = os.environ
+    if env.get("HWTEST_CACHE"):
+        return Path(env["HWTEST_CACHE"])
+    base = Path(env["XDG_CACHE_HOME"]) if env.get("XDG_CACHE_HOME") else Path.home() / ".cache"
+    return base / systest.NAME / "hwtest-arm64"
+
+
+def image_digest(texts: list[bytes], abi: str, version: str, root_name: str) -> str:
+    h = hashlib.sha256()
+    for text in texts:
+        h.update(text + b"\0")
+    h.update(f"{abi}\0{version}\0{root_name}".encode())
+    return h.hexdigest()[:16]
+
+
+def module_closure(dep_text: str, wanted: list[str]) -> list[str]:
+    """Module files (relative to the modules directory) for WANTED and what they need, each
+    after its dependencies: from depmod's modules.dep."""
+    deps: dict[str, list[str]] = {}
+    by_name: dict[str, str] = {}
+    for line in dep_text.splitlines():
+        if ":" not in line:
+            continue
+        path, rest = line.split(":", 1)
+        deps[path] = rest.split()
+        name = Path(path).name.split(".")[0].replace("-", "_")
+        by_name[name] = path
+    order: list[str] = []
+
+    def visit(path: str) -> None:
+        if path in order:
+            return
+        for dep in deps.get(path, []):
+            visit(dep)
+        order.append(path)
+
+    for name in wanted:
+        if name.replace("-", "_") not in by_name:
+            raise Failed(f"the kernel has no module {name}")
+        visit(by_name[name.replace("-", "_")])
+    return order
+
+
+def edit_dts(dts: str, revision: int, disable: list[str]) -> str:
+    """QEMU's device tree with a Pi revision under /system and the named nodes disabled."""
+    lines = dts.splitlines()
+    out: list[str] = []
+    for line in lines:
+        out.append(line)
+        stripped = line.strip()
+        if stripped.endswith("{") and any(stripped.startswith(n) for n in disable):
+            out.append('\t\tstatus = "disabled";')
+    text = "\n".join(out).rstrip() + "\n"
+    end = text.rindex("};")  # the root node's end: subnodes follow its properties
+    system = f"\n\tsystem {{\n\t\tlinux,revision = <{revision:#x}>;\n\t}};\n"
+    return text[:end] + system + text[end:]
+
+
+def cpio_newc(root: Path) -> bytes:
+    """An initramfs archive (newc) of ROOT, as cpio -H newc makes it."""
+    proc = subprocess.run(
+        "find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0",
+        shell=True,
+        cwd=root,
+        capture_output=True,
+        check=True,
+    )
+    return proc.stdout
+
+
+@dataclass
+class Image:
+    dir: Path
+    kernel: Path
+    initrd: Path
+    dtb: Path
+    disk: Path
+
+
+def machine_args(m: dict[str, Any]) -> list[str]:
+    return [
+        m.get("qemu", "qemu-system-aarch64"),
+        "-M", m["machine"], "-cpu", m["cpu"], "-smp", str(m["smp"]), "-m", str(m["memory_mb"]),
+    ]  # fmt: skip
+
+
+def build_modules(cache: Path, kroot: Path, abi: str, version: str, apt: Arm64Apt,
+                  recipe: dict[str, Any], log: systest.Log) -> Path:  # fmt: skip
+    """gpio-sim, irq_sim and i2c-record for this kernel, cross-built; the folder of .ko files."""
+    build = cache / f"modules-{abi}"
+    if build.is_dir():
+        shutil.rmtree(build)
+    build.mkdir()
+    debs = cache / "debs"
+    source_deb = next(debs.glob(f"{recipe['source_package']}_{version}_*.deb"), None)
+    if source_deb is None:
+        source_deb = apt.download([f"{recipe['source_package']}={version}"], debs, "amd64")[0]
+    prefix = f"{recipe['source_package'].replace('-6.1', '-6.1')}"
+    members = [f"{prefix}/{f}" for f in recipe["source_files"]]
+    tarball = "./usr/src/linux-source-6.1.tar.xz"
+    say("hwtest: taking gpio-sim and irq_sim from the kernel's source")
+    src = cache / "src"
+    shutil.rmtree(src, ignore_errors=True)
+    src.mkdir()
+    subprocess.run(
+        f"dpkg-deb --fsys-tarfile {source_deb} | tar -xO {tarball} | nice xz -dc | "
+        f"tar -x -C {src} " + " ".join(members),
+        shell=True,
+        check=True,
+    )
+    for member in members:
+        shutil.copy(src / member, build / Path(member).name)
+    irq = build / "irq_sim.c"
+    text = irq.read_text()
+    if "handle_simple_irq(irq_to_desc(irqnum));" not in text:
+        raise Failed("irq_sim.c is not as this recipe knows it (handle_simple_irq(irq_to_desc))")
+    irq.write_text(
+        text.replace("handle_simple_irq(irq_to_desc(irqnum));", "generic_handle_irq(irqnum);")
+        + '\nMODULE_LICENSE("GPL");\n'
+    )
+    shutil.copy(HERE / "i2c-record.c", build / "i2c-record.c")
+    (build / "Kbuild").write_text("obj-m := gpio-sim.o irq_sim.o i2c-record.o\n")
+    headers = kroot / f"usr/src/linux-headers-{abi}-arm64"
+    (headers / "Makefile").write_text(
+        f"include {kroot}/usr/src/linux-headers-{abi}-common/Makefile\n"
+    )
+    say("hwtest: building gpio-sim, irq_sim and i2c-record for the arm64 kernel")
+    run(
+        ["nice", "make", "-C", str(headers), f"M={build}", "ARCH=arm64",
+         "CROSS_COMPILE=aarch64-linux-gnu-", "CC=aarch64-linux-gnu-gcc-12", "modules"],
+        log,
+    )  # fmt: skip
+    return build
+
+
+def wheelhouse(cache: Path, recipe: dict[str, Any], log: systest.Log) -> Path:
+    """aarch64 wheels for Python 3.11 of everything the installer's pip takes, and the build
+    backend: the VM has no network. Kept per pyproject.toml."""
+    pyproject = tomllib.loads((REPO / "pyproject.toml").read_text())
+    wanted = [
+        *pyproject["build-system"]["requires"],
+        *pyproject["project"]["dependencies"],
+        *pyproject["project"]["optional-dependencies"]["web"],
+        recipe["lgpio"],
+    ]
+    key = hashlib.sha256("\n".join(wanted).encode()).hexdigest()[:16]
+    wheels = cache / f"wheels-{key}"
+    if wheels.is_dir():
+        return wheels
+    partial = Path(f"{wheels}.partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    say(f"hwtest: downloading aarch64 wheels for the offline install ({len(wanted)} requirements)")
+    platforms = ["manylinux2014_aarch64", "manylinux_2_28_aarch64", "manylinux_2_34_aarch64",
+                 "manylinux_2_17_aarch64", "linux_aarch64"]  # fmt: skip
+    cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check",
+           "--dest", str(partial), "--only-binary=:all:", "--python-version", "3.11",
+           "--implementation", "cp", "--abi", "cp311", "--abi", "abi3",
+           "--abi", "none"]  # fmt: skip
+    for platform in platforms:
+        cmd += ["--platform", platform]
+    # A library published only as source (sdnotify) is pure Python: its wheel is built here,
+    # as pip in the VM would build it, and offered beside the downloads.
+    built = partial / "built"
+    built.mkdir(parents=True)
+    for _ in range(6):
+        proc = subprocess.run([*cmd, "--find-links", str(built), *wanted],
+                              capture_output=True, text=True, timeout=900)  # fmt: skip
+        log.write(proc.stdout + proc.stderr)
+        if proc.returncode == 0:
+            break
+        match = re.search(r"No matching distribution found for ([A-Za-z0-9_.-]+)", proc.stderr)
+        if not match:
+            raise Failed(f"pip download failed: {proc.stderr.strip()[-300:]}")
+        run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir",
+             str(built), match.group(1)], log, timeout=300)  # fmt: skip
+    else:
+        raise Failed("pip download: too many libraries without a wheel")
+    for whl in built.glob("*.whl"):
+        whl.rename(partial / whl.name)
+    built.rmdir()
+    for old in cache.glob("wheels-*"):
+        if old != partial:
+            shutil.rmtree(old, ignore_errors=True)
+    partial.rename(wheels)
+    return wheels
+
+
+def build_image(cache: Path, log: systest.Log) -> tuple[Image, dict[str, Any]]:
+    recipe = load_recipe(RECIPE.read_bytes())
+    apt = Arm64Apt(cache, log)
+    say("hwtest: Debian's arm64 package lists (a private list; the host's apt is not changed)")
+    apt.update()
+    abi, version = apt.kernel(recipe["kernel_meta"])
+    rootfs = piroot.root("arm64", log)  # waits while another run builds it (its lock)
+    texts = [RECIPE.read_bytes(), (HERE / "i2c-record.c").read_bytes()]
+    texts += [f.name.encode() + f.read_bytes() for f in sorted(IMAGE.iterdir())]
+    digest = image_digest(texts, abi, version, rootfs.name)
+    done = cache / f"image-{digest}"
+    image = Image(
+        done, done / "vmlinuz", done / "initrd.img", done / "virt.dtb", done / "root.ext4"
+    )
+    if (done / "ok").exists():
+        say(f"hwtest: image {done} (cached; kernel {abi} {version})")
+        return image, recipe
+    started = time.monotonic()
+    say(f"hwtest: building the VM image (once per recipe; kernel {abi} {version}) in {done}")
+    debs = cache / "debs"
+    names = [p.format(abi=abi) for p in recipe["kernel_packages"]]
+    for deb in debs.glob("*.deb"):
+        if version not in deb.name and "busybox" not in deb.name:
+            deb.unlink()  # an older kernel's
+    have = {d.name.split("_")[0] for d in debs.glob("*.deb")}
+    need = [n for n in [*names, recipe["busybox_package"]] if n not in have]
+    if need:
+        apt.download(need, debs)
+    if recipe["kbuild_package"] not in have:
+        apt.download([f"{recipe['kbuild_package']}={version}"], debs, "amd64")
+    kroot = cache / "kernel"
+    shutil.rmtree(kroot, ignore_errors=True)
+    kroot.mkdir()
+    for deb in sorted(debs.glob("*.deb")):
+        if not deb.name.startswith(recipe["source_package"]):
+            run(["dpkg-deb", "-x", str(deb), str(kroot)], log)
+    modules = build_modules(cache, kroot, abi, version, apt, recipe, log)
+    kver = f"{abi}-arm64"
+    tmp = Path(f"{done}.partial")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    stage = tmp / "root"
+    say(f"hwtest: copying pitest's arm64 root {rootfs}")
+    run(["cp", "-a", "--reflink=auto", str(rootfs), str(stage)], log)
+    mods = stage / "lib/modules" / kver
+    shutil.rmtree(mods, ignore_errors=True)
+    mods.parent.mkdir(parents=True, exist_ok=True)
+    run(["cp", "-a", str(kroot / "lib/modules" / kver), str(mods)], log)
+    (mods / "extra").mkdir(exist_ok=True)
+    for ko in modules.glob("*.ko"):
+        shutil.copy(ko, mods / "extra" / ko.name)
+    run(["depmod", "-b", str(stage), kver], log)
+    # The test machine's own parts (not the box's): the agent, the board, a Pi's udev rules and
+    # groups (gpio, i2c: Raspberry Pi OS has them before any install).
+    lib = stage / "usr/local/lib/hwtest"
+    lib.mkdir(parents=True, exist_ok=True)
+    for name in ("agent.py", "board.sh"):
+        shutil.copy(IMAGE / name, lib / name)
+        (lib / name).chmod(0o755)
+    units = stage / "etc/systemd/system"
+    wants = units / "multi-user.target.wants"
+    wants.mkdir(parents=True, exist_ok=True)
+    for name in ("hwtest-agent.service", "hwtest-board.service"):
+        shutil.copy(IMAGE / name, units / name)
+        link = wants / name
+        if not link.is_symlink():
+            link.symlink_to(f"/etc/systemd/system/{name}")
+    (stage / "etc/modules-load.d").mkdir(parents=True, exist_ok=True)
+    shutil.copy(IMAGE / "hwtest-modules.conf", stage / "etc/modules-load.d/hwtest.conf")
+    (stage / "etc/udev/rules.d").mkdir(parents=True, exist_ok=True)
+    shutil.copy(IMAGE / "90-hwtest-pi.rules", stage / "etc/udev/rules.d/90-hwtest-pi.rules")
+    for group in ("gpio", "i2c"):
+        if f"\n{group}:" not in "\n" + (stage / "etc/group").read_text():
+            run(["groupadd", "--root", str(stage), "--system", group], log)
+    (stage / "etc/fstab").write_text("/dev/vda / ext4 rw,errors=remount-ro 0 1\n")
+    (stage / "etc/hostname").write_text("trapbox\n")
+    # python3-lgpio's place on Raspberry Pi OS: the PyPI wheel, unpacked where pip would put it.
+    wheels = wheelhouse(cache, recipe, log)
+    lgpio = next(wheels.glob("lgpio-*.whl"), None)
+    if lgpio is None:
+        raise Failed(f"no lgpio wheel in {wheels}")
+    with zipfile.ZipFile(lgpio) as whl:
+        whl.extractall(stage / "usr/local/lib/python3.11/dist-packages")
+    # The kernel, an initramfs and the device tree.
+    shutil.copy(kroot / f"boot/vmlinuz-{kver}", tmp / "vmlinuz")
+    initramfs = tmp / "initramfs"
+    (initramfs / "bin").mkdir(parents=True)
+    for d in ("proc", "sys", "dev", "newroot"):
+        (initramfs / d).mkdir()
+    shutil.copy(kroot / "bin/busybox", initramfs / "bin/busybox")
+    order = module_closure((mods / "modules.dep").read_text(), recipe["initramfs_modules"])
+    for path in order:
+        target = initramfs / "lib/modules" / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(mods / path, target)
+    (initramfs / "modules").write_text("\n".join(order) + "\n")
+    shutil.copy(IMAGE / "init", initramfs / "init")
+    (initramfs / "init").chmod(0o755)
+    (tmp / "initrd.img").write_bytes(cpio_newc(initramfs))
+    shutil.rmtree(initramfs)
+    m = recipe["machine"]
+    run([*machine_args(m), "-machine", f"dumpdtb={tmp / 'qemu.dtb'}", "-display", "none"], log)
+    dts = run(["dtc", "-q", "-I", "dtb", "-O", "dts", str(tmp / "qemu.dtb")], log)
+    (tmp / "virt.dts").write_text(edit_dts(dts, m["revision"], m["disable_nodes"]))
+    run(
+        ["dtc", "-q", "-I", "dts", "-O", "dtb", "-o", str(tmp / "virt.dtb"), str(tmp / "virt.dts")],
+        log,
+    )
+    say("hwtest: making the ext4 disk image")
+    run(["mke2fs", "-q", "-F", "-t", "ext4", "-L", "hwroot", "-d", str(stage),
+         str(tmp / "root.ext4"), f"{m['disk_mb']}M"], log)  # fmt: skip
+    shutil.rmtree(stage)
+    (tmp / "root.ext4").chmod(0o444)
+    (tmp / "recipe.txt").write_text(
+        f"kernel {abi} {version} ({', '.join(names)}; {recipe['kbuild_package']} amd64)\n"
+        f"root {rootfs}\nmodules {', '.join(sorted(k.name for k in modules.glob('*.ko')))}\n"
+        f"initramfs {', '.join(order)}\n"
+    )
+    (tmp / "ok").write_text("")
+    for old in cache.glob("image-*"):
+        if old != tmp:
+            shutil.rmtree(old, ignore_errors=True)
+    tmp.rename(done)
+    say(f"hwtest: image built in {time.monotonic() - started:.0f} s")
+    return image, recipe
+
+
+# --- the VM ---------------------------------------------------------------------------------
+
+
+class Agent:
+    """The host's end of the agent's virtio-serial port: one JSON line each way."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.sock: socket.socket | None = None
+        self.buffered = b""
+        self.next_id = 0
+
+    def connect(self, guard: float) -> None:
+        end = time.monotonic() + guard
+        while True:
+            try:
+                sock = socket.socket(socket.AF_UNIX)
+                sock.connect(str(self.path))
+                self.sock = sock
+                return
+            except OSError:
+                sock.close()
+                if time.monotonic() > end:
+                    raise Failed(f"no agent socket {self.path} within {guard:.0f} s") from None
+                time.sleep(0.2)
+
+    def call(self, argv: list[str], timeout: float = COMMAND_GUARD, **kw: Any) -> dict[str, Any]:
+        assert self.sock is not None
+        self.next_id += 1
+        ident = self.next_id
+        request = {"id": ident, "argv": argv, "timeout": timeout, **kw}
+        try:
+            self.sock.sendall(json.dumps(request).encode() + b"\n")
+        except OSError as err:
+            raise Failed(f"the agent's port: {err}") from None
+        end = time.monotonic() + timeout + 15
+        while True:
+            while b"\n" in self.buffered:
+                line, self.buffered = self.buffered.split(b"\n", 1)
+                try:
+                    answer = json.loads(line)
+                except ValueError:
+                    continue
+                if answer.get("id") == ident:
+                    return answer
+            left = end - time.monotonic()
+            if left <= 0:
+                raise Failed(f"the agent did not answer {argv[:3]} within {timeout + 15:.0f} s")
+            self.sock.settimeout(min(left, 2.0))
+            try:
+                chunk = self.sock.recv(1 << 20)
+            except TimeoutError:
+                continue
+            except OSError as err:
+                raise Failed(f"the agent's port: {err}") from None
+            if not chunk:
+                raise Failed("the agent's port closed")
+            self.buffered += chunk
+
+    def ready(self, guard: float) -> float:
+        """Ping until the agent answers (it starts with the guest's systemd)."""
+        started = time.monotonic()
+        while True:
+            try:
+                if self.call(["true"], timeout=3)["rc"] == 0:
+                    return time.monotonic() - started
+            except Failed as err:
+                if "port" in str(err) or time.monotonic() - started > guard:
+                    raise Failed(f"the VM's agent did not answer within {guard:.0f} s") from None
+
+    def sh(self, script: str, timeout: float = COMMAND_GUARD, check: bool = True) -> str:
+        answer = self.call(["sh", "-c", script], timeout=timeout)
+        if check and answer["rc"] != 0:
+            tail = (answer["err"] or answer["out"]).strip().splitlines()[-3:]
+            raise Failed(f"`{script[:60]}` exit {answer['rc']}: {' | '.join(tail)}")
+        return str(answer["out"])
+
+    def guest(self, *args: str, timeout: float = COMMAND_GUARD) -> dict[str, Any]:
+        answer = self.call(
+            ["python3", f"/mnt/{SHARE_TAG}/tools/hwtest/guest.py", *args], timeout=timeout
+        )
+        if answer["rc"] != 0:
+            raise Failed(f"guest.py {' '.join(args)}: {answer['err'].strip()[-300:]}")
+        return json.loads(answer["out"])
+
+    def close(self) -> None:
+        if self.sock is not None:
+            self.sock.close()
+            self.sock = None
+
+
+@dataclass
+class Vm:
+    image: Image
+    machine: dict[str, Any]
+    run_dir: Path
+    share: Path
+    uarts: list[str]
+    log: systest.Log
+    proc: subprocess.Popen[bytes] | None = None
+    agent: Agent | None = None
+    boots: int = 0
+
+    def start(self) -> float:
+        self.boots += 1
+        sock = self.run_dir / f"agent-{self.boots}.sock"
+        console = self.run_dir / f"console-{self.boots}.log"
+        disk = self.run_dir / "disk.qcow2"
+        cmd = [
+            *machine_args(self.machine),
+            "-kernel", str(self.image.kernel), "-initrd", str(self.image.initrd),
+            "-dtb", str(self.image.dtb),
+            "-append", "console=ttyAMA0 root=/dev/vda rw panic=-1 systemd.show_status=0",
+            "-drive", f"file={disk},if=none,id=hd,format=qcow2,cache=writeback",
+            "-device", "virtio-blk-pci,drive=hd",
+            "-virtfs", f"local,path={self.share},mount_tag={SHARE_TAG},{VIRTFS}",
+            "-device", "virtio-serial-pci",
+            "-chardev", f"socket,id=agent,path={sock},server=on,wait=off",
+            "-device", f"virtserialport,chardev=agent,name={AGENT_PORT}",
+            "-nic", "none", "-display", "none", "-monitor", "none",
+            "-serial", f"file:{console}", "-no-reboot",
+        ]  # fmt: skip
+        for n, pty in enumerate(self.uarts):
+            cmd += [
+                "-chardev",
+                f"serial,id=uart{n},path={pty}",
+                "-device",
+                f"pci-serial,chardev=uart{n}",
+            ]
+        self.log.write("$ " + " ".join(cmd))
+        started = time.monotonic()
+        with (self.run_dir / f"qemu-{self.boots}.err").open("wb") as err:
+            self.proc = subprocess.Popen(
+                cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err
+            )
+        self.agent = Agent(sock)
+        self.agent.connect(30)
+        try:
+            self.agent.ready(BOOT_GUARD)
+        except Failed as err:
+            tail = console.read_text(errors="replace").strip().splitlines()[-3:]
+            raise Failed(f"{err}; console: {' | '.join(tail)}") from None
+        self.agent.sh(
+            f"mkdir -p /mnt/{SHARE_TAG} && (mountpoint -q /mnt/{SHARE_TAG} || mount -t 9p -o "
+            f"trans=virtio,version=9p2000.L,ro {SHARE_TAG} /mnt/{SHARE_TAG})"
+        )
+        return time.monotonic() - started
+
+    def kill(self) -> None:
+        """The power cut: QEMU killed, the guest's caches gone with it."""
+        if self.agent is not None:
+            self.agent.close()
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(30)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None and self.agent is not None:
+            with contextlib.suppress(Failed, OSError):
+                self.agent.call(["systemctl", "poweroff"], timeout=10)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(60)
+        self.kill()
+
+
+# --- the simulator's side -------------------------------------------------------------------
+
+
+class Simulator:
+    """The same presses on the simulator (the daemon's own code on mock parts): what it draws."""
+
+    def __init__(self, state_dir: Path) -> None:
+        from companion.core import config as config_mod
+        from companion.sim.box import SimulatedBox
+
+        self.frames: list[Any] = []
+        self.box = SimulatedBox(
+            config_mod.Config(), state_dir=state_dir, demo_cards=False,
+            on_frame=lambda image: self.frames.append(image.copy()),
+        )  # fmt: skip
+        self.box.app.start()
+        self.box.loop.drain()
+
+    def frame(self) -> list[list[int]]:
+        image = self.box.app.display.image if hasattr(self.box.app, "display") else None
+        if image is None and self.frames:
+            image = self.frames[-1]
+        return ssd1306.image_pixels(image)
+
+    def press(self, button: str, seconds: float) -> None:
+        self.box.hold(button, seconds)
+        self.box.advance(0.5)
+
+    def tap(self, uid: str) -> None:
+        self.box.tap(uid)
+
+    def screen(self) -> list[str]:
+        return list(self.box.app.display.lines) if hasattr(self.box.app, "display") else []
+
+    def close(self) -> None:
+        self.box.close()
+
+
+# --- the checks -----------------------------------------------------------------------------
+
+
+@dataclass
+class Result:
+    name: str
+    ok: bool
+    text: str
+
+
+@dataclass
+class Run:
+    vm: Vm
+    sim: Simulator
+    log: systest.Log
+    fault: str
+    rdm: Any
+    pn532: Any
+    panel: ssd1306.Ssd1306 = field(default_factory=ssd1306.Ssd1306)
+    writes: list[ssd1306.Write] = field(default_factory=list)
+    results: list[Result] = field(default_factory=list)
+    latencies_ms: list[float] = field(default_factory=list)
+    figures: dict[str, str] = field(default_factory=dict)
+    watch: bytearray | None = None  # a frame that may show only for a moment (a notice)
+    seen: bool = False
+
+    def shown_at_some_point(self, want: list[list[int]], guard: float = FRAME_GUARD) -> bool:
+        """Whether the panel showed WANT after any write from now on (bounded): a notice
+        stays a few seconds, and a drain can take it and what replaces it at once."""
+        ram = bytearray(ssd1306.WIDTH * ssd1306.PAGES)
+        for y, row in enumerate(want):
+            for x, bit in enumerate(row):
+                ram[(y // 8) * ssd1306.WIDTH + x] |= bit << (y % 8)
+        self.watch, self.seen = ram, self.panel.ram == ram
+        end = time.monotonic() + guard
+        while not self.seen and time.monotonic() < end:
+            self.feed(self.agent.guest("drain", "0.3")["log"])
+        self.watch = None
+        return self.seen
+
+    @property
+    def agent(self) -> Agent:
+        assert self.vm.agent is not None
+        return self.vm.agent
+
+    def record(self, name: str, ok: bool, text: str) -> bool:
+        self.results.append(Result(name, ok, text))
+        say(f"{'PASS' if ok else 'FAIL'} {len(self.results)} {name}: {text}")
+        self.log.write(f"{'PASS' if ok else 'FAIL'} {name}: {text}")
+        return ok
+
+    def feed(self, b64: str) -> list[ssd1306.Write]:
+        writes, rest = ssd1306.parse_records(base64.b64decode(b64))
+        if rest:
+            raise Failed(f"a cut I2C record ({len(rest)} bytes)")
+        for w in writes:
+            self.panel.feed(w.data)
+            if self.watch is not None and self.panel.ram == self.watch:
+                self.seen = True
+        self.writes += writes
+        return writes
+
+    def settle_on(self, want: list[list[int]], guard: float = FRAME_GUARD) -> tuple[int, float]:
+        """Take writes until the panel shows WANT and a quiet second keeps it so (bounded);
+        the pixels that differ at the end, and how long it took."""
+        started = time.monotonic()
+        while True:
+            diff = ssd1306.differing(self.panel.pixels(), want)
+            if diff == 0:
+                quiet = self.agent.guest("drain", "1.0")
+                self.feed(quiet["log"])
+                diff = ssd1306.differing(self.panel.pixels(), want)
+                if diff == 0:
+                    return 0, time.monotonic() - started
+            if time.monotonic() - started > guard:
+                return diff, time.monotonic() - started
+            self.feed(self.agent.guest("drain", "0.5")["log"])
+
+    def press(self, button: str, seconds: float, bounce: int = 0) -> dict[str, Any]:
+        answer = self.agent.guest(
+            "press", str(BUTTONS[button]), f"{seconds}", "--bounce", str(bounce), "--quiet", "0.5"
+        )
+        self.feed(answer["before"])
+        after = self.feed(answer["log"])
+        # A short press acts when it ends (a long one at hold_seconds): the line change that
+        # makes the press is the release.
+        firsts = [w.t_ns for w in after if w.t_ns >= answer["t_up"]]
+        if firsts and seconds < 1:
+            answer["latency_ms"] = (min(firsts) - answer["t_up"]) / 1e6
+        return answer
+
+    def save_frame(self, name: str) -> None:
+        from PIL import Image
+
+        pixels = self.panel.pixels()
+        image = Image.new("1", (ssd1306.WIDTH, ssd1306.HEIGHT))
+        image.putdata([p for row in pixels for p in row])
+        image.save(self.vm.run_dir.parent / f"{name}.png")
+
+
+def step_install(r: Run, started: float) -> None:
+    a = r.agent
+    a.sh(f"mkdir -p /mnt/{SHARE_TAG} && (mountpoint -q /mnt/{SHARE_TAG} || mount -t 9p -o "
+         f"trans=virtio,version=9p2000.L,ro {SHARE_TAG} /mnt/{SHARE_TAG})")  # fmt: skip
+    a.sh(f"rm -rf {CLONE} && cp -a /mnt/{SHARE_TAG}/checkout {CLONE}", timeout=300)
+    t0 = time.monotonic()
+    env = (f"SKIP_APT=1 SKIP_FIRMWARE=1 PIP_NO_INDEX=1 PIP_FIND_LINKS=/mnt/{SHARE_TAG}/wheels "
+           "PIP_DISABLE_PIP_VERSION_CHECK=1")  # fmt: skip
+    if r.fault:
+        env += " NO_START=1"
+    answer = a.call(["sh", "-c", f"cd {CLONE} && {env} make install"], timeout=INSTALL_GUARD)
+    took = time.monotonic() - t0
+    r.log.write(answer["out"] + answer["err"])
+    if answer["rc"] != 0:
+        tail = (answer["err"] or answer["out"]).strip().splitlines()[-3:]
+        why = a.sh(f"journalctl -b -u {UNIT} -o cat -n 40", check=False)
+        r.log.write(why)
+        raise Failed(
+            f"make install exit {answer['rc']} after {took:.0f} s: {' | '.join(tail)}; the "
+            f"daemon said: {' | '.join(why.strip().splitlines()[-4:])}"
+        )
+    if r.fault:
+        inject(r)
+        a.sh(f"systemctl restart {UNIT}", timeout=180)
+    show = systest.parse_show(a.sh(
+        f"systemctl show {UNIT} -p ActiveState -p SubState -p StatusText -p DropInPaths "
+        "-p ExecMainStartTimestampMonotonic -p ActiveEnterTimestampMonotonic -p FragmentPath"
+    ))  # fmt: skip
+    shipped = (REPO / "systemd" / UNIT).read_text()
+    installed = a.sh(f"cat {show.get('FragmentPath', '/nonexistent')}")
+    ready = (int(show.get("ActiveEnterTimestampMonotonic", "0") or 0)
+             - int(show.get("ExecMainStartTimestampMonotonic", "0") or 0)) / 1e6  # fmt: skip
+    r.figures["install"] = f"{took:.0f} s"
+    r.figures["ready"] = f"{ready:.1f} s"
+    revision = a.sh(
+        "od -An -tx1 /proc/device-tree/system/linux,revision | tr -d ' \\n'", check=False
+    ).strip()
+    factory = a.sh(
+        "cd /tmp && /opt/trap-companion/venv/bin/python -c 'import gpiozero, lgpio; "
+        'print(gpiozero.Device.pin_factory or "")\' 2>&1; '
+        f"journalctl -u {UNIT} -b -o cat | grep -ci traceback || true",
+        check=False,
+    )
+    ok = (
+        show.get("ActiveState") == "active"
+        and show.get("SubState") == "running"
+        and not show.get("DropInPaths")
+        and installed == shipped
+    )
+    r.record(
+        "install",
+        ok,
+        f"make install (offline, {took:.0f} s); {show.get('ActiveState')} "
+        f"({show.get('SubState')}), READY {ready:.1f} s after start; unit as shipped: "
+        f"{installed == shipped}, drop-ins: {show.get('DropInPaths') or 'none'}; "
+        f'device tree revision {revision}; STATUS "{show.get("StatusText", "")}"',
+    )
+    _ = factory
+
+
+def inject(r: Run) -> None:
+    """HWTEST_FAULT: patch the installed copy so the box misbehaves; the checks must FAIL."""
+    a = r.agent
+    if r.fault == "lose-press":
+        script = (
+            "import sys\np=sys.argv[1]\ns=open(p).read()\n"
+            "old='            post(ButtonEdge(name, pressed, clock.now()))\\n'\n"
+            "assert old in s\n"
+            "new=('            if pressed:\\n                _DROPPED[0] += 1\\n'\n"
+            "     '                if _DROPPED[0] % 3 == 0:\\n'\n"
+            "     '                    return\\n' + old)\n"
+            "s=s.replace(old, new) + '\\n_DROPPED = [0]\\n'\nopen(p,'w').write(s)\n"
+        )
+        target = f"{SITE}/hal/buttons.py"
+    elif r.fault == "wrong-frame":
+        script = (
+            "import sys\np=sys.argv[1]\ns=open(p).read()\n"
+            "s+='\\n_render = render\\n\\ndef render(*a, **k):\\n    image = _render(*a, **k)\\n"
+            "    image.putpixel((127, 63), 1)\\n    return image\\n'\nopen(p,'w').write(s)\n"
+        )
+        target = f"{SITE}/ui/render.py"
+    elif r.fault == "miss-card":
+        script = (
+            "import sys\np=sys.argv[1]\ns=open(p).read()\n"
+            "s=s.replace('STX = 0x02', 'STX = 0x7F')\nopen(p,'w').write(s)\n"
+        )
+        target = f"{SITE}/hal/readers/rdm6300.py"
+    else:
+        raise Failed(f"HWTEST_FAULT={r.fault}: one of {', '.join(FAULTS)}")
+    answer = a.call(["python3", "-c", script, target], timeout=60)
+    if answer["rc"] != 0:
+        raise Failed(f"HWTEST_FAULT={r.fault}: the patch failed: {answer['err'][-300:]}")
+    a.sh(f"find {SITE} -name __pycache__ -prune -exec rm -rf {{}} +")
+    say(f"hwtest: HWTEST_FAULT={r.fault}: {target} patched in the VM; the checks must FAIL")
+
+
+def step_start_frame(r: Run) -> None:
+    diff, took = r.settle_on(r.sim.frame())
+    r.save_frame("frame-start")
+    r.record(
+        "frame at start",
+        diff == 0,
+        f"the panel rebuilt from {len(r.writes)} I2C writes: {diff} of 8192 pixels differ from "
+        f"the simulator's frame" + (f" (waited {took:.0f} s)" if diff else ""),
+    )
+
+
+def step_buttons(r: Run) -> None:
+    seq = [(b, PRESS_SECONDS) for b in BUTTONS] + [(b, HOLD_SECONDS) for b in BUTTONS]
+    bad: list[str] = []
+    lat: list[float] = []
+    for n, (button, seconds) in enumerate(seq):
+        answer = r.press(button, seconds)
+        r.sim.press(button, seconds)
+        diff, _ = r.settle_on(r.sim.frame())
+        if "latency_ms" in answer:
+            lat.append(answer["latency_ms"])
+        if diff:
+            kind = "long" if seconds > 1 else "short"
+            bad.append(f"{kind} {button} ({diff} px)")
+            r.save_frame(f"frame-fail-{n}-{button}")
+    r.latencies_ms += lat
+    r.record(
+        "buttons",
+        not bad,
+        f"6 buttons short ({PRESS_SECONDS * 1000:.0f} ms) and long ({HOLD_SECONDS:.1f} s) "
+        f"through the line bias: {len(seq) - len(bad)}/{len(seq)} frames as the simulator's"
+        + (f"; differ after {', '.join(bad)}" if bad else ", 0 pixels differ")
+        + (f"; release to first I2C write p50 {pct(lat, 50):.0f} ms" if lat else ""),
+    )
+
+
+def pct(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    k = min(len(ordered) - 1, max(0, round(p / 100 * (len(ordered) - 1))))
+    return ordered[k]
+
+
+def step_glitch_and_bounce(r: Run) -> None:
+    answer = r.press("down", 0.003)
+    held_ms = (answer["t_up"] - answer["t_down"]) / 1e6
+    r.press("down", PRESS_SECONDS)  # the marker: the frame must be one press on, not two
+    r.sim.press("down", PRESS_SECONDS)
+    diff, _ = r.settle_on(r.sim.frame())
+    r.record(
+        "glitch",
+        diff == 0 and held_ms < DEBOUNCE_MS,
+        f"a {held_ms:.1f} ms low pulse on GPIO{BUTTONS['down']} then one press: the frame is "
+        f"one press on ({diff} pixels differ from the simulator's)",
+    )
+    answer = r.press("up", PRESS_SECONDS, bounce=3)
+    edges = answer["edges"]
+    span = (edges[-1] - edges[0]) / 1e6
+    r.sim.press("up", PRESS_SECONDS)
+    diff, _ = r.settle_on(r.sim.frame())
+    r.record(
+        "bounce",
+        diff == 0,
+        f"{len(edges)} edges in {span:.1f} ms then held: counted as one press "
+        f"({diff} pixels differ from the simulator's frame after one press)",
+    )
+
+
+def journal_since(r: Run, cursor: str) -> str:
+    return r.agent.sh(f"journalctl -u {UNIT} -o cat --after-cursor='{cursor}'", check=False)
+
+
+def cursor(r: Run) -> str:
+    out = r.agent.sh(f"journalctl -u {UNIT} -n 1 --show-cursor -o cat", check=False)
+    match = re.search(r"-- cursor: (\S+)", out)
+    return match.group(1) if match else ""
+
+
+def guest_offset(r: Run) -> tuple[float, float]:
+    """Guest CLOCK_MONOTONIC minus host monotonic (ns), and the round trip that bounds its
+    error: the agent stamps its answer after running `true`, between our send and receive."""
+    best: tuple[float, float] | None = None
+    for _ in range(5):
+        t0 = time.monotonic_ns()
+        g = r.agent.call(["true"], timeout=10)["t"]
+        t1 = time.monotonic_ns()
+        if best is None or t1 - t0 < best[1]:
+            best = (g - t1, t1 - t0)  # the stamp is late in the round trip: nearer t1
+    assert best is not None
+    return best
+
+
+def paced(port: Any, data: bytes, baud: int) -> int:
+    """Write DATA a byte at a time at BAUD's pace (10 bits a byte); the first byte's time."""
+    first = time.monotonic_ns()
+    step = 10 / baud
+    for i, byte in enumerate(data):
+        port.write(bytes([byte]))
+        target = first / 1e9 + (i + 1) * step
+        delay = target - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+    return first
+
+
+def step_cards(r: Run) -> None:
+    from companion.hal.readers.fake import encode_frame
+
+    offset, rtt = guest_offset(r)
+    mark = cursor(r)
+    r.feed(r.agent.guest("drain", "0.5")["log"])
+    frame = encode_frame(CARD_RDM6300)
+    sampler = "/tmp/hwtest-buzzer.json"
+    r.agent.sh(
+        f"rm -f {sampler}; (python3 /mnt/{SHARE_TAG}/tools/hwtest/guest.py sample {BUZZER} 8.0 "
+        f"> {sampler}.part && mv {sampler}.part {sampler}) >/dev/null 2>&1 &"
+    )
+    first = paced(r.rdm.port, frame * 2, BAUD_RDM6300)
+    for _ in range(3):
+        time.sleep(0.1)
+        paced(r.rdm.port, frame, BAUD_RDM6300)
+    r.sim.tap(CARD_RDM6300)
+    want = r.sim.frame()
+    shown = r.shown_at_some_point(want)
+    diff = 0 if shown else ssd1306.differing(r.panel.pixels(), want)
+    after = [w.t_ns for w in r.writes if w.t_ns > first + offset]
+    to_panel = (min(after) - (first + offset)) / 1e6 if after else float("nan")
+    text = journal_since(r, mark)
+    logged = CARD_RDM6300.lower() in text.lower() or CARD_RDM6300[-8:].lower() in text.lower()
+    r.figures["card_to_panel"] = f"{to_panel:.0f} ms (+-{rtt / 2e6:.0f} ms)"
+    buzz = r.agent.sh(
+        f"for i in $(seq 100); do [ -e {sampler} ] && break; sleep 0.2; done; cat {sampler}",
+        check=False,
+    )
+    try:
+        edges = json.loads(buzz)["edges"][str(BUZZER)]
+    except (ValueError, KeyError):
+        edges = -1
+    after_card = r.agent.guest("sample", str(BUZZER), "0.5")["edges"][str(BUZZER)]
+    cue = r.sim.box.app.sounds if hasattr(r.sim.box.app, "sounds") else []
+    r.record(
+        "buzzer",
+        edges > 0 and after_card == 0,
+        f"GPIO{BUZZER} toggled {edges} times while the card's cue played "
+        f"(the simulator played {list(cue) or 'its cue'}), {after_card} times after it",
+    )
+    r.save_frame("frame-card-rdm6300")
+    r.record(
+        "card rdm6300",
+        diff == 0 and logged,
+        f"{len(frame) * 5} bytes at {BAUD_RDM6300} baud on /dev/serial0 (ttyS0): shown "
+        f"({diff} pixels differ from the simulator's frame), in the daemon's log: {logged}; "
+        f"first byte to panel write {to_panel:.0f} ms (clock offset +-{rtt / 2e6:.0f} ms)",
+    )
+
+
+def step_unplug(r: Run) -> None:
+    mark = cursor(r)
+    answer = r.agent.guest("uart", "unplug", "ttyS0")
+    lost = wait_status(r, lambda s: "reader" in s.lower() and "lost" in s.lower())
+    r.agent.guest("uart", "plug", f"{answer['address']}@{answer['driver']}")
+    back = wait_status(r, lambda s: "lost" not in s.lower())
+    r.feed(r.agent.guest("drain", "0.5")["log"])
+    # A card after the reader is back: the box reads it again.
+    frame = encode_card(CARD_RDM6300)
+    for _ in range(4):
+        paced(r.rdm.port, frame * 2, BAUD_RDM6300)
+        time.sleep(0.1)
+    text = journal_since(r, mark)
+    reread = text.lower().count(CARD_RDM6300[-8:].lower()) >= 1
+    r.record(
+        "reader unplugged",
+        bool(lost) and bool(back) and reread,
+        f"ttyS0's PCI device {answer['address']} unbound from {answer['driver']}: STATUS "
+        f'"{lost or "no change"}"; bound again: "{back or "no change"}"; a card read after: '
+        f"{reread}",
+    )
+
+
+def encode_card(uid: str) -> bytes:
+    from companion.hal.readers.fake import encode_frame
+
+    return encode_frame(uid)
+
+
+def status(r: Run) -> str:
+    return systest.parse_show(r.agent.sh(f"systemctl show {UNIT} -p StatusText")).get(
+        "StatusText", ""
+    )
+
+
+def wait_status(r: Run, cond: Any, guard: float = FRAME_GUARD) -> str:
+    end = time.monotonic() + guard
+    while time.monotonic() < end:
+        s = status(r)
+        if cond(s):
+            return s or "(empty)"
+        time.sleep(0.5)
+    return ""
+
+
+def step_panel_gone(r: Run) -> None:
+    present = "/sys/kernel/debug/i2c-record/present"
+    r.agent.sh(f"echo N > {present}")
+    gone = wait_status(r, lambda st: "display" in st and "display ok" not in st)
+    # The box goes on: a press is taken while the panel is away (its frame comes back later).
+    r.press("down", PRESS_SECONDS)
+    r.sim.press("down", PRESS_SECONDS)
+    r.agent.sh(f"echo Y > {present}")
+    diff, took = r.settle_on(r.sim.frame())
+    back = wait_status(r, lambda st: "display ok" in st)
+    r.record(
+        "panel gone",
+        bool(gone) and diff == 0 and bool(back),
+        f'i2c-record answering -ENXIO: STATUS "{gone or "no change"}"; a press taken '
+        f"meanwhile; back: the frame redrawn in {took:.1f} s, {diff} pixels differ from the "
+        f'simulator\'s; STATUS "{back or "unchanged"}"',
+    )
+
+
+def step_leds(r: Run) -> None:
+    pins = [LED["red"], LED["green"], LED["blue"]]
+    got = r.agent.guest("sample", *map(str, pins), "1.0")
+    duty = [got["duty"][str(pin)] for pin in pins]
+    _, lights = r.sim.box.app.shown if r.sim.box.app.shown else r.sim.box.app.current()
+    want = [round(c, 3) for c in lights.shown()]
+    worst = max(abs(d - w) for d, w in zip(duty, want, strict=True))
+    r.record(
+        "led",
+        worst <= LED_TOLERANCE,
+        f"GPIO17/27/22 high {duty[0]:.2f}/{duty[1]:.2f}/{duty[2]:.2f} of {got['samples']} "
+        f"samples (lgpio's software PWM); the simulator shows {want} ({lights.pattern}); "
+        f"off by {worst:.2f} at most (sampling allows {LED_TOLERANCE})",
+    )
+
+
+def sim_press(r: Run, button: str) -> int:
+    """A press on both, the frames compared; the pixels that differ."""
+    r.press(button, PRESS_SECONDS)
+    r.sim.press(button, PRESS_SECONDS)
+    return r.settle_on(r.sim.frame())[0]
+
+
+def step_power_cut(r: Run) -> None:
+    a = r.agent
+    # To the game menu's first entry (Dice), into its set-up, start it, three rolls: every
+    # press compared with the simulator up to the start (the box's rolls are its own).
+    diffs = 0
+    for _ in range(4):
+        if r.sim.screen()[:1] == ["Choose a game"]:
+            break
+        diffs += sim_press(r, "back")
+    for _ in range(6):
+        if "> Dice" in r.sim.screen():
+            break
+        diffs += sim_press(r, "up")
+    diffs += sim_press(r, "ok")
+    r.press("green", PRESS_SECONDS)  # start the game
+    for _ in range(3):
+        r.press("green", PRESS_SECONDS)  # roll
+    r.feed(a.guest("drain", "1.0")["log"])
+    before = r.panel.pixels()
+    r.save_frame("frame-before-power-cut")
+    journal = a.sh(f"journalctl -u {UNIT} -b -o cat | tail -5", check=False)
+    r.log.write(journal)
+    r.vm.kill()
+    took = r.vm.start()
+    a = r.agent
+    # The service starts at boot: its READY (bounded) before its state is read.
+    a.sh(
+        f"for i in $(seq 240); do [ $(systemctl show -P ActiveState {UNIT}) != activating ] "
+        "&& break; sleep 0.5; done",
+        timeout=150,
+    )
+    show = systest.parse_show(a.sh(f"systemctl show {UNIT} -p ActiveState -p StatusText"))
+    # The box comes back at boot and draws its screen: the frame it showed before the cut.
+    r.panel = ssd1306.Ssd1306()
+    wait_status(r, lambda st: "menu" not in st.lower() and bool(st))
+    diff, _ = r.settle_on(before)
+    text = a.sh(f"journalctl -u {UNIT} -b -o cat", check=False)
+    resumed = systest.last_resumed(text)
+    r.save_frame("frame-after-power-cut")
+    said = f"resumed {resumed[0]} after {resumed[1]} actions" if resumed else "no resume line"
+    r.record(
+        "power cut",
+        show.get("ActiveState") == "active"
+        and diff == 0
+        and diffs == 0
+        and resumed is not None
+        and resumed[0] == "dice",
+        f"a dice game with 3 rolls; QEMU killed, booted again in {took:.0f} s: "
+        f"{show.get('ActiveState')}, {said}; the frame {diff} pixels from the one before the "
+        f"cut (the way there: {diffs} pixels off the simulator's)",
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="hwtest", description=__doc__.split("\n")[0])
+    parser.add_argument("--arch", default="arm64")
+    parser.add_argument("--keep", action="store_true", help="keep the run's folder (frames, logs)")
+    args = parser.parse_args(argv)
+    problem = host_problem(os.geteuid(), shutil.which, args.arch)
+    if problem:
+        say(f"hwtest: cannot run here: {problem}")
+        return EXIT_SKIP
+    fault = os.environ.get("HWTEST_FAULT", "")
+    if fault and fault not in FAULTS:
+        say(f"hwtest: HWTEST_FAULT={fault}: use one of {', '.join(FAULTS)}")
+        return EXIT_USAGE
+    cache = cache_dir()
+    (cache / "logs").mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    log = systest.Log(cache / "logs" / f"{stamp}-hwtest.log")
+    say(f"hwtest: log {log.path}")
+    started = time.monotonic()
+    load = os.getloadavg()[0]
+    with contextlib.ExitStack() as stack:
+        try:
+            ensure_host_packages(log)
+            say("hwtest: " + piroot.ensure_emulation("arm64"))
+            with (cache / "lock").open("w") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)  # one preparation at a time (apt's lists)
+                image, recipe = build_image(cache, log)
+                wheels = wheelhouse(cache, recipe, log)
+            prepared = time.monotonic() - started
+            run_dir = Path(tempfile.mkdtemp(prefix="hwtest-", dir=cache))
+            if not args.keep:
+                stack.callback(shutil.rmtree, run_dir, ignore_errors=True)
+            vm_dir = run_dir / "vm"
+            vm_dir.mkdir()
+            share = run_dir / "share"
+            checkout = share / "checkout"
+            for rel in systest.checkout_files(REPO):
+                target = checkout / rel
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(REPO / rel, target)
+            shutil.copytree(wheels, share / "wheels")
+            (share / "tools").mkdir()
+            shutil.copytree(HERE, share / "tools" / "hwtest",
+                            ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
+            run(["qemu-img", "create", "-q", "-f", "qcow2", "-F", "raw", "-b",
+                 str(image.disk), str(vm_dir / "disk.qcow2")], log)  # fmt: skip
+            from companion.hal.readers.fake import FakePn532, FakeRdm6300, PtyPort
+
+            rdm = FakeRdm6300(PtyPort())
+            pn532 = FakePn532(PtyPort())
+            stack.callback(rdm.close)
+            stack.callback(pn532.close)
+            vm = Vm(image, recipe["machine"], vm_dir, share, [rdm.path, pn532.path], log)
+            stack.callback(vm.stop)
+            sim_state = run_dir / "sim-state"
+            sim_state.mkdir()
+            sim = Simulator(sim_state)
+            stack.callback(sim.close)
+            say(f"hwtest: booting the VM (qemu-system-aarch64, TCG, cortex-a72; load {load:.1f})")
+            boot = vm.start()
+            say(f"hwtest: the VM's agent answered {boot:.0f} s after QEMU started")
+            r = Run(vm, sim, log, fault, rdm, pn532)
+            r.figures["boot"] = f"{boot:.0f} s"
+            install_started = time.monotonic()
+            step_install(r, install_started)
+            for step in (step_start_frame, step_buttons, step_glitch_and_bounce,
+                         step_leds, step_cards, step_unplug, step_panel_gone,
+                         step_power_cut):  # fmt: skip
+                try:
+                    step(r)
+                except Failed as err:
+                    r.record(step.__name__.removeprefix("step_").replace("_", " "), False, str(err))
+            lat = r.latencies_ms
+            total = time.monotonic() - started
+            r.record(
+                "figures",
+                True,
+                f"press (its release) to first I2C write p50 {pct(lat, 50):.0f} ms "
+                f"p99 {pct(lat, 99):.0f} ms "
+                f"(n={len(lat)}); card first byte to panel {r.figures.get('card_to_panel')}; "
+                f"READY {r.figures.get('ready')} after start; boot {boot:.0f} s; install "
+                f"{r.figures.get('install')}; prepare {prepared:.0f} s; whole run {total:.0f} s; "
+                f"load average {load:.1f} at start, {os.getloadavg()[0]:.1f} now (TCG)",
+            )
+            failed = [x for x in r.results if not x.ok]
+            say(
+                f"hwtest: {'all checks passed' if not failed else f'{len(failed)} check(s) FAILED'}"
+            )
+            return EXIT_FAIL if failed else EXIT_PASS
+        except Failed as err:
+            say(f"FAIL hwtest: {err}")
+            return EXIT_FAIL
+        except systest.Skip as err:
+            say(f"hwtest: cannot run here: {err}")
+            return EXIT_SKIP
+        except piroot.NoEmulation as err:
+            say(f"hwtest: cannot run here: {err}")
+            return EXIT_SKIP
+
+
+if __name__ == "__main__":
+    sys.exit(main())
