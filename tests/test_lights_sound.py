@@ -106,3 +106,21 @@ def test_every_cue_the_games_use_exists():
         used |= set(re.findall(r'Sound\("([a-z_]+)"\)', path.read_text()))
     assert used, "the games should play cues"
     assert used <= set(CUES), f"missing cues: {used - set(CUES)}"
+
+
+def test_a_late_loop_delays_a_cue_but_keeps_each_note_its_length(factory):
+    """The loop busy past a whole cue (a frame at a Pi Zero's pace, as the booted VM showed):
+    each note still sounds for its own length, counted from when it really began."""
+    clock, loop, sound = _sound(factory, 1.0)
+    pin = factory.pin(18)
+    notes = CUES["card_ok"]
+    sound.play("card_ok")  # the first note starts at once
+    first = pin.frequency
+    clock.set(sum(s for _, s in notes) + 1.0)  # busy for longer than the whole cue
+    loop.drain()  # what was due: the second note, not the silence after it
+    assert pin.frequency is not None and pin.frequency > first
+    loop.advance_to(clock.now() + notes[1][1] - 0.001)
+    assert pin.frequency is not None  # still sounding for its length
+    loop.advance_to(clock.now() + 0.01)
+    assert pin.frequency is None
+    sound.close()

@@ -15,6 +15,7 @@ from gpiozero.tones import Tone
 log = logging.getLogger(__name__)
 
 Note = tuple[str, float]
+NEXT = "sound:next"  # the loop's key for a cue's next note (one cue at a time)
 
 
 def load_cues() -> dict[str, list[Note]]:
@@ -44,7 +45,6 @@ class Sound:
         self.call_at = call_at
         self.cancel = cancel
         self.now = now
-        self._keys: list[str] = []
         self.buzzer: TonalBuzzer | None = None
         if volume > 0:
             self.buzzer = TonalBuzzer(pin, mid_tone=Tone("A5"), octaves=2, pin_factory=factory)
@@ -56,14 +56,19 @@ class Sound:
             return
         if self.buzzer is None:
             return
-        for key in self._keys:
-            self.cancel(key)
-        self._keys = [f"sound:{i}" for i in range(len(notes))] + ["sound:end"]
-        t = self.now()
-        for key, (note, seconds) in zip(self._keys, notes, strict=False):
-            self.call_at(t, lambda n=note: self._note(n), key)
-            t += seconds
-        self.call_at(t, self._silence, "sound:end")
+        self.cancel(NEXT)  # a new cue cuts the old one short
+        self._step(tuple(notes))
+
+    def _step(self, notes: tuple[Note, ...]) -> None:
+        """Play the first note, and ask for the next one its length after it really began: a
+        loop late to this deadline (a frame drawn at a Pi Zero's pace) delays a cue but never
+        squeezes its notes together into no sound at all."""
+        if not notes:
+            self._silence()
+            return
+        (note, seconds), rest = notes[0], notes[1:]
+        self._note(note)
+        self.call_at(self.now() + seconds, lambda: self._step(rest), NEXT)
 
     def _note(self, note: str) -> None:
         if self.buzzer is None:
