@@ -555,7 +555,7 @@ class App:
         last_at = max(at for at in (record.started_at, base_at, *moments) if at is not None)
         self.time_offset = max(self.time_offset, last_at - self.clock.now())
         before = record.checkpoint.steps if record.checkpoint is not None else 0
-        log.info("resumed %s after %d steps", record.game, before + len(actions))
+        log.info("resumed %s after %d actions", record.game, before + len(actions))
 
     def _at_checkpoint(self, session: Session, record: GameRecord) -> Session:
         """The new session at the record's checkpoint; CheckpointDamaged naming the file and
