@@ -485,33 +485,7 @@ def start_by_journal_size(
             state = Path(tmp) / "state"
             state.mkdir()
             lines = _journal_of(state / "journal.jsonl", int(size * 1024 * 1024), rolls)
-            cfg = Path(tmp) / "config.toml"
-            cfg.write_text(
-                '[hardware]\npin_factory = "mock"\n[display]\ndriver = "none"\n'
-                f'[reader]\ntype = "none"\n[state]\ndir = "{state}"\n'
-            )
-            sock_path = f"{tmp}/notify.sock"
-            sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-            sock.bind(sock_path)
-            sock.settimeout(120)
-            t0 = time.perf_counter()
-            proc = subprocess.Popen(
-                [sys.executable, "-m", "companion", "run", "--config", str(cfg)],
-                env=dict(os.environ, NOTIFY_SOCKET=sock_path),
-                stderr=subprocess.DEVNULL,
-            )
-            try:
-                while b"READY=1" not in sock.recv(4096):
-                    pass
-                ready = time.perf_counter() - t0
-                rss = _peak_rss_mb(proc.pid)
-                proc.send_signal(signal.SIGTERM)
-                proc.wait(timeout=30)
-            finally:
-                if proc.returncode is None:
-                    proc.kill()
-                    proc.wait()
-                sock.close()
+            ready, rss = _ready_and_peak(Path(tmp), state)
         out[f"ready_seconds_journal_{size:g}mb"] = round(ready, 3)
         out[f"peak_rss_mb_journal_{size:g}mb"] = round(rss, 1)
         out[f"journal_lines_{size:g}mb"] = lines
