@@ -431,8 +431,9 @@ def daemon_start(runs: int = 3, phones: bool = False) -> dict[str, float]:
     }
 
 
-def _wait_for_port(port: int, seconds: float = 10.0) -> None:
-    """Until the phones' server answers HTTP on 127.0.0.1:port (the bench's own waiting)."""
+def _wait_for_port(port: int, seconds: float = 60.0) -> None:
+    """Until the phones' server answers HTTP on 127.0.0.1:port (the bench's own waiting; 60 s
+    guards a hang: the server is a child process, slow to start on a loaded machine)."""
     end = time.monotonic() + seconds
     while time.monotonic() < end:
         try:
