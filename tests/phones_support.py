@@ -8,6 +8,7 @@ import http.client
 import json
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -149,3 +150,14 @@ def pair(box: LiveBox) -> str:
     assert status == 200, status
     cookie = headers["Set-Cookie"]
     return cookie.split("tc_phone=", 1)[1].split(";", 1)[0]
+
+
+def wait_for(predicate, seconds: float = 5.0):
+    """Until ``predicate`` gives something (a guard of a few seconds against a hang)."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        got = predicate()
+        if got:
+            return got
+        time.sleep(0.02)
+    raise AssertionError("the box did not get there")

@@ -9,7 +9,6 @@ import json
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,7 +16,7 @@ import pytest
 from storage_support import empty, fill, small_disk
 
 from companion.app.phones import PairCode
-from tests.phones_support import live_box, pair, request
+from tests.phones_support import live_box, pair, request, wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -48,16 +47,6 @@ def refusing(state: Path, fault: str) -> Iterator[None]:
             yield
         finally:
             empty(state)
-
-
-def wait_for(predicate, seconds: float = 5.0):
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        got = predicate()
-        if got:
-            return got
-        time.sleep(0.02)
-    raise AssertionError("the box did not get there")
 
 
 def shown(box) -> str:

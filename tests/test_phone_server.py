@@ -14,23 +14,13 @@ import pytest
 
 from companion.app.phones import PairCode
 from companion.web.pace import Pace
-from tests.phones_support import live_box, pair, request
+from tests.phones_support import live_box, pair, request, wait_for
 
 
 @pytest.fixture
 def box(tmp_path: Path):
     with live_box(tmp_path) as live:
         yield live
-
-
-def wait_for(predicate, seconds: float = 5.0):
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        got = predicate()
-        if got:
-            return got
-        time.sleep(0.02)
-    raise AssertionError("the box did not get there")
 
 
 def screen(box) -> list[str]:

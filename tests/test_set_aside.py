@@ -296,10 +296,7 @@ def test_end_it_sends_the_game_to_history(tmp_path: Path) -> None:
         _pick(sim, "End it: to history")
         assert _screen(sim)[0] == "Choose a game"
         assert not [i for i in sim.app.box.menu.items if i.startswith("Resume")]
-        _pick(sim, "Dice")
-        _press(sim, "green")
-        assert sim.app.session.name == "dice"
-        assert sim.app.shelf.games == {}
+        _dice_in_play_nothing_waiting(sim)
     finally:
         sim.close()
     again = _box(tmp_path)
@@ -405,10 +402,7 @@ def test_every_game_that_ended_goes_to_history_unasked(tmp_path: Path, script: s
             _press(sim, "back")
         _pick(sim, "Other game")
         assert _screen(sim)[0] == "Choose a game", _screen(sim)
-        _pick(sim, "Dice")
-        _press(sim, "green")
-        assert sim.app.session.name == "dice"
-        assert sim.app.shelf.games == {}
+        _dice_in_play_nothing_waiting(sim)
     finally:
         sim.close()
     again = _box(tmp_path)
@@ -417,6 +411,14 @@ def test_every_game_that_ended_goes_to_history_unasked(tmp_path: Path, script: s
         assert not [i for i in _game_list_items(again) if i.startswith("Resume")]
     finally:
         again.close()
+
+
+def _dice_in_play_nothing_waiting(sim: SimulatedBox) -> None:
+    """From the game list: dice started, and the game before it waits nowhere."""
+    _pick(sim, "Dice")
+    _press(sim, "green")
+    assert sim.app.session.name == "dice"
+    assert sim.app.shelf.games == {}
 
 
 def _game_list_items(sim: SimulatedBox) -> list[str]:
