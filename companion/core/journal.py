@@ -34,6 +34,7 @@ from typing import Any, Generic, TypeVar
 
 from companion.core import durable, statefile, storage
 from companion.core.nesting import json_too_deep
+from companion.core.values import value
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +59,7 @@ Entry = dict[str, Any]  # an action as the app wrote it: a JSON object, never re
 A = TypeVar("A")
 
 
-@dataclass(frozen=True)
+@value
 class Step(Generic[A]):
     """One standing entry of a game: an action (``auto`` when a timer applied it, not a
     person), or, with no action, the app's restore after a power cut or an undo.
@@ -88,7 +89,7 @@ def undo_steps(steps: list[Step[A]]) -> A | None:
     return None
 
 
-@dataclass(frozen=True)
+@value
 class Checkpoint:
     """A game's state after its older steps, as the app wrote it (a JSON value the journal
     only keeps): ``at``, the last moment folded into it; ``steps``, how many standing steps it
@@ -196,7 +197,7 @@ def _parse(raw: bytes) -> tuple[dict[str, Any] | None, str]:
     return (None, problem) if problem else (entry, "")
 
 
-@dataclass(frozen=True)
+@value
 class Reading:
     """A journal file as read: what still folds, and what is damaged.
 
@@ -344,7 +345,7 @@ def _step_entry(step: Step[Entry]) -> dict[str, Any]:
     return entry
 
 
-@dataclass(frozen=True)
+@value
 class SetAside:
     """A journal file that could not be used whole: where it went and how much was kept."""
 

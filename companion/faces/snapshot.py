@@ -8,16 +8,18 @@ never asks the App for more.
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cached_property
 from typing import Any
 
 from PIL import Image
 
+from companion.core.values import value
+
 RGB = tuple[float, float, float]
 
 
-@dataclass(frozen=True)
+@value
 class Snapshot:
     seq: int  # 1, 2, 3...: one per refresh, so a face can tell a newer one from an older
     t: float  # the box's clock (monotonic seconds) at the refresh
