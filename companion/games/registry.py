@@ -7,6 +7,7 @@ module is imported when it is played (on a Pi Zero the games' modules are a fift
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
 import logging
@@ -40,16 +41,22 @@ _attached: set[str] = set()
 
 
 def available() -> list[str]:
-    """Games whose module is there, in menu order (found, not imported)."""
+    """Games whose module is there, in menu order (found, not imported; looked for once: the
+    start asks for each game, and a search of the path is dear on a Pi Zero)."""
+    return list(_found(tuple(MODULES.items())))
+
+
+@functools.cache
+def _found(modules: tuple[tuple[str, str], ...]) -> tuple[str, ...]:
     names = []
-    for name, module in MODULES.items():
+    for name, module in modules:
         try:
             found = module in sys.modules or importlib.util.find_spec(module) is not None
         except ModuleNotFoundError:
             found = False
         if found:
             names.append(name)
-    return names
+    return tuple(names)
 
 
 def title(name: str) -> str:
