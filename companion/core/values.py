@@ -31,30 +31,11 @@ class _Value:
     _value_shown: ClassVar[tuple[str, ...]] = ()  # what repr shows (repr=True)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        cls = type(self)
-        names = cls._value_names
-        if len(args) > len(names):
-            raise TypeError(
-                f"{cls.__name__}() takes {len(names)} positional arguments but {len(args)} "
-                "were given"
-            )
-        given = dict(zip(names, args, strict=False))
-        for name, arg in kwargs.items():
-            if name not in names:
-                raise TypeError(f"{cls.__name__}() got an unexpected keyword argument {name!r}")
-            if name in given:
-                raise TypeError(f"{cls.__name__}() got multiple values for argument {name!r}")
-            given[name] = arg
-        defaults = cls._value_defaults
-        for name in names:
-            if name in given:
-                object.__setattr__(self, name, given[name])
-            elif name in defaults:
-                object.__setattr__(self, name, defaults[name])
-            elif name in cls._value_factories:
-                object.__setattr__(self, name, cls._value_factories[name]())
-            else:
-                raise TypeError(f"{cls.__name__}() missing required argument: {name!r}")
+        """The first value made of a class compiles its own ``__init__`` (as a dataclass's,
+        the same arguments and errors) and puts it on the class: a class is compiled when it
+        is first used, not when it is declared, and those never made cost nothing."""
+        init = _compiled_init(type(self))
+        init(self, *args, **kwargs)
 
     def _values(self) -> tuple[Any, ...]:
         return tuple(getattr(self, name) for name in type(self)._value_compared)
@@ -76,6 +57,38 @@ class _Value:
 
     def __delattr__(self, name: str) -> None:
         raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+
+_FACTORY = object()  # the default of a field made by a factory: the factory is called instead
+
+
+def _compiled_init(cls: type) -> Any:
+    names = cls._value_names  # type: ignore[attr-defined]
+    defaults, factories = cls._value_defaults, cls._value_factories  # type: ignore[attr-defined]
+    scope: dict[str, Any] = {"_FACTORY": _FACTORY}
+    params, body = [], []
+    for i, name in enumerate(names):
+        if name in defaults:
+            scope[f"_d{i}"] = defaults[name]
+            params.append(f"{name}=_d{i}")
+            body.append(f"    _fields[{name!r}] = {name}")
+        elif name in factories:
+            scope[f"_f{i}"] = factories[name]
+            params.append(f"{name}=_FACTORY")
+            body.append(f"    _fields[{name!r}] = _f{i}() if {name} is _FACTORY else {name}")
+        else:
+            params.append(name)
+            body.append(f"    _fields[{name!r}] = {name}")
+    # Straight into the instance's dict, past the class's own __setattr__ (a frozen
+    # dataclass's __init__ goes past it with object.__setattr__, one call a field).
+    head = [f"def __init__(self, {', '.join(params)}):", "    _fields = self.__dict__"]
+    code = "\n".join([*head, *body])
+    exec(code, scope)  # built from the field names of the class alone
+    init = scope["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    init.__module__ = cls.__module__
+    type.__setattr__(cls, "__init__", init)
+    return init
 
 
 _SHARED = ("__init__", "__repr__", "__eq__", "__hash__", "__setattr__", "__delattr__", "_values")

@@ -144,14 +144,16 @@ def render(
         return frame
     plan = _layout(screen, width, height, redraw)
     layers = {name: Image.new("1", (width, height), 0) for name in redraw}
-    draws = {name: ImageDraw.Draw(layer) for name, layer in layers.items()}
     for placed in plan.texts:
         area = placed.area if placed.area in ("title", "footer") else "middle"
-        font = fonts.font(placed.size, placed.face)
-        draws[area].text(placed.origin, placed.text, font=font, fill=1)
+        stamped = fonts.stamp(placed.text, placed.size, placed.face)
+        if stamped is not None:  # what drawing the text at its origin sets, from the cache
+            image, left, top = stamped
+            x, y = placed.origin[0] + left, placed.origin[1] + top
+            layers[area].paste(1, (x, y, x + image.width, y + image.height), image)
     if plan.picture_box is not None and screen.picture is not None:
         name, data = screen.picture
-        PICTURES[name](draws["middle"], plan.picture_box, data)
+        PICTURES[name](ImageDraw.Draw(layers["middle"]), plan.picture_box, data)
     for name in redraw:
         box = boxes[name]
         mask = layers[name].crop(box)
