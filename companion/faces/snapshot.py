@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import io
 from dataclasses import field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 from PIL import Image
@@ -51,9 +51,7 @@ class Snapshot:
     @cached_property
     def png(self) -> bytes:
         """The OLED as a PNG (made once, by whichever thread asks first)."""
-        out = io.BytesIO()
-        self.image().save(out, format="PNG", optimize=False)
-        return out.getvalue()
+        return _png(self.size, self.pixels)
 
     def replay_line(self) -> dict[str, Any]:
         """What a replay line prints for this moment (without ``line`` and ``t``)."""
@@ -68,3 +66,12 @@ class Snapshot:
         if self.rejected is not None:
             out["rejected"] = self.rejected
         return out
+
+
+@lru_cache(maxsize=256)
+def _png(size: tuple[int, int], pixels: bytes) -> bytes:
+    """A frame shown before (a menu gone back to, a timer's second of the last turn) is not
+    encoded again: at a Pi's pace Pillow's PNG writer is a good part of a phone's event."""
+    out = io.BytesIO()
+    Image.frombytes("1", size, pixels).save(out, format="PNG", optimize=False)
+    return out.getvalue()
