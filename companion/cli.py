@@ -26,7 +26,10 @@ COMMANDS = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """Every command's parser; with ``argv`` naming a command, that command's alone: each
+    command's module imports what its defaults and choices need (the simulator's displays,
+    the firmware's tables), and the daemon's start on a Pi Zero should not pay for them."""
     parser = argparse.ArgumentParser(
         prog="trap-companion",
         description="Trap Companion: dice, timers and bookkeeping for trap board games.",
@@ -36,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
         "-v", "--verbose", action="store_true", help="log debug messages to standard error"
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
+    for name in _named(argv):
         try:
             module = importlib.import_module(name)
         except ModuleNotFoundError as err:
@@ -46,6 +49,17 @@ def build_parser() -> argparse.ArgumentParser:
         module.register(sub)
     _own_errors(parser)
     return parser
+
+
+def _named(argv: Sequence[str] | None) -> tuple[str, ...]:
+    """The command modules to register: the one ``argv``'s first word names, else all (so an
+    unknown word is told with the whole list). The top-level options take no value, so the
+    first word that is not an option is the command."""
+    word = next((a for a in argv or () if not a.startswith("-")), None)
+    for name in COMMANDS:
+        if word is not None and name.rsplit(".", 1)[1] == word:
+            return (name,)
+    return COMMANDS
 
 
 def _own_errors(parser: argparse.ArgumentParser) -> None:
@@ -59,7 +73,9 @@ def _own_errors(parser: argparse.ArgumentParser) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    if argv is None:
+        argv = sys.argv[1:]
+    parser = build_parser(argv)
     args, extras = parser.parse_known_args(argv)
     if extras:
         getattr(args, "_parser", parser).error(f"unrecognized arguments: {' '.join(extras)}")

@@ -45,3 +45,22 @@ def test_config_example_prints_the_commented_example():
     )
     assert proc.returncode == 0
     assert "[reader]" in proc.stdout and "# " in proc.stdout
+
+
+def test_a_command_named_builds_its_own_parser_alone():
+    """`trap-companion run` (the daemon's start) does not import the other commands' modules
+    (the simulator's displays, the firmware's tables); an unknown word still gets the list."""
+    code = """
+import sys
+from companion import cli
+sub = next(a for a in cli.build_parser(["-v", "run", "--config", "x"])._actions
+           if a.dest == "command")
+print(sorted(sub.choices))
+print(sorted(m for m in sys.modules if m.startswith(("companion.commands.", "companion.sim"))))
+"""
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    assert out == ["['run']", "['companion.commands._common', 'companion.commands.run']"]
+    sub = next(a for a in build_parser(["runx"])._actions if a.dest == "command")
+    assert set(COMMANDS) <= set(sub.choices)

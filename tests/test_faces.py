@@ -1,6 +1,11 @@
 """Faces see the box through Snapshots only: one after every refresh, with what a replay line
 prints, the OLED's pixels and the sounds since the last one; a box with no face builds none."""
 
+import io
+from dataclasses import replace
+
+from PIL import Image
+
 from companion.core.config import Config
 from companion.faces import Face, Snapshot
 from companion.replay import run_script
@@ -44,6 +49,10 @@ def test_a_face_sees_every_refresh_with_what_a_replay_line_prints(tmp_path):
     assert last.size == (128, 64) and len(last.pixels) == 128 * 64 // 8
     assert any(last.pixels)  # something is lit
     assert last.png.startswith(b"\x89PNG")
+    assert Image.open(io.BytesIO(last.png)).convert("1").tobytes() == last.pixels
+    # a frame shown before is not encoded again (a menu gone back to, a timer's digits)
+    again = replace(last, seq=last.seq + 1)
+    assert again.png is last.png
     assert last.view.text_lines() == list(last.screen)
 
 

@@ -17,12 +17,14 @@ def test_each_entry_says_what_its_game_says():
         game = importlib.import_module(entry["module"]).GAME
         assert game.name == name
         assert registry.title(name) == game.title
+        assert registry.options(name) == tuple(game.options), name
     assert registry.ENTRIES["deathtrap-dungeon"]["owner_files"] == [statefile.PACK.name]
 
 
 def test_the_box_starts_and_shows_its_menu_without_importing_a_game(tmp_path):
-    """A fresh interpreter: the box built and started, its menu drawn, and no game's module
-    loaded until one is played (the simulators' demo deck, left out here, loads them all)."""
+    """A fresh interpreter: the box built and started, its menu drawn, a game's options shown
+    (from the games' data), and no game's module loaded until one is played (the simulators'
+    demo deck, left out here, loads them all)."""
     code = f"""
 import sys
 from pathlib import Path
@@ -38,6 +40,13 @@ text = "\\n".join(screen.text_lines())
 loaded = [m for m in registry.MODULES.values() if m in sys.modules]
 print(repr(loaded))
 print("Trap Attack" in text or "Dice" in text)
+box.press("down")  # the menu's second game, Trap Attack: its options form
+box.press("ok")
+box.loop.drain()
+screen, _ = box.app.current()
+shown = "\\n".join(screen.text_lines())
+loaded = [m for m in registry.MODULES.values() if m in sys.modules]
+print(repr((loaded, "AI route" in shown)))
 box.app.new_game("trapwords", {{}})
 print(registry.MODULES["trapwords"] in sys.modules)
 box.close()
@@ -47,7 +56,8 @@ box.close()
     ).stdout.split("\n")
     assert out[0] == "[]"
     assert out[1] == "True"
-    assert out[2] == "True"
+    assert out[2] == "([], True)"
+    assert out[3] == "True"
 
 
 def test_an_owner_pack_at_start_is_read_then_and_a_bad_one_is_told(tmp_path):

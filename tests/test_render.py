@@ -115,7 +115,7 @@ def test_same_screen_same_pixels_even_after_caches_are_dropped() -> None:
     screen = GOLDEN["timer_0_45"]
     first = render(screen).tobytes()
     assert render(screen).tobytes() == first
-    for cached in (fonts.ink, fonts.band, fonts.advance, fonts.ellipsize, fonts.font):
+    for cached in (fonts.ink, fonts.band, fonts.advance, fonts.ellipsize, fonts.font, fonts.stamp):
         cached.cache_clear()
     assert render(screen).tobytes() == first
 
@@ -274,17 +274,43 @@ def test_inverted_flips_only_the_middle() -> None:
     assert ImageChops.difference(flipped, middle_b).getbbox() is None
 
 
+@settings(max_examples=150, deadline=None)
+@given(
+    text=st.text(st.characters(codec="latin-1", exclude_categories=("Cc",)), max_size=12),
+    size=st.integers(MIN_SIZE, 40),
+    face=st.sampled_from(sorted(fonts.FACES)),
+    x=st.integers(-20, WIDTH),
+    y=st.integers(-20, HEIGHT),
+)
+def test_a_stamped_text_sets_the_pixels_drawing_it_sets(
+    text: str, size: int, face: str, x: int, y: int
+) -> None:
+    """The frame pastes a text's cached stamp where Pillow would draw it: the same pixels,
+    wherever it lands (partly off the frame too)."""
+    drawn = Image.new("1", (WIDTH, HEIGHT), 0)
+    ImageDraw.Draw(drawn).text((x, y), text, font=fonts.font(size, face), fill=1)
+    pasted = Image.new("1", (WIDTH, HEIGHT), 0)
+    stamped = fonts.stamp(text, size, face)
+    if stamped is not None:
+        image, left, top = stamped
+        box = (x + left, y + top, x + left + image.width, y + top + image.height)
+        pasted.paste(1, box, image)
+    assert pasted.tobytes() == drawn.tobytes()
+
+
 def test_a_screen_seen_before_renders_from_the_caches_alone() -> None:
     """Why a frame is cheap once seen (the time itself is bench's, not a test's): no font is
-    made and no text measured again."""
+    made, no text measured or rendered again."""
     screens = list(GOLDEN.values())
     for screen in screens:
         render(screen)
     made, measured = fonts.font.cache_info().misses, fonts.ink.cache_info().misses
+    stamped = fonts.stamp.cache_info().misses
     for screen in screens:
         render(screen)
     assert fonts.font.cache_info().misses == made
     assert fonts.ink.cache_info().misses == measured
+    assert fonts.stamp.cache_info().misses == stamped  # no text rendered by FreeType again
 
 
 # --- pictures -----------------------------------------------------------------------------------

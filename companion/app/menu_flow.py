@@ -186,8 +186,7 @@ def menu_step(d: Draft, kind: str, data: dict) -> None:
     elif kind == "pick_game" and data["key"].startswith(RESUME):
         play.take_up(d, data["key"].removeprefix(RESUME))
     elif kind == "pick_game":
-        rules = games.get(data["key"])
-        d.menu = menus.OptionsMenu(data["key"], rules.title, tuple(rules.options))
+        d.menu = options_menu(data["key"])
     elif kind == "start":
         try:
             play.new_game(d, data["game"], data["options"], set_aside=True)
@@ -231,6 +230,12 @@ def menu_step(d: Draft, kind: str, data: dict) -> None:
         d.play("card_ok")
         if not cards.play_card(d, card):  # the tap that asked for the enrolment counts
             d.toast_up(("Enrolled:", card.name))
+
+
+def options_menu(name: str) -> menus.OptionsMenu:
+    """A game's options before it starts, from the games' data: the game is imported when
+    it is played, not when its options are shown."""
+    return menus.OptionsMenu(name, games.title(name), games.options(name))
 
 
 def ask_set_aside(d: Draft, key: str) -> None:

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from companion.core import statefile
+from companion.core import statefile, values
 from companion.core.tomltext import toml_value
 from companion.errors import ConfigError
 
@@ -23,12 +23,12 @@ DEFAULT_PATH = Path("/etc/trap-companion/config.toml")
 INSTALLED_STATE_DIR = Path("/var/lib/trap-companion")  # systemd's StateDirectory=
 
 
-@dataclass(frozen=True)
+@values.value
 class HardwareConfig:
     pin_factory: str = "auto"
 
 
-@dataclass(frozen=True)
+@values.value
 class ButtonsConfig:
     up: int = 5
     down: int = 6
@@ -43,7 +43,7 @@ class ButtonsConfig:
         return {name: getattr(self, name) for name in BUTTONS}
 
 
-@dataclass(frozen=True)
+@values.value
 class LedConfig:
     red: int = 17
     green: int = 27
@@ -51,13 +51,13 @@ class LedConfig:
     brightness: float = 1.0
 
 
-@dataclass(frozen=True)
+@values.value
 class BuzzerConfig:
     pin: int = 18
     volume: float = 0.5
 
 
-@dataclass(frozen=True)
+@values.value
 class DisplayConfig:
     driver: str = "ssd1306"
     i2c_port: int = 1
@@ -65,24 +65,24 @@ class DisplayConfig:
     rotate: int = 0
 
 
-@dataclass(frozen=True)
+@values.value
 class ReaderConfig:
     type: str = "rdm6300"
     port: str = "/dev/serial0"
     removal_seconds: float = 0.5
 
 
-@dataclass(frozen=True)
+@values.value
 class DiceConfig:
     source: str = "box"
 
 
-@dataclass(frozen=True)
+@values.value
 class StateConfig:
     dir: str = ""
 
 
-@dataclass(frozen=True)
+@values.value
 class PhonesConfig:
     """Phones at the table (companion/web/): off unless the owner turns it on, and then the
     box listens on ``port`` on its LAN addresses (plain HTTP; pairing with a code)."""
@@ -94,7 +94,7 @@ class PhonesConfig:
     server: str = "process"
 
 
-@dataclass(frozen=True)
+@values.value
 class Config:
     hardware: HardwareConfig = field(default_factory=HardwareConfig)
     buttons: ButtonsConfig = field(default_factory=ButtonsConfig)

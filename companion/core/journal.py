@@ -24,7 +24,6 @@ import logging
 import math
 import os
 import re
-import secrets
 import stat
 import time
 from collections.abc import Callable
@@ -34,6 +33,7 @@ from typing import Any, Generic, TypeVar
 
 from companion.core import durable, statefile, storage
 from companion.core.nesting import json_too_deep
+from companion.core.values import value
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +58,7 @@ Entry = dict[str, Any]  # an action as the app wrote it: a JSON object, never re
 A = TypeVar("A")
 
 
-@dataclass(frozen=True)
+@value
 class Step(Generic[A]):
     """One standing entry of a game: an action (``auto`` when a timer applied it, not a
     person), or, with no action, the app's restore after a power cut or an undo.
@@ -88,7 +88,7 @@ def undo_steps(steps: list[Step[A]]) -> A | None:
     return None
 
 
-@dataclass(frozen=True)
+@value
 class Checkpoint:
     """A game's state after its older steps, as the app wrote it (a JSON value the journal
     only keeps): ``at``, the last moment folded into it; ``steps``, how many standing steps it
@@ -196,7 +196,7 @@ def _parse(raw: bytes) -> tuple[dict[str, Any] | None, str]:
     return (None, problem) if problem else (entry, "")
 
 
-@dataclass(frozen=True)
+@value
 class Reading:
     """A journal file as read: what still folds, and what is damaged.
 
@@ -321,8 +321,9 @@ def _game_entry(
 def new_game_id() -> str:
     """Unique to one game, whatever the clocks say: its records are kept under it (two games
     started at the same moment, as every game of a replay is, or after a reboot that set the
-    clock back, never share one)."""
-    return secrets.token_hex(8)
+    clock back, never share one). ``os.urandom`` is what ``secrets.token_hex`` reads, without
+    the hmac and hashlib it imports."""
+    return os.urandom(8).hex()
 
 
 def game_lines(record: GameRecord) -> list[dict[str, Any]]:
@@ -344,7 +345,7 @@ def _step_entry(step: Step[Entry]) -> dict[str, Any]:
     return entry
 
 
-@dataclass(frozen=True)
+@value
 class SetAside:
     """A journal file that could not be used whole: where it went and how much was kept."""
 

@@ -15,12 +15,13 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, field, replace
 from pathlib import Path
 from typing import Any
 
 from companion.core import statefile
 from companion.core.durable import replace_whole
+from companion.core.values import value
 from companion.errors import DataError
 
 log = logging.getLogger(__name__)
@@ -32,7 +33,7 @@ SHOWN_BEST = 10  # the best results are never dropped
 BETTER = ("lower", "higher")
 
 
-@dataclass(frozen=True)
+@value
 class Result:
     """One finished game: how it went (``score`` in ``unit``, lower or higher is better)."""
 

@@ -9,11 +9,11 @@ import os
 import re
 import zlib
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
-from companion.core import durable, statefile
+from companion.core import durable, statefile, values
 from companion.core.tomltext import toml_value
 from companion.errors import DataError
 
@@ -23,7 +23,7 @@ UID_RE = re.compile(r"^[0-9A-F]{2,20}$")
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 
-@dataclass(frozen=True)
+@values.value
 class Card:
     uid: str
     game: str

@@ -27,13 +27,13 @@ import logging
 import os
 import stat
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from companion.core import durable, statefile
 from companion.core.journal import GameRecord, fold, game_lines, read_journal
 from companion.core.nesting import json_too_deep
+from companion.core.values import value
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +59,7 @@ def _encode(entries: list[dict[str, Any]]) -> bytes:
     return b"".join((json.dumps(e, separators=(",", ":")) + "\n").encode() for e in numbered)
 
 
-@dataclass(frozen=True)
+@value
 class Waiting:
     """The games waiting, by kind (the game's registry name), in the order they were set aside."""
 

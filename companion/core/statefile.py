@@ -19,12 +19,12 @@ import stat
 import sys
 import tomllib
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from companion.core import durable
 from companion.core.nesting import json_too_deep, toml_deep_line
+from companion.core.values import value
 from companion.errors import DataError
 
 log = logging.getLogger(__name__)
@@ -41,7 +41,7 @@ PHONES_CAP = 64 * 1024  # at most 32 phones of about 100 bytes
 CONFIG_CAP = 1 * MIB  # the commented example is 2 KiB
 
 
-@dataclass(frozen=True)
+@value
 class Kept:
     """A file the box keeps in its state directory: its name, its cap, how it is written
     (``jsonl``, ``json`` or ``toml``) and what it holds."""

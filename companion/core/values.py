@@ -1,17 +1,20 @@
-"""Frozen value classes made at no cost at import: the box's events and effects.
+"""Frozen value classes made at no cost at import: the box's events, effects, menus' and games'
+values, its configuration.
 
 ``@dataclass(frozen=True)`` writes and compiles six methods for every class it makes; for the
-few dozen events and effects the box declares, that was most of its start on a Pi Zero's CPU.
-``@value`` gives such a class what the box uses of a frozen dataclass (construction by position
-or by name with defaults, ``==``, ``hash``, the same ``repr``, no assignment after it is made,
-``match`` by position) from methods shared by every value class, so declaring one compiles
-nothing. Classes that ``dataclasses.replace`` or ``fields`` are used on stay dataclasses.
+classes the box declares before its first screen, that was most of its own start on a Pi Zero's
+CPU. ``@value`` gives such a class what the box uses of a frozen dataclass (construction by
+position or by name with defaults, ``field(default_factory=..., compare=..., repr=...)``, ``==``,
+``hash``, the same ``repr``, no assignment after it is made, ``match`` by position, and the
+dataclass fields that ``dataclasses.replace``, ``fields`` and ``asdict`` read) from methods shared
+by every value class, so declaring one compiles nothing.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
-from dataclasses import FrozenInstanceError
+from dataclasses import MISSING, Field, FrozenInstanceError
 from typing import Any, ClassVar, TypeVar, dataclass_transform
 
 T = TypeVar("T")
@@ -23,36 +26,22 @@ class _Value:
 
     _value_names: ClassVar[tuple[str, ...]] = ()
     _value_defaults: ClassVar[dict[str, Any]] = {}
+    _value_factories: ClassVar[dict[str, Any]] = {}  # field(default_factory=...): made each time
+    _value_compared: ClassVar[tuple[str, ...]] = ()  # what == and hash read (compare=True)
+    _value_shown: ClassVar[tuple[str, ...]] = ()  # what repr shows (repr=True)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        cls = type(self)
-        names = cls._value_names
-        if len(args) > len(names):
-            raise TypeError(
-                f"{cls.__name__}() takes {len(names)} positional arguments but {len(args)} "
-                "were given"
-            )
-        given = dict(zip(names, args, strict=False))
-        for name, arg in kwargs.items():
-            if name not in names:
-                raise TypeError(f"{cls.__name__}() got an unexpected keyword argument {name!r}")
-            if name in given:
-                raise TypeError(f"{cls.__name__}() got multiple values for argument {name!r}")
-            given[name] = arg
-        defaults = cls._value_defaults
-        for name in names:
-            if name in given:
-                object.__setattr__(self, name, given[name])
-            elif name in defaults:
-                object.__setattr__(self, name, defaults[name])
-            else:
-                raise TypeError(f"{cls.__name__}() missing required argument: {name!r}")
+        """The first value made of a class compiles its own ``__init__`` (as a dataclass's,
+        the same arguments and errors) and puts it on the class: a class is compiled when it
+        is first used, not when it is declared, and those never made cost nothing."""
+        init = _compiled_init(type(self))
+        init(self, *args, **kwargs)
 
     def _values(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, name) for name in type(self)._value_names)
+        return tuple(getattr(self, name) for name in type(self)._value_compared)
 
     def __repr__(self) -> str:
-        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in type(self)._value_names)
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in type(self)._value_shown)
         return f"{type(self).__qualname__}({shown})"
 
     def __eq__(self, other: object) -> bool:
@@ -70,18 +59,66 @@ class _Value:
         raise FrozenInstanceError(f"cannot delete field {name!r}")
 
 
+_FACTORY = object()  # the default of a field made by a factory: the factory is called instead
+
+
+def _compiled_init(cls: type) -> Any:
+    names = cls._value_names  # type: ignore[attr-defined]
+    defaults, factories = cls._value_defaults, cls._value_factories  # type: ignore[attr-defined]
+    scope: dict[str, Any] = {"_FACTORY": _FACTORY}
+    params, body = [], []
+    for i, name in enumerate(names):
+        if name in defaults:
+            scope[f"_d{i}"] = defaults[name]
+            params.append(f"{name}=_d{i}")
+            body.append(f"    _fields[{name!r}] = {name}")
+        elif name in factories:
+            scope[f"_f{i}"] = factories[name]
+            params.append(f"{name}=_FACTORY")
+            body.append(f"    _fields[{name!r}] = _f{i}() if {name} is _FACTORY else {name}")
+        else:
+            params.append(name)
+            body.append(f"    _fields[{name!r}] = {name}")
+    # Straight into the instance's dict, past the class's own __setattr__ (a frozen
+    # dataclass's __init__ goes past it with object.__setattr__, one call a field).
+    head = [f"def __init__(self, {', '.join(params)}):", "    _fields = self.__dict__"]
+    code = "\n".join([*head, *body])
+    exec(code, scope)  # built from the field names of the class alone
+    init = scope["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    init.__module__ = cls.__module__
+    type.__setattr__(cls, "__init__", init)
+    return init
+
+
 _SHARED = ("__init__", "__repr__", "__eq__", "__hash__", "__setattr__", "__delattr__", "_values")
 
 
-@dataclass_transform()
+@dataclass_transform(field_specifiers=(dataclasses.field,))
 def value(cls: type[T]) -> type[T]:
     """A frozen value class from the annotations of ``cls`` (its own, in order; a class
-    attribute is the field's default). Only plain fields: no ``field(...)``, no inheritance."""
-    names = tuple(inspect.get_annotations(cls))
+    attribute is the field's default, or a ``dataclasses.field``). No inheritance of fields."""
+    annotations = inspect.get_annotations(cls)
+    names = tuple(annotations)
+    defaults, factories, found = {}, {}, {}
+    for name in names:
+        given = cls.__dict__.get(name, MISSING)
+        spec = given if isinstance(given, Field) else dataclasses.field(default=given)
+        spec.name, spec.type = name, annotations[name]
+        spec._field_type = dataclasses._FIELD  # type: ignore[attr-defined]  # as dataclass marks it
+        found[name] = spec
+        if spec.default is not MISSING:
+            defaults[name] = spec.default
+            type.__setattr__(cls, name, spec.default)
+        elif spec.default_factory is not MISSING:
+            factories[name] = spec.default_factory
+            type.__delattr__(cls, name)
+    type.__setattr__(cls, "__dataclass_fields__", found)
     type.__setattr__(cls, "_value_names", names)
-    type.__setattr__(
-        cls, "_value_defaults", {n: cls.__dict__[n] for n in names if n in cls.__dict__}
-    )
+    type.__setattr__(cls, "_value_defaults", defaults)
+    type.__setattr__(cls, "_value_factories", factories)
+    type.__setattr__(cls, "_value_compared", tuple(n for n in names if found[n].compare))
+    type.__setattr__(cls, "_value_shown", tuple(n for n in names if found[n].repr))
     type.__setattr__(cls, "__match_args__", names)
     for name in _SHARED:
         type.__setattr__(cls, name, _Value.__dict__[name])

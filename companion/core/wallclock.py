@@ -15,13 +15,15 @@ from pathlib import Path
 
 SYNCHRONIZED = Path("/run/systemd/timesync/synchronized")  # timesyncd touches it when synced
 EARLIEST = datetime.date(2025, 1, 1)  # a clock before this was never set
+_synchronized: set[Path] = set()  # flags seen: /run's files live till the reboot
 
 
 def today(flag: Path = SYNCHRONIZED, now: Callable[[], float] = time.time) -> str:
     """The day as YYYY-MM-DD, or "" while the clock is not known to be right: timesyncd runs
     here (its folder is there) and has not synchronized yet, or the clock is before EARLIEST."""
     day = datetime.date.fromtimestamp(now())
-    if flag.exists():
+    if flag in _synchronized or flag.exists():
+        _synchronized.add(flag)  # timesyncd's flag stays till the reboot: no stat on each step
         return day.isoformat()
     if flag.parent.exists() or day < EARLIEST:
         return ""

@@ -8,16 +8,18 @@ never asks the App for more.
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass, field
-from functools import cached_property
+from dataclasses import field
+from functools import cached_property, lru_cache
 from typing import Any
 
 from PIL import Image
 
+from companion.core.values import value
+
 RGB = tuple[float, float, float]
 
 
-@dataclass(frozen=True)
+@value
 class Snapshot:
     seq: int  # 1, 2, 3...: one per refresh, so a face can tell a newer one from an older
     t: float  # the box's clock (monotonic seconds) at the refresh
@@ -49,9 +51,7 @@ class Snapshot:
     @cached_property
     def png(self) -> bytes:
         """The OLED as a PNG (made once, by whichever thread asks first)."""
-        out = io.BytesIO()
-        self.image().save(out, format="PNG", optimize=False)
-        return out.getvalue()
+        return _png(self.size, self.pixels)
 
     def replay_line(self) -> dict[str, Any]:
         """What a replay line prints for this moment (without ``line`` and ``t``)."""
@@ -66,3 +66,12 @@ class Snapshot:
         if self.rejected is not None:
             out["rejected"] = self.rejected
         return out
+
+
+@lru_cache(maxsize=256)
+def _png(size: tuple[int, int], pixels: bytes) -> bytes:
+    """A frame shown before (a menu gone back to, a timer's second of the last turn) is not
+    encoded again: at a Pi's pace Pillow's PNG writer is a good part of a phone's event."""
+    out = io.BytesIO()
+    Image.frombytes("1", size, pixels).save(out, format="PNG", optimize=False)
+    return out.getvalue()

@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from companion.core.values import value
 from companion.ui.forms import (
     Ask,
     CardKind,
@@ -92,7 +93,7 @@ class Rejected(Exception):
         self.reason = reason
 
 
-@dataclass(frozen=True)
+@value
 class Action:
     """One player intention. ``args`` are JSON scalars; ``rolls`` are the die faces it needs."""
 
@@ -158,21 +159,21 @@ def check_arguments(game: str, action: Action, accepted: Mapping[str, Sequence[s
 # --- effects: what a rule asks the outside world to do -------------------------------------
 
 
-@dataclass(frozen=True)
+@value
 class Log:
     """A human-readable line for the replay log and journald ("AI moves 4: 30 -> 26")."""
 
     text: str
 
 
-@dataclass(frozen=True)
+@value
 class Sound:
     """A named sound cue (see companion/hal/sound.py for the names)."""
 
     cue: str
 
 
-@dataclass(frozen=True)
+@value
 class Schedule:
     """Apply ``action`` after ``seconds``; replaces an earlier schedule with the same key.
 
@@ -188,7 +189,7 @@ class Schedule:
     journal: bool = True
 
 
-@dataclass(frozen=True)
+@value
 class Cancel:
     """Drop the schedule with this key, if any."""
 
@@ -198,7 +199,7 @@ class Cancel:
 Effect = Log | Sound | Schedule | Cancel
 
 
-@dataclass(frozen=True)
+@value
 class Outcome:
     state: Any
     effects: tuple[Effect, ...] = ()
@@ -207,7 +208,7 @@ class Outcome:
 # --- input events the control map sees --------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@value
 class Press:
     """A debounced button press: ``long`` when held past the hold time."""
 
@@ -215,7 +216,7 @@ class Press:
     long: bool = False
 
 
-@dataclass(frozen=True)
+@value
 class Tap:
     """A card presented to the reader, resolved against the registry (``card`` None: unknown)."""
 

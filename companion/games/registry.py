@@ -1,11 +1,13 @@
 """Which games the box knows: replay name -> module exposing ``GAME``.
 
-The list, the menu's titles and the files of the owner's a game reads are data
-(companion/games/data/games.toml), so the menu and the start import no game: a game's module is
-imported when it is played (on a Pi Zero the games' modules are a fifth of the start)."""
+The list, the menu's titles, the files of the owner's a game reads (companion/games/data/
+games.toml) and the options a game's menu shows before it starts (game_options.toml, read when a
+game's options are first shown) are data, so the menu and the start import no game: a game's
+module is imported when it is played (on a Pi Zero the games' modules are a fifth of the start)."""
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
 import logging
@@ -15,11 +17,12 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from companion.games.base import BadAction
+from companion.games.base import BadAction, Option
 
 log = logging.getLogger(__name__)
 
 DATA = Path(__file__).with_name("data") / "games.toml"
+OPTIONS_DATA = DATA.with_name("game_options.toml")
 
 
 def _load(path: Path = DATA) -> dict[str, dict[str, Any]]:
@@ -38,16 +41,22 @@ _attached: set[str] = set()
 
 
 def available() -> list[str]:
-    """Games whose module is there, in menu order (found, not imported)."""
+    """Games whose module is there, in menu order (found, not imported; looked for once: the
+    start asks for each game, and a search of the path is dear on a Pi Zero)."""
+    return list(_found(tuple(MODULES.items())))
+
+
+@functools.cache
+def _found(modules: tuple[tuple[str, str], ...]) -> tuple[str, ...]:
     names = []
-    for name, module in MODULES.items():
+    for name, module in modules:
         try:
             found = module in sys.modules or importlib.util.find_spec(module) is not None
         except ModuleNotFoundError:
             found = False
         if found:
             names.append(name)
-    return names
+    return tuple(names)
 
 
 def title(name: str) -> str:
@@ -60,6 +69,34 @@ def short_title(name: str) -> str:
     """The game's name where its title may not fit ("Deathtrap" for Deathtrap Dungeon)."""
     entry = ENTRIES.get(name)
     return entry.get("short_title", entry["title"]) if entry else name
+
+
+def options(name: str) -> tuple[Option, ...]:
+    """The options the game's menu shows before it starts, without importing the game."""
+    return _options().get(name, ())
+
+
+_read_options: dict[str, tuple[Option, ...]] = {}
+
+
+def _options(path: Path = OPTIONS_DATA) -> dict[str, tuple[Option, ...]]:
+    if not _read_options:
+        for game, entries in _load(path).items():
+            _read_options[game] = tuple(_option(entry) for entry in entries)
+    return _read_options
+
+
+def _option(entry: dict[str, Any]) -> Option:
+    bounds = entry.get("bounds")
+    return Option(
+        entry["name"],
+        entry["label"],
+        entry["default"],
+        choices=tuple(entry.get("choices", ())),
+        presets=tuple(entry.get("presets", ())),
+        bounds=(bounds[0], bounds[1]) if bounds else None,
+        only_if=tuple((k, tuple(v)) for k, v in entry.get("only_if", {}).items()),
+    )
 
 
 def get(name: str) -> Any:

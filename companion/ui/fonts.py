@@ -24,7 +24,7 @@ import logging
 from functools import cache, lru_cache
 from importlib import resources
 
-from PIL import ImageFont
+from PIL import Image, ImageDraw, ImageFont
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +93,21 @@ def ink(text: str, size: int, face: str = "regular") -> Box:
         return (0, 0, 0, 0)
     left, top, right, bottom = font(size, face).getbbox(text, mode="1")
     return (int(left), int(top), int(right), int(bottom))
+
+
+@lru_cache(maxsize=1024)
+def stamp(text: str, size: int, face: str = "regular") -> tuple[Image.Image, int, int] | None:
+    """``text`` drawn once, as a mode "1" image of its ink box, and where that box sits from
+    the pen (``ink``): pasted through itself at pen + (left, top) it sets the pixels drawing
+    the text there sets, so a text seen before (a menu's line, a die's face, a timer's digits)
+    is not rendered by FreeType again (on a Pi Zero each render is a good part of a frame).
+    None for blank text."""
+    left, top, right, bottom = ink(text, size, face)
+    if right <= left or bottom <= top:
+        return None
+    image = Image.new("1", (right - left, bottom - top), 0)
+    ImageDraw.Draw(image).text((-left, -top), text, font=font(size, face), fill=1)
+    return image, left, top
 
 
 @lru_cache(maxsize=8192)

@@ -9,15 +9,16 @@ app (which knows both) turns a finished form into a game's Action. Nothing here 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any
 
+from companion.core.values import value
 from companion.ui.screen import Screen
 
 Scalar = str | int | float | bool
 
 
-@dataclass(frozen=True)
+@value
 class Option:
     """A game option, picked in the menu or given as ``K=V`` in replay."""
 
@@ -39,7 +40,7 @@ class Option:
         return all(str(values.get(name, "")) in allowed for name, allowed in self.only_if)
 
 
-@dataclass(frozen=True)
+@value
 class DieLabel:
     """How to ask for one die read off the table: its name and, where faces mean something
     other than their number, what each face reads ("AI action die", {3: "Relic"})."""
@@ -48,7 +49,7 @@ class DieLabel:
     faces: Mapping[int, str] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
+@value
 class CardKind:
     """One entry of a game's card catalog: what a tagged card can be enrolled as."""
 
@@ -76,7 +77,7 @@ class CardKind:
 # rules (and the journal), exactly as ``do ACTION`` would in replay.
 
 
-@dataclass(frozen=True)
+@value
 class Field:
     """One question of a form: pick one of ``choices`` (shown as ``names``), or with ``many``
     several of them (given to the action joined with commas)."""
@@ -107,7 +108,7 @@ class Field:
         return replace(self, choices=choices, names=names, start=start, at_most="")
 
 
-@dataclass(frozen=True)
+@value
 class Form:
     """A menu entry that ends in one action: ``action`` with ``args`` plus the fields' answers.
 
@@ -132,7 +133,7 @@ class Form:
         return self.more(answers) if self.more is not None else self.fields
 
 
-@dataclass(frozen=True)
+@value
 class Walk:
     """How a game's menu is walked where it differs from the kit's defaults."""
 
@@ -146,7 +147,7 @@ class Walk:
     in_play: bool = False
 
 
-@dataclass(frozen=True)
+@value
 class Ask:
     """Open a menu of forms (one form: its questions at once)."""
 
@@ -155,7 +156,7 @@ class Ask:
     walk: Walk = Walk()
 
 
-@dataclass(frozen=True)
+@value
 class Pages:
     """Show information pages (a scoreboard, the seats): up/down turn them, any other button
     closes them. ``start`` is the page shown first. With ``walk.in_play`` red closes them and
@@ -166,7 +167,7 @@ class Pages:
     walk: Walk = Walk()
 
 
-@dataclass(frozen=True)
+@value
 class Showing:
     """What a game's menu shows now, for a game that draws its menus itself (``menu_view``)
     or names them in its public state (``menu_public``): the list of an Ask's entries, one of

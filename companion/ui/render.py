@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
+from companion.core.values import value
 from companion.ui import fonts
 from companion.ui.fonts import DIGIT_REFERENCE, ELLIPSIS, LINE_REFERENCE, MIN_SIZE, Box
 from companion.ui.pictures import PICTURES
@@ -35,7 +35,7 @@ MAX_LINE_GAP = 4  # rows between lines when the middle has room to spare
 BESIDE_WIDTH = 40  # the column of big digits when a picture sits beside them
 
 
-@dataclass(frozen=True)
+@value
 class Style:
     """A face and the sizes to try, largest first; the last one is the smallest readable."""
 
@@ -49,7 +49,7 @@ MEDIUM = Style("bold", (16, 15, 14, 13, 12, 11, 10, 9))  # up to three lines on 
 BIG = Style("bold", tuple(range(64, MIN_SIZE - 1, -1)))
 
 
-@dataclass(frozen=True)
+@value
 class Areas:
     """The three areas of a frame; they never overlap."""
 
@@ -66,7 +66,7 @@ def areas(width: int = WIDTH, height: int = HEIGHT) -> Areas:
     )
 
 
-@dataclass(frozen=True)
+@value
 class Placed:
     """One piece of text as drawn: ``text`` may be cut; ``box`` is its ink in frame pixels."""
 
@@ -78,7 +78,7 @@ class Placed:
     box: Box
 
 
-@dataclass(frozen=True)
+@value
 class Layout:
     texts: tuple[Placed, ...]
     picture_box: Box | None = None
@@ -144,14 +144,16 @@ def render(
         return frame
     plan = _layout(screen, width, height, redraw)
     layers = {name: Image.new("1", (width, height), 0) for name in redraw}
-    draws = {name: ImageDraw.Draw(layer) for name, layer in layers.items()}
     for placed in plan.texts:
         area = placed.area if placed.area in ("title", "footer") else "middle"
-        font = fonts.font(placed.size, placed.face)
-        draws[area].text(placed.origin, placed.text, font=font, fill=1)
+        stamped = fonts.stamp(placed.text, placed.size, placed.face)
+        if stamped is not None:  # what drawing the text at its origin sets, from the cache
+            image, left, top = stamped
+            x, y = placed.origin[0] + left, placed.origin[1] + top
+            layers[area].paste(1, (x, y, x + image.width, y + image.height), image)
     if plan.picture_box is not None and screen.picture is not None:
         name, data = screen.picture
-        PICTURES[name](draws["middle"], plan.picture_box, data)
+        PICTURES[name](ImageDraw.Draw(layers["middle"]), plan.picture_box, data)
     for name in redraw:
         box = boxes[name]
         mask = layers[name].crop(box)
@@ -181,7 +183,7 @@ def _single(area: str, text: str, box: Box) -> Placed:
     return _place(area, shown, size, TITLE.face, box, line_top, LINE_REFERENCE)
 
 
-@dataclass(frozen=True)
+@value
 class _Block:
     """Lines fitted to a width and a height, ready to be placed one under the other."""
 

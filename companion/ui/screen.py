@@ -3,7 +3,7 @@ picture and the replay's ``screen`` lines, so they can never disagree."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from companion.core.values import value
 
 RGB = tuple[float, float, float]
 
@@ -18,7 +18,7 @@ PURPLE: RGB = (0.6, 0.0, 1.0)
 CYAN: RGB = (0.0, 1.0, 1.0)
 
 
-@dataclass(frozen=True)
+@value
 class Screen:
     """A 128x64 screen: a title line, one thing large or up to three lines, a footer.
 
@@ -46,7 +46,7 @@ class Screen:
         return out
 
 
-@dataclass(frozen=True)
+@value
 class Lights:
     """The RGB LED: a colour and a pattern (solid, blink, pulse, off)."""
 

@@ -262,7 +262,9 @@ class WebServer:
             hello = b"retry: 1000\n\n"  # with the first write: the client sees the stream open
 
             async def write(data: bytes) -> None:
-                await asyncio.wait_for(response.write(data), WRITE_SECONDS)
+                # asyncio.timeout, not wait_for: no task made for each event a client is sent
+                async with asyncio.timeout(WRITE_SECONDS):
+                    await response.write(data)
 
             try:
                 while not self._closing:
@@ -276,7 +278,8 @@ class WebServer:
                         await write(hello)
                         hello = b""
                     try:
-                        await asyncio.wait_for(wake.wait(), PING_SECONDS)
+                        async with asyncio.timeout(PING_SECONDS):
+                            await wake.wait()
                     except TimeoutError:
                         await write(b": ping\n\n")
                     wake.clear()

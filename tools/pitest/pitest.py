@@ -415,6 +415,8 @@ BENCH_ROWS = (
     ("peak_rss_mb", "peak memory, MB"),
     ("button_p50_ms", "button to frame p50, ms"),
     ("button_p99_ms", "button to frame p99, ms"),
+    ("button_loop_cpu_ms", "button press, the loop's CPU, ms"),
+    ("button_process_cpu_ms", "button press, the process's CPU, ms"),
     ("button_repress_p50_ms", "re-press in the window to frame p50, ms"),
     ("button_repress_p99_ms", "re-press in the window to frame p99, ms"),
     ("frame_whole_ms", "a frame drawn whole, ms"),
@@ -423,6 +425,8 @@ BENCH_ROWS = (
     ("card_p99_ms", "card to frame p99, ms"),
     ("web_press_p50_ms", "HTTP press to event p50, ms"),
     ("web_press_p99_ms", "HTTP press to event p99, ms"),
+    ("web_press_loop_cpu_ms", "HTTP press, the loop's CPU, ms"),
+    ("web_press_process_cpu_ms", "HTTP press, the process's CPU (server, client), ms"),
     ("replay_seconds", "replay of a 30-roll dice game, s"),
     ("load_average", "load average (1, 5, 15 min) at the end"),
 )

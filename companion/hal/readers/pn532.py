@@ -15,11 +15,11 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from dataclasses import dataclass
 from typing import Literal
 
 import serial
 
+from companion.core.values import value
 from companion.hal.readers.port import close_quietly, read_chunk
 
 logger = logging.getLogger(__name__)
@@ -78,7 +78,7 @@ def response_frame(command: int, data: bytes = b"") -> bytes:
     return build_frame(bytes([CHIP_TFI, command + 1]) + data)
 
 
-@dataclass(frozen=True)
+@value
 class Pn532Frame:
     """One frame found in the byte stream; ``error`` frames failed a checksum."""
 
