@@ -17,7 +17,9 @@ the value. Where to find what:
 - view.py: what the box shows, drawn from the value alone; the game's public state.
 - session.py: ``Session``, the game being played as a value, folded from journal steps.
 - dice_source.py: ``DiceSource`` (entered dice first, else the random source) and ``Dice``.
-- box.py: ``App``, the interpreter: config, parts, loop, journal, cards, records; start, stop.
+- box.py: ``App``: config, parts, loop, journal, cards, records; the inputs, the stop, the frame.
+- interpreter.py: the App's effects performed in order (journal, sounds, lights, deadlines, log).
+- start.py: the App's start, and a saved game folded back (resume).
 - parts.py: ``Parts``, the hardware handed in by the daemon, the simulator, replay or a test.
 """
 
