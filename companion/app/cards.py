@@ -1,21 +1,21 @@
-"""Cards in the box's step: a tap played, held for an open question, or offered for enrolment;
-runs of copies enrolled in a row. Every function takes the step's ``Draft`` and changes only
-it; an enrolment leaves as an effect (EnrolCard)."""
+"""Cards in the box's step: a tap played, held for an open question (play.py plays the held
+ones once it is answered), or offered for enrolment; runs of copies enrolled in a row. Every
+function takes the step's ``Draft`` and changes only it; an enrolment leaves as an effect
+(EnrolCard)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from companion.app import menu_flow, play
+from companion.app import play
 from companion.app.effects import EnrolCard
 from companion.core.registry import Card
-from companion.games.base import Tap
 from companion.ui import menus
 from companion.ui.copies import FILL, NEW, SAME, copy_verdict
 from companion.ui.forms import CardKind
 
 if TYPE_CHECKING:
-    from companion.app.step import Draft
+    from companion.app.draft import Draft
 
 
 def on_tap(d: Draft, uid: str) -> None:
@@ -29,7 +29,7 @@ def on_tap(d: Draft, uid: str) -> None:
         d.play("card_unknown")
         if isinstance(d.menu, menus.Enrol):
             d.menu = None
-        menu_flow.cover_play_menu(d)
+        play.cover_play_menu(d)
         offer_enrol(d, uid)
         return
     d.play("card_ok")
@@ -48,48 +48,13 @@ def on_tap(d: Draft, uid: str) -> None:
         d.toast_up((name, "start a game first" if session is None else ""))
     elif card.game != session.name:
         d.toast_up((name, f"a {play.game_title(card.game)} card"))
-    elif not play_card(d, card):
+    elif not play.play_card(d, card):
         d.toast_up((name, "not needed now"))
 
 
 def form_open(d: Draft) -> bool:
     """A form or pages that play opened (not the box's own menus) is on screen."""
     return d.menu is not None and d.menu is d.play_form
-
-
-def take_held_taps(d: Draft, answered: bool) -> None:
-    """The form the held taps waited for is gone: with an answer, each is played in turn
-    (one may open a form again: the rest wait for it); left with back, they are dropped and
-    the screen says so, as the table gave up what the first card began."""
-    if not d.held_taps:
-        return
-    if d.menu is not None and answered:  # the answer asks on (the table's dice): wait
-        d.play_form = d.menu
-        return
-    held, d.held_taps = d.held_taps, []
-    if not answered:
-        d.note(f"{len(held)} tapped cards dropped with the form")
-        many = "card" if len(held) == 1 else "cards"
-        d.toast_up((f"{len(held)} tapped {many}", "not taken:", "tap again"))
-        return
-    for n, card in enumerate(held):
-        if d.menu is not None:
-            d.held_taps = held[n:]
-            return
-        if not play_card(d, card):
-            d.toast_up((card.name, "not needed now"))
-
-
-def play_card(d: Draft, card: Card) -> bool:
-    """A tap of a card of the game being played, as its control map reads it."""
-    session = d.session
-    if session is None or card.game != session.name:
-        return False
-    reply = session.rules.control(session.state, Tap(card.uid, card.as_tap()))
-    if reply is None:
-        return False
-    play.answer(d, reply)
-    return True
 
 
 def enrol(d: Draft, card: Card) -> None:
@@ -130,9 +95,9 @@ def enrol_copies(d: Draft, kind: CardKind, values: dict[str, int], source: str) 
     that chose the kind itself (a phone). Refused while the box asks a question."""
     if isinstance(d.menu, menus.EnrolRun | menus.Confirm | menus.DiceEntry):
         raise PermissionError("the box is busy with a question: answer it there first")
-    menu_flow.cover_play_menu(d)  # a question that is a part of play waits under the run
+    play.cover_play_menu(d)  # a question that is a part of play waits under the run
     if d.menu is None:
-        menu_flow.pause_play(d)
+        play.pause_play(d)
     d.dismiss_toast()
     d.menu = menus.EnrolRun(d.session.name, kind, dict(values))
     d.note(f"enrolling copies of {kind.name} (from {source})")
