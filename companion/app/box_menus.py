@@ -34,7 +34,7 @@ def open_game_menu(d: Draft) -> None:
     titles += [games.title(n) for n in games.available()]
     phone_items, phone_keys = phone_entries(d)  # phones may pair before any game
     titles, names = [*titles, *phone_items], [*names, *phone_keys]
-    d.menu = menus.ListMenu("Choose a game", titles, names, "pick_game")
+    d.menu = menus.ListMenu("Choose a game", tuple(titles), tuple(names), "pick_game")
 
 
 def open_session_menu(d: Draft) -> None:
@@ -54,4 +54,4 @@ def open_session_menu(d: Draft) -> None:
     phone_items, phone_keys = phone_entries(d)
     items += phone_items
     keys += phone_keys
-    d.menu = menus.ListMenu(rules.title, items, keys, "session")
+    d.menu = menus.ListMenu(rules.title, tuple(items), tuple(keys), "session")

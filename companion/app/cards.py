@@ -5,6 +5,7 @@ function takes the step's ``Draft`` and changes only it; an enrolment leaves as 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from companion.app import play
@@ -21,8 +22,8 @@ if TYPE_CHECKING:
 def on_tap(d: Draft, uid: str) -> None:
     d.dismiss_toast()
     card = d.lookup(uid)
-    if isinstance(d.menu, menus.EnrolRun):
-        copy_tapped(d, d.menu, uid, card)
+    if isinstance(d.menu, menus.EnrolRun):  # the box's own menu, never a question of play
+        d.menu = copy_tapped(d, d.menu, uid, card)
         return
     if card is None:
         d.note(f"card {uid}: unknown")
@@ -63,31 +64,30 @@ def enrol(d: Draft, card: Card) -> None:
     d.out.append(EnrolCard(card))
 
 
-def copy_tapped(d: Draft, run: menus.EnrolRun, uid: str, card: Card | None) -> None:
+def copy_tapped(d: Draft, run: menus.EnrolRun, uid: str, card: Card | None) -> menus.EnrolRun:
     """A tap during an enrolment run: a new tag is enrolled and counted; a tag that is
     already something else is named and waits for a yes. Tags tapped while that question is
-    open wait for its answer (a run goes fast: none is lost)."""
+    open wait for its answer (a run goes fast: none is lost). The run as the tap leaves it."""
     if run.asking is not None:
         if uid != run.asking[0] and uid not in run.waiting:
-            run.waiting.append(uid)
             d.note(f"card {uid}: taken once {run.asking[0]} is answered")
             d.play("card_ok")
-        return
+            return replace(run, waiting=(*run.waiting, uid))
+        return run
     verdict = copy_verdict(card, run.game, run.kind.id, run.values)
     if uid in run.seen:
-        run.said = f"again {uid}"
         d.play("card_ok")
-    elif verdict in (NEW, FILL):
-        enrol_copy(d, run, uid)
-    elif verdict == SAME:
-        run.seen.add(uid)
-        run.count += 1
-        run.said = f"already {uid}"
+        return replace(run, said=f"again {uid}")
+    if verdict in (NEW, FILL):
+        return enrol_copy(d, run, uid)
+    if verdict == SAME:
         d.play("card_ok")
-    elif card is not None:
+        return replace(run, seen=run.seen | {uid}, count=run.count + 1, said=f"already {uid}")
+    if card is not None:
         d.note(f"card {uid}: {card.name}, asking before making it {run.kind.name}")
-        run.asking = (uid, card.name)
         d.play("card_unknown")
+        return replace(run, asking=(uid, card.name))
+    return run
 
 
 def enrol_copies(d: Draft, kind: CardKind, values: dict[str, int], source: str) -> None:
@@ -110,18 +110,19 @@ def take_waiting_copies(d: Draft) -> None:
     if not isinstance(run, menus.EnrolRun):
         return
     while run.asking is None and run.waiting:
-        uid = run.waiting.pop(0)
-        copy_tapped(d, run, uid, d.lookup(uid))
+        uid, run = run.waiting[0], replace(run, waiting=run.waiting[1:])
+        run = copy_tapped(d, run, uid, d.lookup(uid))
+    d.menu = run  # a run is the box's own menu, never a question of play
 
 
-def enrol_copy(d: Draft, run: menus.EnrolRun, uid: str) -> None:
+def enrol_copy(d: Draft, run: menus.EnrolRun, uid: str) -> menus.EnrolRun:
+    """A tag enrolled as the run's card, and counted: the run as it leaves it."""
     card = Card(uid, run.game, run.kind.id, run.kind.name, dict(run.values))
     enrol(d, card)
-    run.seen.add(uid)
-    run.count += 1
-    run.said = f"added {uid}"
+    run = replace(run, seen=run.seen | {uid}, count=run.count + 1, said=f"added {uid}")
     d.note(f"enrolled {uid} as {run.kind.name} ({run.count} in this run)")
     d.play("card_ok")
+    return run
 
 
 def offer_enrol(d: Draft, uid: str) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from companion.app.boxstate import BoxState, thawed
+from companion.app.boxstate import BoxState
 from companion.app.dice_source import Dice
 from companion.app.effects import DiceLeft, Effect, LogLine, Note, Play, Refusal, Unwake, Wake
 from companion.app.events import Event, NoticeTurned
@@ -46,7 +46,7 @@ class Draft:
     def __init__(self, box: BoxState, world: World) -> None:
         self.world = world
         self.session = box.session
-        self.menu = thawed(box.menu)
+        self.menu = box.menu
         self.play_form = self.menu if box.menu_of_play else None
         self.under_menu = box.under_menu
         self.held_taps: list[Card] = list(box.held_taps)

@@ -62,7 +62,11 @@ def undo_label(label: str) -> str:
 
 
 def menu_press(d: Draft, button: str, long: bool) -> None:
-    menu_command(d, d.menu.press(button, long))
+    menu, command = d.menu.press(button, long)  # menus are frozen: the menu as it leaves it
+    if d.menu is d.play_form:  # still the question of play it was
+        d.play_form = menu
+    d.menu = menu
+    menu_command(d, command)
     cards.take_waiting_copies(d)
 
 
@@ -123,8 +127,7 @@ def menu_step(d: Draft, kind: str, data: dict) -> None:
         d.menu = data["run"]
         d.note(f"enrolling copies of {data['run'].kind.name}")
     elif kind == "enrol_copy":
-        d.menu = data["run"]
-        cards.enrol_copy(d, data["run"], data["uid"])
+        d.menu = cards.enrol_copy(d, data["run"], data["uid"])
     elif kind == "enrol_done":
         card = Card(data["uid"], data["game"], data["card"], data["name"], data["fields"])
         cards.enrol(d, card)
@@ -141,8 +144,8 @@ def ask_set_aside(d: Draft, key: str) -> None:
     waits = "Wait (old one ends)" if d.session.name in d.world.waiting else "Keep it waiting"
     d.menu = menus.ListMenu(
         f"{SET_ASIDE.removesuffix('?')} {games.short_title(d.session.name)}?",
-        [waits, "End it: to history", "Stay in the game"],
-        [f"{ASIDE}{key}", f"{END}{key}", "stay"],
+        (waits, "End it: to history", "Stay in the game"),
+        (f"{ASIDE}{key}", f"{END}{key}", "stay"),
         "set_aside",
     )
 

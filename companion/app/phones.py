@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 TITLE = "Pair a phone"
 
 
-@dataclass
+@dataclass(frozen=True)
 class PairCode:
     """The code on the OLED until it is used, runs out or is void; ok shows a new one."""
 
@@ -58,12 +58,12 @@ class PairCode:
         }.get(status, ("No code shown",))
         return Screen(TITLE, (*lines, "ok: a new one"), footer=menus.footer(ok="next", back="out"))
 
-    def press(self, button: str, long: bool) -> menus.Command:
+    def press(self, button: str, long: bool) -> tuple[PairCode, menus.Command]:
         if button in ("ok", "green"):
-            return menus.Command("phones", {"do": "new_code"})
+            return self, menus.Command("phones", {"do": "new_code"})
         if button in ("back", "red"):  # the code dies with its screen (an effect, EndPairingCode)
-            return menus.Command("phones", {"do": "end_code"})
-        return menus.STAY
+            return self, menus.Command("phones", {"do": "end_code"})
+        return self, menus.STAY
 
 
 ONLY_ON_THE_BOX = ("pair_phone", "new_code", "forget_phones", "forget_yes")

@@ -59,8 +59,9 @@ def answer(d: Draft, reply: Reply) -> None:
             d.reject(refused)
             return
         d.under_menu = None  # a new question replaces one that waited
-        d.menu = d.play_form = menus.FormMenu(reply)
-        form_answered(d, d.menu.start())
+        menu, command = menus.FormMenu(reply).start()
+        d.menu = d.play_form = menu
+        form_answered(d, command)
     elif isinstance(reply, Pages):
         d.under_menu = None
         d.menu = d.play_form = menus.PageMenu(reply)
