@@ -1,8 +1,8 @@
 """The box: config, parts, the loop, the journal, the card list, the records and the value of
 what the box is doing, wired together, with the inputs as the loop, replay and the faces give
-them, the clean stop, and the frame drawn and published to the faces. The App holds no other
-state about play. It is the interpreter of the box's step (interpreter.py: the effects
-performed in order, the journal first) and the box's start and resume (start.py).
+them, and the clean stop. The App holds no other state about play. It is the interpreter of the
+box's step (interpreter.py: the effects performed in order, the journal first, the frame last)
+and the box's start and resume (start.py).
 
 Everything here runs on the loop's consumer thread.
 """
@@ -33,7 +33,6 @@ from companion.core.registry import Registry
 from companion.core.shelf import Shelf
 from companion.core.storage import NOTICES, OK, StorageWatch
 from companion.faces.hub import Hub
-from companion.faces.snapshot import Snapshot
 from companion.games import registry as games
 from companion.games.base import Action, Rejected
 from companion.hal.buttons import ButtonPins, PressLogic
@@ -44,8 +43,6 @@ from companion.ui.screen import Lights, Screen
 
 # One name for all the box's log lines.
 log = logging.getLogger("companion.app")
-
-REDRAW_SECONDS = 0.5  # a frame that could not be drawn (no file handle left) is drawn again
 
 
 class App(Interpreter, Start):
@@ -238,70 +235,6 @@ class App(Interpreter, Start):
         self.display.show(Screen("Trap Companion", ("Stopped",), footer=""))
         self.display.close(keep_picture=True)
         self.pins.close()
-
-    # --- drawing and publishing ---------------------------------------------------------------
-
-    def current(self) -> tuple[Screen, Lights]:
-        return view.current(self.box)
-
-    def public_state(self) -> dict | None:
-        return view.public_state(self.box)
-
-    def refresh(self) -> None:
-        screen, lights = view.current(self.box)
-        if self.shown is None or self.shown[0] != screen:
-            try:
-                self.display.show(screen)
-            except OSError as err:  # the process out of file handles, say: never lose a frame
-                self._redraw_later(err)
-                return
-        if self.draw_failed:
-            self.draw_failed = False
-            self.loop.cancel("redraw")
-            log.info("the screen is drawn again")
-        self.led.show(lights)
-        self.shown = (screen, lights)
-        for hook in self.on_refresh:
-            hook()
-        if self.faces:  # no face, no snapshot: the box alone pays nothing more
-            self.faces.publish(self.snapshot)
-
-    def _redraw_later(self, err: OSError) -> None:
-        """The frame could not be drawn: draw it again on a deadline (the loop's clock) until
-        it is, the same screen or whatever is current by then; the LED and the faces wait for
-        it. Logged once per outage."""
-        if not self.draw_failed:
-            self.draw_failed = True
-            log.warning("the screen could not be drawn (%s); trying again", err)
-        self.loop.call_later(REDRAW_SECONDS, self.refresh, "redraw")
-
-    def snapshot(self, seq: int) -> Snapshot:
-        """What the box shows now, for the faces. The sounds, log lines and refusal since the
-        last snapshot are handed over (and cleared): with faces, they are theirs."""
-        screen, lights = self.shown if self.shown else self.current()
-        session = self.box.session
-        size, pixels = Snapshot.pack(self.display.image)
-        sounds, logs, rejected = tuple(self.sounds), tuple(self.logs), self.rejected
-        self.sounds.clear()
-        self.logs.clear()
-        self.rejected = None
-        return Snapshot(
-            seq=seq,
-            t=self.clock.now(),
-            game=session.name if session else None,
-            title=session.rules.title if session else "Trap Companion",
-            screen=tuple(screen.text_lines()),
-            size=size,
-            pixels=pixels,
-            led=lights.shown(),
-            pattern=lights.pattern,
-            sounds=sounds,
-            log=logs,
-            state=self.public_state(),
-            reader=self.box.reader_status,
-            rejected=rejected,
-            view=screen,
-        )
 
     def status_line(self) -> str:
         session = self.box.session

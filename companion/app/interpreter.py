@@ -1,9 +1,10 @@
 """The App as the interpreter of the box's step (step.py): each input becomes
 ``step(box, event, world)``; the new value is kept and the effects are performed in the order
 that makes power cuts harmless: each journal entry appended and fsync'ed as it comes, then
-sounds, lights, deadlines and log lines; the frame is drawn (``App.refresh``, box.py) once every
-effect is done. An effect whose outcome the value needs is answered with an event fed back at
-once (the journal's id of a new game, a result kept, an entry that could not be written).
+sounds, lights, deadlines and log lines; then the frame, drawn from the value alone once every
+effect is done, and published to the faces. An effect whose outcome the value needs is answered
+with an event fed back at once (the journal's id of a new game, a result kept, an entry that
+could not be written).
 
 A game taken up is folded back by the start's own ``_resume`` (start.py).
 """
@@ -12,9 +13,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from companion.app import events
+from companion.app import events, view
 from companion.app.boxstate import BoxState
 from companion.app.dice_source import DiceSource
 from companion.app.effects import (
@@ -49,14 +50,23 @@ from companion.core.registry import Registry
 from companion.core.shelf import Shelf, lines
 from companion.core.storage import OK
 from companion.faces.hub import Hub
+from companion.faces.snapshot import Snapshot
+from companion.hal.lights import Led
 from companion.hal.sound import Sound as Buzzer
+from companion.ui.screen import Lights, Screen
+
+if TYPE_CHECKING:
+    from companion.hal.display import Display
 
 # One name for all the box's log lines.
 log = logging.getLogger("companion.app")
 
+REDRAW_SECONDS = 0.5  # a frame that could not be drawn (no file handle left) is drawn again
+
 
 class Interpreter:
-    """What performs the step's effects; the App (box.py) is one, with its parts."""
+    """What performs the step's effects and draws the frame; the App (box.py) is one, with
+    its parts."""
 
     # made by App.__init__ (box.py)
     box: BoxState
@@ -68,6 +78,11 @@ class Interpreter:
     records: Records
     dice: DiceSource
     buzzer: Buzzer
+    display: Display
+    led: Led
+    shown: tuple[Screen, Lights] | None
+    draw_failed: bool
+    on_refresh: list[Callable[[], None]]
     faces: Hub
     phones: Any
     today: Callable[[], str]
@@ -78,7 +93,6 @@ class Interpreter:
     rejected: str | None
     _feeding: int
     _swap_said: list[str] | None
-    refresh: Callable[[], None]  # box.py: the value drawn
     _resume: Callable[[GameRecord], None]  # start.py: a game folded back
 
     def world(self) -> World:
@@ -290,3 +304,67 @@ class Interpreter:
         log.info("%s", text)
         if self.recording or self.faces:
             self.logs.append(text)
+
+    # --- the frame, drawn from the value alone once every effect is done ---------------------
+
+    def current(self) -> tuple[Screen, Lights]:
+        return view.current(self.box)
+
+    def public_state(self) -> dict | None:
+        return view.public_state(self.box)
+
+    def refresh(self) -> None:
+        screen, lights = view.current(self.box)
+        if self.shown is None or self.shown[0] != screen:
+            try:
+                self.display.show(screen)
+            except OSError as err:  # the process out of file handles, say: never lose a frame
+                self._redraw_later(err)
+                return
+        if self.draw_failed:
+            self.draw_failed = False
+            self.loop.cancel("redraw")
+            log.info("the screen is drawn again")
+        self.led.show(lights)
+        self.shown = (screen, lights)
+        for hook in self.on_refresh:
+            hook()
+        if self.faces:  # no face, no snapshot: the box alone pays nothing more
+            self.faces.publish(self.snapshot)
+
+    def _redraw_later(self, err: OSError) -> None:
+        """The frame could not be drawn: draw it again on a deadline (the loop's clock) until
+        it is, the same screen or whatever is current by then; the LED and the faces wait for
+        it. Logged once per outage."""
+        if not self.draw_failed:
+            self.draw_failed = True
+            log.warning("the screen could not be drawn (%s); trying again", err)
+        self.loop.call_later(REDRAW_SECONDS, self.refresh, "redraw")
+
+    def snapshot(self, seq: int) -> Snapshot:
+        """What the box shows now, for the faces. The sounds, log lines and refusal since the
+        last snapshot are handed over (and cleared): with faces, they are theirs."""
+        screen, lights = self.shown if self.shown else self.current()
+        session = self.box.session
+        size, pixels = Snapshot.pack(self.display.image)
+        sounds, logs, rejected = tuple(self.sounds), tuple(self.logs), self.rejected
+        self.sounds.clear()
+        self.logs.clear()
+        self.rejected = None
+        return Snapshot(
+            seq=seq,
+            t=self.clock.now(),
+            game=session.name if session else None,
+            title=session.rules.title if session else "Trap Companion",
+            screen=tuple(screen.text_lines()),
+            size=size,
+            pixels=pixels,
+            led=lights.shown(),
+            pattern=lights.pattern,
+            sounds=sounds,
+            log=logs,
+            state=self.public_state(),
+            reader=self.box.reader_status,
+            rejected=rejected,
+            view=screen,
+        )

@@ -4,14 +4,15 @@ Every input goes through here (a press, a tap, the reader's word, a deadline, a 
 replay's command, an effect's answer). The step reads the value it is given and what the world
 lends it (``World``: the clocks' readings, the dice, the card list and the records, read only)
 and returns a new value and the effects to perform, in order; it performs none itself. The App
-(box.py) performs them: the journal first, the screen last.
+performs them (interpreter.py): the journal first, the screen last.
 
 Within one step the work is done on a ``Draft`` (draft.py), a working copy of the value that
 the handlers change: step.py hands each kind of event to one of them (menu_flow.py for a press,
 cards.py for a tap, phones.py, box_menus.py, play.py) and the draft becomes the new value at the
-end. The imports run one way: step -> menu_flow -> phones -> box_menus -> cards -> play ->
-draft; no handler calls one above it. A step that raises (a replay line the rules cannot read)
-leaves the value as it was.
+end. The imports run one way (step -> menu_flow -> phones -> box_menus, cards -> play ->
+draft): no handler calls one above it, and the one loop of play (an action, the question it
+brings, the answer that is an action again) stays whole in play.py. A step that raises (a replay
+line the rules cannot read) leaves the value as it was.
 """
 
 from __future__ import annotations
