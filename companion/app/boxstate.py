@@ -8,15 +8,15 @@ a value, once made, is never changed."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from companion.app.session import Session
 from companion.core.registry import Card
+from companion.core.values import frozen
 from companion.ui.screen import Lights, Screen
 
 
-@dataclass(frozen=True)
+@frozen
 class BoxState:
     session: Session | None = None  # the game being played
     menu: Any = None  # the menu on screen (companion.ui.menus.Menu, or the phones' PairCode)

@@ -12,7 +12,6 @@ from companion.app import play
 from companion.app.effects import EnrolCard
 from companion.core.registry import Card
 from companion.ui import menus
-from companion.ui.copies import FILL, NEW, SAME, copy_verdict
 from companion.ui.forms import CardKind
 
 if TYPE_CHECKING:
@@ -74,6 +73,8 @@ def copy_tapped(d: Draft, run: menus.EnrolRun, uid: str, card: Card | None) -> m
             d.play("card_ok")
             return replace(run, waiting=(*run.waiting, uid))
         return run
+    from companion.ui.copies import FILL, NEW, SAME, copy_verdict  # runs only: not at start
+
     verdict = copy_verdict(card, run.game, run.kind.id, run.values)
     if uid in run.seen:
         d.play("card_ok")

@@ -9,7 +9,6 @@ Nothing here calls a handler: the handlers import this, never the other way roun
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from companion.app.boxstate import BoxState
@@ -19,13 +18,14 @@ from companion.app.events import Event, NoticeTurned
 from companion.app.view import MENU_LIGHT
 from companion.core.records import Records
 from companion.core.registry import Card, Registry
+from companion.core.values import frozen
 from companion.ui import notice
 from companion.ui.screen import RED, RGB, Lights
 
 TOAST_SECONDS = 2.5
 
 
-@dataclass(frozen=True)
+@frozen
 class World:
     """What one step may read but not change: the clocks' readings, the dice as they stand,
     the card list, the records and the phones' pairing."""

@@ -13,7 +13,6 @@ from companion.core.registry import Card
 from companion.games import registry as games
 from companion.games.base import BadAction, Press
 from companion.ui import menus, notice
-from companion.ui import records as record_pages
 
 if TYPE_CHECKING:
     from companion.app.draft import Draft
@@ -174,6 +173,8 @@ def _session_entry(d: Draft, key: str, asked: bool = False) -> None:
     elif key == "switch_game":
         box_menus.open_game_menu(d)
     elif key == "records":
+        from companion.ui import records as record_pages  # only when asked for: not at start
+
         book = record_pages.pages(session.rules.title, d.world.records, session.name)
         d.menu = menus.PageMenu(book)
     elif key == "enrol_run":

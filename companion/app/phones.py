@@ -16,12 +16,12 @@ a code before it is read, hide it under a notice, nor dismiss the question.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from companion.app import box_menus
 from companion.app.effects import EndPairingCode, ForgetPhones, NewPairingCode, Unwake
 from companion.core.storage import WORDS
+from companion.core.values import frozen
 from companion.ui import menus
 from companion.ui.screen import RED, Screen
 
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 TITLE = "Pair a phone"
 
 
-@dataclass(frozen=True)
+@frozen
 class PairCode:
     """The code on the OLED until it is used, runs out or is void; ok shows a new one."""
 

@@ -45,7 +45,6 @@ from companion.games.base import (
     Tap,
 )
 from companion.ui import menus
-from companion.ui import records as record_pages
 
 
 def answer(d: Draft, reply: Reply) -> None:
@@ -294,6 +293,8 @@ def result_kept(d: Draft, added: Any) -> None:
     session = d.session
     if session is None:
         return
+    from companion.ui import records as record_pages  # only once a game ends: not at start
+
     d.note(f"result kept: {added.score} {added.unit} on {added.shown_date}")
     book = record_pages.pages(session.rules.title, d.world.records, session.name, added)
     d.menu = menus.PageMenu(book)

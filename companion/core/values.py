@@ -5,13 +5,14 @@ few dozen events and effects the box declares, that was most of its start on a P
 ``@value`` gives such a class what the box uses of a frozen dataclass (construction by position
 or by name with defaults, ``==``, ``hash``, the same ``repr``, no assignment after it is made,
 ``match`` by position) from methods shared by every value class, so declaring one compiles
-nothing. Classes that ``dataclasses.replace`` or ``fields`` are used on stay dataclasses.
+nothing. Classes that ``dataclasses.replace`` or ``fields`` are used on stay dataclasses: made
+with ``frozen``, they share those same methods and compile only their own ``__init__``.
 """
 
 from __future__ import annotations
 
 import inspect
-from dataclasses import FrozenInstanceError
+from dataclasses import FrozenInstanceError, dataclass, fields
 from typing import Any, ClassVar, TypeVar, dataclass_transform
 
 T = TypeVar("T")
@@ -86,3 +87,16 @@ def value(cls: type[T]) -> type[T]:
     for name in _SHARED:
         type.__setattr__(cls, name, _Value.__dict__[name])
     return cls
+
+
+def frozen(cls: type[T]) -> type[T]:
+    """A frozen dataclass (``dataclasses.replace``, ``fields``, ``field`` defaults and
+    ``__post_init__`` work as on any) whose ``==``, ``hash`` and ``repr`` are shared by every
+    such class instead of compiled for each: ``@dataclass(frozen=True)`` compiles six methods
+    per class at import, this three. For values that change by ``replace`` (the box's value,
+    its menus)."""
+    made = dataclass(frozen=True, eq=False, repr=False)(cls)
+    type.__setattr__(made, "_value_names", tuple(f.name for f in fields(made)))
+    for name in ("__eq__", "__hash__", "__repr__", "_values"):
+        type.__setattr__(made, name, _Value.__dict__[name])
+    return made

@@ -6,19 +6,18 @@ one (the box's ``BoxState``) never changes under it."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import Any, TypeVar
+from dataclasses import field, replace
+from typing import Any
 
+from companion.core.values import frozen
 from companion.ui.forms import Ask, CardKind, DieLabel, Field, Form, Option, Pages, Showing
 from companion.ui.notice import wrap
 from companion.ui.screen import Screen
 
 VISIBLE = 3  # menu rows that fit between the title and the footer
 
-M = TypeVar("M")
 
-
-@dataclass(frozen=True)
+@frozen
 class Command:
     """What a menu asks the app to do: ``kind`` plus data."""
 
@@ -60,7 +59,7 @@ def window(items: tuple[str, ...] | list[str], cursor: int) -> tuple[str, ...]:
     )
 
 
-@dataclass(frozen=True)
+@frozen
 class ListMenu:
     """Pick one of ``items``; ok or green chooses, back or red leaves."""
 
@@ -85,7 +84,7 @@ class ListMenu:
         return self, STAY
 
 
-@dataclass(frozen=True)
+@frozen
 class OptionsMenu:
     """A game's options before it starts: up/down choose a row, ok changes it, green starts.
 
@@ -175,7 +174,7 @@ def _applying(options: tuple[Option, ...], values: dict[str, str]) -> tuple[Opti
     return tuple(o for o in options if o.applies(values))
 
 
-@dataclass(frozen=True)
+@frozen
 class Confirm:
     """A yes/no question: green yes, red or back no. ``yes`` names what ok does where "yes"
     could be read as the answer to another question (the undo over a question of play)."""
@@ -196,7 +195,7 @@ class Confirm:
         return self, STAY
 
 
-@dataclass(frozen=True)
+@frozen
 class Enrol:
     """Teach the box a card: pick its kind from the catalog, then any values it carries.
 
@@ -271,7 +270,7 @@ class Enrol:
         )
 
 
-@dataclass(frozen=True)
+@frozen
 class EnrolRun:
     """A run of copies of one card: each tag tapped while it is open becomes this kind with
     these values. The app enrols and counts them; a tag that is already something else is
@@ -315,7 +314,7 @@ class EnrolRun:
         return self, STAY
 
 
-@dataclass(frozen=True)
+@frozen
 class DiceEntry:
     """Read the table's own dice into the box: up/down set each die, ok takes it."""
 
@@ -360,7 +359,7 @@ class DiceEntry:
         return self, STAY
 
 
-@dataclass(frozen=True)
+@frozen
 class FormMenu:
     """A game's own menu (``Ask``): pick an entry, answer its questions, and the app submits the
     action it builds. Nothing here is journaled: only the finished action is.
@@ -484,7 +483,7 @@ class FormMenu:
         return replace(self, cursor=self.ask.forms.index(self.form), form=None), STAY
 
 
-@dataclass(frozen=True)
+@frozen
 class PageMenu:
     """Information pages (a scoreboard, the seats): up/down turn them, any other button closes.
     It opens on the pages' own ``start`` (``index`` None)."""
