@@ -25,9 +25,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from companion.bench_box import running_box as _running_box
+from companion.bench_box import start_game as _start_game
+from companion.bench_box import stop as _stop
 from companion.core.clock import RealClock
 from companion.core.config import from_dict
-from companion.core.events import Call, Stop
+from companion.core.events import Call
 from companion.games.base import Action
 from companion.hal.readers import pn532
 from companion.hal.readers.base import make_driver
@@ -78,32 +81,6 @@ class _FrameWatch:
     def __call__(self, image: Any) -> None:
         self.at = time.perf_counter()
         self.event.set()
-
-
-def _running_box(
-    state: Path, watch: _FrameWatch, reader: str = "rdm6300", **kwargs: Any
-) -> tuple[SimulatedBox, threading.Thread]:
-    config = from_dict({"reader": {"type": reader}}, "bench")
-    box = SimulatedBox(config, state_dir=state, clock=RealClock(), on_frame=watch, **kwargs)
-    box.app.start()
-    consumer = threading.Thread(target=box.loop.run, name="loop", daemon=True)
-    consumer.start()
-    return box, consumer
-
-
-def _stop(box: SimulatedBox, consumer: threading.Thread) -> None:
-    box.loop.post(Stop("bench"))
-    consumer.join(timeout=5)
-    box.close()
-
-
-def _start_game(box: SimulatedBox, watch: _FrameWatch, name: str, **options: str) -> None:
-    from companion.games import registry
-
-    registry.get(name).check_options(options)  # a bad option fails here, loudly
-    watch.event.clear()
-    box.loop.post(Call(lambda: box.app.new_game(name, dict(options))))
-    watch.event.wait(5)
 
 
 def _latency(

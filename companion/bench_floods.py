@@ -179,7 +179,7 @@ def button_under_floods(
     drawn for the box's own press count (a phone's roll draws frames too). ``apart``: the
     phones' server in a process of its own (the default), else in the box's process (keys
     ``thread_...``)."""
-    from companion import bench
+    from companion import bench_box
     from companion.core.events import Call
     from companion.web.pairing import COOKIE
     from companion.web.phones import PhoneService
@@ -190,13 +190,13 @@ def button_under_floods(
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
         probe.close()
-        box, consumer = bench._running_box(Path(tmp), frames, "none")  # type: ignore[arg-type]
+        box, consumer = bench_box.running_box(Path(tmp), frames, "none")  # type: ignore[arg-type]
         phones = PhoneService(box.app, port, host="127.0.0.1", apart=apart)
         box.loop.post(Call(phones.start))
         try:
             if not phones.ready.wait(10):
                 raise RuntimeError(f"the phones' server did not start on port {port}")
-            bench._start_game(box, frames, "dice")  # type: ignore[arg-type]
+            bench_box.start_game(box, frames, "dice")  # type: ignore[arg-type]
             token = _pair(port, phones.pairing.new_code(), COOKIE)
             emit = box.app.presses.emit
 
@@ -253,7 +253,7 @@ def button_under_floods(
                     results["press_flood_200"] = answered.get("200", 0)
         finally:
             box.loop.post(Call(phones.stop))
-            bench._stop(box, consumer)
+            bench_box.stop(box, consumer)
     results["own_press_samples"] = presses
     if not apart:
         return {f"thread_{k}": v for k, v in results.items()}
@@ -274,7 +274,7 @@ class _OwnFrames:
             self.own = False
             self.at = time.perf_counter()
             self.event.set()
-        elif self.any:  # bench._start_game waits on any frame
+        elif self.any:  # bench_box.start_game waits on any frame
             self.at = time.perf_counter()
             self.event.set()
 

@@ -292,6 +292,11 @@ def _lost(before: Any, waiting_before: dict[str, str], app: Any) -> set[str]:
     return set(before) - set(after) - replaced - {in_play}
 
 
+def _point_at(app: Any, row: int) -> None:
+    """The menu on screen with its cursor on ``row`` (menus are frozen: a new one)."""
+    app.box = replace(app.box, menu=replace(app.box.menu, cursor=row))
+
+
 def _switch(sim: SimulatedBox, how: str, kind: str) -> None:
     """Back until the game menu, "Other game", yes if asked, then a new
     game of ``kind`` or the one of that kind waiting (if any: else back to play)."""
@@ -303,7 +308,7 @@ def _switch(sim: SimulatedBox, how: str, kind: str) -> None:
         app.feed(Pressed("back"))
     if app.box.menu.on_pick == "session":
         items = app.box.menu.items
-        app.box.menu.cursor = items.index("Other game")
+        _point_at(app, items.index("Other game"))
         app.feed(Pressed("ok"))
         if app.box.menu.on_pick == "set_aside":  # "Set aside Trapwords?": keep it waiting
             assert short_title(app.box.session.name) in app.box.menu.title
@@ -319,7 +324,7 @@ def _switch(sim: SimulatedBox, how: str, kind: str) -> None:
     if label not in game_list.items:
         app.feed(Pressed("back"))
         return
-    game_list.cursor = game_list.items.index(label)
+    _point_at(app, game_list.items.index(label))
     note(f"chosen: {how}")
     app.feed(Pressed("ok"))
     if how == "aside":

@@ -430,12 +430,12 @@ def test_the_solo_options_form_shows_only_what_applies():
     assert [row.strip() for row in form.screen().lines][:1] == ["> Players: 2"]
     assert [o.name for o in form.options] == ["players", "vault", "planking", "tiebreak"]
     for _ in range(3):  # 2 -> 3 -> 4 -> 1
-        form.press("ok", False)
+        form, _ = form.press("ok", False)
     assert form.values["players"] == "1"
     assert form.screen().lines == ("> Players: 1",)
-    form.press("down", False)
+    form, _ = form.press("down", False)
     assert form.screen().lines == ("> Players: 1",)
-    start = form.press("green", False)
+    form, start = form.press("green", False)
     assert start.data == {"game": "cover-your-asps", "options": {"players": "1"}}
 
 
@@ -444,13 +444,13 @@ def test_the_solo_options_form_shows_only_what_applies():
 def test_the_options_form_always_offers_what_applies_and_starts_a_valid_game(presses):
     form = _form()
     for button in presses:
-        form.press(button, False)
+        form, _ = form.press(button, False)
         names = [o.name for o in form.options]
         solo = form.values["players"] == "1"
         assert names == (["players"] if solo else ["players", "vault", "planking", "tiebreak"])
         assert 0 <= form.cursor < len(names)
         assert len(form.screen().lines) == min(3, len(names))
-    start = form.press("green", False)
+    form, start = form.press("green", False)
     options = GAME.check_options(start.data["options"])
     assert set(start.data["options"]) == {o.name for o in form.options}
     assert options["players"] == int(form.values["players"])

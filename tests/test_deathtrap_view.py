@@ -188,17 +188,17 @@ def _wild_question(state, n: str | None = None, value: str | None = None) -> men
     """The button form after answering the count with ``n`` and the set with ``value`` (the
     form's first choice of set when None)."""
     menu = menus.FormMenu(GAME.control(state, Press("green")))
-    menu.start()
+    menu, _ = menu.start()
     if n is not None:
         assert menu.screen().title == "How many cards?"
         field = menu.form.fields[0]
         while field.choices[menu.cursor] != n:
-            menu.press("down", False)
-        menu.press("ok", False)
+            menu, _ = menu.press("down", False)
+        menu, _ = menu.press("ok", False)
     if value is not None:
         while menu._field().choices[menu.cursor] != value:
-            menu.press("down", False)
-    menu.press("ok", False)  # the set
+            menu, _ = menu.press("down", False)
+    menu, _ = menu.press("ok", False)  # the set
     return menu
 
 
@@ -229,7 +229,7 @@ def test_a_play_of_wilds_only_asks_no_wild_count() -> None:
     refuse); now every card is a wild and the next question is the last-cards one."""
     menu = _wild_question(started(), "2", value="0")
     assert menu.screen().title == "Last cards?"
-    command = menu.press("ok", False)
+    menu, command = menu.press("ok", False)
     assert command.kind == "form_built"
     assert command.data["reply"] == Action("play", {"n": "2", "value": "0", "wild": 2, "out": "no"})
     single = _wild_question(started(), "1")  # one card of a set: no wild can be among it
@@ -246,7 +246,7 @@ def test_a_play_entered_with_the_buttons_is_one_the_rules_take(table_n, presses)
     the play it builds has 0 <= wild <= n, only wilds exactly with value 0."""
     state = started() if table_n == 0 else run(started(), f"play n={table_n} value=1")
     menu = menus.FormMenu(GAME.control(state, Press("green")))
-    menu.start()
+    menu, _ = menu.start()
     for button in presses:
         shown = menu.screen()
         if shown.title.startswith("Wilds among "):
@@ -256,7 +256,7 @@ def test_a_play_entered_with_the_buttons_is_one_the_rules_take(table_n, presses)
             assert [int(c) for c in menu._field().choices] == list(
                 range(max(0, bound - cards), min(bound - 1, PACK.wilds) + 1)
             )
-        command = menu.press(button, False)
+        menu, command = menu.press(button, False)
         if command.kind == "form_built":
             action = command.data["reply"]
             n, wild = int(action.args["n"]), int(action.args["wild"])
@@ -271,12 +271,12 @@ def test_a_play_entered_with_the_buttons_is_one_the_rules_take(table_n, presses)
 def _set_choices(state, n: str | None = None) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The "Which set?" question's values and names (after the count ``n`` on a lead)."""
     menu = menus.FormMenu(GAME.control(state, Press("green")))
-    menu.start()
+    menu, _ = menu.start()
     if n is not None:
         field = menu.form.fields[0]
         while field.choices[menu.cursor] != n:
-            menu.press("down", False)
-        menu.press("ok", False)
+            menu, _ = menu.press("down", False)
+        menu, _ = menu.press("ok", False)
     assert menu.screen().title == "Which set?"
     field = menu._field()
     return field.choices, tuple(field.shown(i) for i in range(len(field.choices)))

@@ -21,11 +21,11 @@ def walk(ask: Ask, *buttons: str) -> Action | str:
     """Answer a game menu with buttons, as the app's FormMenu does: the action it builds or
     the reason it refuses."""
     menu = FormMenu(ask)
-    command = menu.start()
+    menu, command = menu.start()
     for button in buttons:
         if command.kind != "stay":
             break
-        command = menu.press(button, False)
+        menu, command = menu.press(button, False)
     if command.kind == "refused":
         return command.data["reason"]
     assert command.kind == "form_done", command

@@ -79,6 +79,49 @@ def test_the_checker_sees_an_arrow_back_up_in_any_form(tmp_path: Path) -> None:
     assert impure == {"random", "companion.ui.screen"}
 
 
+def test_no_modules_import_each_other_round_in_a_circle() -> None:
+    assert layers.circles() == []
+
+
+def test_the_checker_refuses_a_circle_in_any_form(tmp_path: Path) -> None:
+    root = _tree(
+        tmp_path,
+        {
+            # app: a -> b -> c -> a, the last one inside a function and a TYPE_CHECKING block
+            "app/a.py": "from companion.app import b\n",
+            "app/b.py": "from .c import thing\n",
+            "app/c.py": (
+                "from typing import TYPE_CHECKING\n"
+                "if TYPE_CHECKING:\n"
+                "    from companion.app.a import A\n"
+                "thing = 1\n"
+            ),
+            # two modules of the top layer that import each other
+            "bench.py": "def f():\n    from companion import floods\n",
+            "floods.py": "import companion.bench\n",
+            # one way down, and a package importing its own module: no circle
+            "ui/screen.py": "",
+            "ui/menus.py": "from companion.ui.screen import Screen\n",
+            "core/__init__.py": "from companion.core import loop\n",
+            "core/loop.py": "from companion.core.clock import Clock\n",
+            "core/clock.py": "",
+        },
+    )
+    assert layers.circles(root) == [
+        ["companion.app.a", "companion.app.b", "companion.app.c"],
+        ["companion.bench", "companion.floods"],
+    ]
+    assert layers.violations(root) == []  # a circle inside one layer is not an arrow back up
+    done = subprocess.run(
+        [sys.executable, str(TOOLS / "layers.py"), "--root", str(root)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert "imports round in a circle: companion.bench <-> companion.floods" in done.stdout
+
+
 def test_the_tool_prints_the_graph_and_exits_0_on_this_tree() -> None:
     done = subprocess.run(
         [sys.executable, str(TOOLS / "layers.py")], capture_output=True, text=True, check=False

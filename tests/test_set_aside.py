@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -365,9 +366,9 @@ def test_waiting_games_newest_first_by_names_that_fit(tmp_path: Path) -> None:
         _pick(sim, "Other game")
         _press(sim, "ok")
         items = sim.app.box.menu.items
-        assert items[:3] == ["Resume Deathtrap", "Resume Hostage Trap!", "Resume Asps"]
+        assert items[:3] == ("Resume Deathtrap", "Resume Hostage Trap!", "Resume Asps")
         for cursor in range(3):  # each entry whole, chosen or not
-            sim.app.box.menu.cursor = cursor
+            sim.app.box = replace(sim.app.box, menu=replace(sim.app.box.menu, cursor=cursor))
             shown = [p.text for p in layout(sim.app.current()[0]).texts if p.area == "line"]
             assert not [t for t in shown if "…" in t], shown
     finally:

@@ -109,8 +109,7 @@ COLOURS = Field("colors", "Which?", ("red", "blue", "green"), many=True)
 
 
 def _menu(*forms: Form) -> tuple[menus.FormMenu, menus.Command]:
-    menu = menus.FormMenu(Ask("Seat 1", forms))
-    return menu, menu.start()
+    return menus.FormMenu(Ask("Seat 1", forms)).start()
 
 
 def test_a_form_asks_its_questions_then_builds_the_action():
@@ -120,24 +119,27 @@ def test_a_form_asks_its_questions_then_builds_the_action():
     )
     assert first == menus.STAY
     assert menu.screen().lines[0] == "> Score"
-    assert menu.press("ok", False) == menus.STAY
+    menu, command = menu.press("ok", False)
+    assert command == menus.STAY
     assert menu.screen().title == "Which seat?"
-    menu.press("down", False)
-    menu.press("ok", False)
-    menu.press("up", False)  # wraps to the last choice
-    done = menu.press("green", False)
+    menu, _ = menu.press("down", False)
+    menu, _ = menu.press("ok", False)
+    menu, _ = menu.press("up", False)  # wraps to the last choice
+    menu, done = menu.press("green", False)
     assert done.kind == "form_done"
     assert done.data == {"name": "score", "args": {"x": 1, "player": "2", "points": "2"}}
 
 
 def test_back_steps_one_question_back_and_leaves_from_the_list():
     menu, _ = _menu(Form("Score", "score", (SEAT, SEAT)), Form("Pass", "pass"))
-    menu.press("ok", False)
-    menu.press("ok", False)
+    menu, _ = menu.press("ok", False)
+    menu, _ = menu.press("ok", False)
     assert menu.index == 1
-    assert menu.press("back", False) == menus.STAY and menu.index == 0
-    assert menu.press("back", False) == menus.STAY and menu.form is None
-    assert menu.press("back", False) == menus.CLOSE
+    menu, command = menu.press("back", False)
+    assert command == menus.STAY and menu.index == 0
+    menu, command = menu.press("back", False)
+    assert command == menus.STAY and menu.form is None
+    assert menu.press("back", False)[1] == menus.CLOSE
 
 
 def test_a_single_entry_asks_at_once_and_one_without_questions_acts_at_once():
@@ -149,12 +151,12 @@ def test_a_single_entry_asks_at_once_and_one_without_questions_acts_at_once():
 
 def test_several_choices_are_marked_with_ok_and_taken_with_green():
     menu, _ = _menu(Form("Claim", "claim", (COLOURS,)))
-    menu.press("ok", False)
-    menu.press("down", False)
-    menu.press("down", False)
-    menu.press("ok", False)
+    menu, _ = menu.press("ok", False)
+    menu, _ = menu.press("down", False)
+    menu, _ = menu.press("down", False)
+    menu, _ = menu.press("ok", False)
     assert menu.screen().lines[0].startswith("  * red")
-    done = menu.press("green", False)
+    menu, done = menu.press("green", False)
     assert done.data["args"]["colors"] == "red,green"
 
 
@@ -166,20 +168,20 @@ def test_a_refused_entry_gives_its_reason_instead_of_questions():
 def test_a_long_press_moves_five_without_wrapping():
     numbers = Field("n", "How many?", tuple(str(n) for n in range(12)))
     menu, _ = _menu(Form("Count", "count", (numbers,)))
-    menu.press("down", True)
-    menu.press("down", True)
-    menu.press("down", True)
+    menu, _ = menu.press("down", True)
+    menu, _ = menu.press("down", True)
+    menu, _ = menu.press("down", True)
     assert menu.cursor == 11
-    menu.press("up", True)
+    menu, _ = menu.press("up", True)
     assert menu.cursor == 6
 
 
 def test_pages_turn_with_up_down_and_close_with_anything_else():
     pages = menus.PageMenu(Pages((Screen("A"), Screen("B"), Screen("C")), start=1))
     assert pages.screen().title == "B" and "2/3" in pages.screen().footer
-    pages.press("down", False)
+    pages, _ = pages.press("down", False)
     assert pages.screen().title == "C"
-    assert pages.press("ok", False) == menus.CLOSE
+    assert pages.press("ok", False)[1] == menus.CLOSE
 
 
 # --- the app walks a game's menu without journaling the walk -----------------------------------

@@ -4,7 +4,10 @@
     python3 tools/layers.py --modules  # every import that crosses a layer, module by module
     python3 tools/layers.py --root DIR  # another checkout's companion/ package
 
-Exit status 1 when an import runs against the layers (tests/test_layers.py asserts the same).
+Exit status 1 when an import runs against the layers, or when modules import each other round
+in a circle (a -> b -> ... -> a, at any depth, inside functions and TYPE_CHECKING blocks too;
+tests/test_layers.py asserts the same). A circle means no module of it can be read without the
+others: the box's flow is one way down (docs/architecture.md, "The app").
 It reads the source with ``ast`` and imports nothing, so it runs on any checkout without a venv.
 
 The layers, lowest first (docs/architecture.md says why):
@@ -182,6 +185,46 @@ def rules_violations(root: Path = ROOT) -> list[Import]:
     return bad
 
 
+def circles(root: Path = ROOT) -> list[list[str]]:
+    """The modules of the package that import each other round in a circle, each circle as its
+    modules sorted (strongly connected components of the import graph, Tarjan's algorithm).
+    An import names the module it imports: a package's ``__init__`` that Python runs on the way
+    to one of its modules is not an arrow."""
+    known = {module_name(p, root) for p in root.rglob("*.py")}
+    graph: dict[str, set[str]] = defaultdict(set)
+    for imp in all_imports(root):
+        if imp.target in known:
+            graph[imp.module].add(imp.target)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:  # recursion depth is bounded by the package's module count
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1 or v in graph[v]:
+                found.append(sorted(component))
+
+    for v in sorted(known):
+        if v not in index:
+            visit(v)
+    return sorted(found)
+
+
 def arrows(root: Path = ROOT) -> dict[tuple[str, str], list[Import]]:
     """Layer -> layer, with the imports that make each arrow."""
     out: dict[tuple[str, str], list[Import]] = defaultdict(list)
@@ -215,7 +258,10 @@ def main(argv: list[str]) -> int:
     impure = rules_violations(root)
     for imp in impure:
         print(f"rules module not pure: {imp.where} imports {imp.target}")
-    return 1 if bad or impure else 0
+    round_ = circles(root)
+    for circle in round_:
+        print(f"imports round in a circle: {' <-> '.join(circle)}")
+    return 1 if bad or impure or round_ else 0
 
 
 if __name__ == "__main__":

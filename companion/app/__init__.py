@@ -8,16 +8,22 @@ the value. Where to find what:
 - boxstate.py: ``BoxState``, the value: game in play, menu, question waiting, held cards, notice.
 - events.py: what the step takes (a press, a tap, a deadline, a command, an effect's answer).
 - effects.py: what the step asks for (journal entries, sounds, log lines, wakes, enrolments).
-- step.py: ``step`` and its ``World`` (what it reads); the ``Draft`` one step works on.
-- play.py: an action rolled, applied, journaled; questions of play; new game, undo, resume; a
-  game set aside for another and taken up again.
-- menu_flow.py: presses, and the box's own menus and what their answers do.
-- cards.py: taps played or held for a question; enrolling cards and runs of copies.
+- step.py: ``step``: each kind of event handed to one handler (the handlers below, which
+  import one way: menu_flow -> phones -> box_menus, cards -> play -> draft).
+- draft.py: the ``World`` a step reads, and the ``Draft`` it works on.
+- menu_flow.py: presses, and what the answers of the box's own menus do.
 - phones.py: the phones' entries of the box's menus, and the pairing code screen.
+- box_menus.py: the box's menus as they open: the game list, the game menu.
+- cards.py: taps played or held for a question; enrolling cards and runs of copies.
+- play.py: an action rolled, applied, journaled; questions of play and their answers, the held
+  cards played; new game, undo, resume; a game set aside for another and taken up again.
 - view.py: what the box shows, drawn from the value alone; the game's public state.
 - session.py: ``Session``, the game being played as a value, folded from journal steps.
 - dice_source.py: ``DiceSource`` (entered dice first, else the random source) and ``Dice``.
-- box.py: ``App``, the interpreter: config, parts, loop, journal, cards, records; start, stop.
+- box.py: ``App``: config, parts, loop, journal, cards, records; the inputs, the stop.
+- interpreter.py: the App's effects performed in order (journal, sounds, lights, deadlines,
+  log lines), then the frame drawn and published.
+- start.py: the App's start, and a saved game folded back (resume).
 - parts.py: ``Parts``, the hardware handed in by the daemon, the simulator, replay or a test.
 """
 

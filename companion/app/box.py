@@ -1,11 +1,10 @@
 """The box: config, parts, the loop, the journal, the card list, the records and the value of
-what the box is doing, wired together. The App is the interpreter of the box's step (step.py):
-it turns each input into ``step(box, event, world)``, performs the effects in order, keeps the
-new value, draws it and publishes it to the faces. It holds no other state about play.
+what the box is doing, wired together, with the inputs as the loop, replay and the faces give
+them, and the clean stop. The App holds no other state about play. It is the interpreter of the
+box's step (interpreter.py: the effects performed in order, the journal first, the frame last)
+and the box's start and resume (start.py).
 
-Everything here runs on the loop's consumer thread. The order that makes power cuts harmless:
-the step decides -> each journal entry appended and fsync'ed as it comes -> sounds, timers,
-log lines -> the screen, drawn once every effect is done.
+Everything here runs on the loop's consumer thread.
 """
 
 from __future__ import annotations
@@ -13,52 +12,29 @@ from __future__ import annotations
 import logging
 import random
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 from companion.app import events, view
 from companion.app.boxstate import BoxState
 from companion.app.dice_source import DiceSource
-from companion.app.effects import (
-    JOURNALED,
-    DiceLeft,
-    EndPairingCode,
-    EnrolCard,
-    ForgetPhones,
-    JournalAction,
-    JournalNewGame,
-    JournalRestore,
-    JournalUndo,
-    KeepResult,
-    LogLine,
-    NewPairingCode,
-    Note,
-    Play,
-    Refusal,
-    SwapGame,
-    Unwake,
-    Wake,
-)
+from companion.app.interpreter import Interpreter
 from companion.app.parts import Parts
-from companion.app.play import as_record
-from companion.app.session import Session, from_journal, resumed
-from companion.app.step import World, step
-from companion.core import statefile, storage, wallclock
+from companion.app.session import Session
+from companion.app.start import Start
+from companion.core import statefile, wallclock
 from companion.core.clock import Clock
-from companion.core.codec import CodecError
 from companion.core.config import Config
 from companion.core.events import ButtonEdge, Call, CardSeen, ReaderStatus
 from companion.core.events import Event as LoopEvent
-from companion.core.journal import GameRecord, Journal
+from companion.core.journal import Journal
 from companion.core.loop import Loop
 from companion.core.records import RECORDS_FILE, Records
 from companion.core.registry import Registry
-from companion.core.shelf import Shelf, lines
+from companion.core.shelf import Shelf
 from companion.core.storage import NOTICES, OK, StorageWatch
 from companion.faces.hub import Hub
-from companion.faces.snapshot import Snapshot
 from companion.games import registry as games
-from companion.games.base import Action, BadAction, Rejected
+from companion.games.base import Action, Rejected
 from companion.hal.buttons import ButtonPins, PressLogic
 from companion.hal.lights import Led
 from companion.hal.sound import Sound as Buzzer
@@ -69,14 +45,7 @@ from companion.ui.screen import Lights, Screen
 log = logging.getLogger("companion.app")
 
 
-class CheckpointDamaged(ValueError):
-    """The journal's checkpoint of the game in play does not decode: damage, named by its line."""
-
-
-REDRAW_SECONDS = 0.5  # a frame that could not be drawn (no file handle left) is drawn again
-
-
-class App:
+class App(Interpreter, Start):
     def __init__(
         self,
         config: Config,
@@ -167,218 +136,6 @@ class App:
     def reader_status(self) -> str:
         return self.box.reader_status
 
-    # --- the interpreter ----------------------------------------------------------------------
-
-    def world(self) -> World:
-        return World(
-            now=self.clock.now(),
-            game_time=self.game_time(),
-            today=self.today(),
-            dice=self.dice.now(),
-            registry=self.registry,
-            records=self.records,
-            phones=self.phones,
-            waiting=tuple(self.shelf.games),
-        )
-
-    def feed(self, event: events.Event, draw: bool = True) -> None:
-        """One step of the box: the new value kept, its effects performed in order, then the
-        screen drawn (``draw`` false: the caller draws). What the step raises propagates and
-        leaves the box as it was; a journal entry that cannot be written leaves it as it was
-        too (StorageFailed is fed, then the error propagates)."""
-        before = self.box
-        self.box, effects = step(before, event, self.world())
-        self._feeding += 1
-        try:
-            for effect in effects:
-                self._do(effect)
-        except OSError as err:
-            self._feeding -= 1
-            if isinstance(effect, EnrolCard):  # a full or read-only card: the box as it was
-                self.box = before
-                condition = storage.condition_of(err)
-                self.feed(events.EnrolFailed(effect.card.uid, condition, str(err)), draw=draw)
-                return
-            if isinstance(effect, SwapGame):  # refused before the journal changed its game
-                self.box = before
-                condition = storage.condition_of(err)
-                done = effects[: effects.index(effect)]
-                paused = [e.at for e in done if isinstance(e, JournalRestore)]
-                failed = events.SwapFailed(condition, str(err), paused[-1] if paused else None)
-                self.feed(failed, draw=draw)
-                return
-            if not isinstance(effect, JOURNALED):
-                raise
-            self.box = before
-            self.feed(events.StorageFailed(str(err)), draw=False)
-            raise
-        except BaseException:
-            self._feeding -= 1
-            raise
-        self._feeding -= 1
-        if not self._feeding:  # every effect of the outermost step done: the journal is whole
-            self._bound_journal()
-        if draw:
-            self.refresh()
-
-    def _bound_journal(self) -> None:
-        """The journal's bound, kept as the game goes (before the screen changes): once the
-        game in play has folded older steps into its base, or its lines piled up, the journal
-        is replaced whole by its checkpoint and standing steps (core/journal.py ``compact``)."""
-        session = self.box.session
-        if session is None or not self.journal.compaction_due(session.folded_in):
-            return
-        try:
-            record = as_record(session)
-        except (CodecError, NameError, TypeError) as err:  # a state the codec cannot write
-            log.error("journal not made shorter: the game's state has no checkpoint (%s)", err)
-            self.journal.postpone_compaction()  # play goes on; the journal still holds it all
-            return
-        self.journal.compact(record)
-
-    def _do(self, effect: Any) -> None:
-        if isinstance(effect, JournalAction):
-            self.journal.action(effect.action, auto=effect.auto)  # fsync before anything shows
-        elif isinstance(effect, JournalRestore):
-            self.journal.restore(effect.at)
-        elif isinstance(effect, JournalUndo):
-            self.journal.undo()
-        elif isinstance(effect, JournalNewGame):
-            game_id = self.journal.new_game(
-                effect.game, dict(effect.options), effect.rolls, effect.at
-            )
-            self.feed(events.GameJournaled(game_id), draw=False)
-        elif isinstance(effect, SwapGame):
-            self._swap_game(effect)
-        elif isinstance(effect, Note):
-            self.note(effect.text)
-        elif isinstance(effect, Play):
-            self.play(effect.cue)
-        elif isinstance(effect, LogLine):
-            log.log(effect.level, "%s", effect.text)
-        elif isinstance(effect, Refusal):
-            self.rejected = effect.reason
-        elif isinstance(effect, Wake):
-            event = effect.event
-            self.loop.call_at(effect.due, lambda: self.feed(event), effect.key)
-        elif isinstance(effect, Unwake):
-            if effect.prefix:
-                self.loop.cancel_prefix(effect.key)
-            else:
-                self.loop.cancel(effect.key)
-        elif isinstance(effect, EnrolCard):
-            self.registry.enrol(effect.card)
-        elif isinstance(effect, KeepResult):
-            self._keep_result(effect)
-        elif isinstance(effect, DiceLeft):
-            self.dice.take(effect.dice)
-        elif isinstance(effect, NewPairingCode):
-            self.phones.pairing.new_code()
-            deadline = self.phones.pairing.code_deadline()
-            if deadline is not None:  # the screen says so the moment the code runs out
-                self.loop.call_at(deadline, lambda: self.feed(events.Redraw()), "phones-code")
-        elif isinstance(effect, EndPairingCode):
-            self.phones.pairing.end_code()
-        elif isinstance(effect, ForgetPhones):
-            try:
-                forgotten = events.PhonesForgotten(self.phones.pairing.forget_all())
-            except OSError as err:  # not written: nothing forgotten (pairing.NotSaved)
-                forgotten = events.PhonesForgotten(0, storage.condition_of(err))
-            self.feed(forgotten, draw=False)
-
-    def _swap_game(self, effect: SwapGame) -> None:
-        """The shelf's three moves (companion/core/shelf.py): the waiting games as they will
-        be, the journal's game changed (the moment it happens), the waiting file settled."""
-        waiting = dict(self.shelf.games)
-        taken = waiting.pop(effect.take) if effect.take else None
-        if effect.keep and effect.in_play is not None:
-            waiting.pop(effect.in_play.game, None)  # one of its kind waiting goes to history
-            waiting[effect.in_play.game] = effect.in_play
-        try:
-            self.shelf.plan(waiting, effect.in_play)
-        except OSError:
-            self.shelf.drop_plan()  # a plan cut short by the storage plans nothing
-            raise
-        if effect.start is not None:
-            start = effect.start
-            game_id = self.journal.new_game(start.game, dict(start.options), start.rolls, start.at)
-            now = GameRecord(start.game, dict(start.options), start.rolls, start.at, [], game_id)
-            self._settle(now, waiting)
-            self.feed(events.GameJournaled(game_id), draw=False)
-        elif taken is not None:
-            self._take_up(taken, waiting)
-
-    def _take_up(self, taken: GameRecord, waiting: dict[str, GameRecord]) -> None:
-        """The journal swaps the waiting game in whole (the old journal goes to history/). The
-        storage refusing a step before the swap's moment: nothing changed (OSError, the box
-        as it was); after it: the game is taken up and its notice says what the storage did
-        (the journal's own change of condition is said with it, not on its own)."""
-        self._swap_said = []
-        try:
-            try:
-                unsaved = self.journal.take_up(lines(taken), taken.game_id)
-            except OSError:
-                self.shelf.drop_plan()  # the game in play is the old one still
-                raise
-            self._settle(taken, waiting)
-            self._resume(taken)
-        except BaseException:
-            said, self._swap_said = self._swap_said, None
-            if said:  # (the moves that waited written, say, before the swap was refused)
-                self.storage_changed(said[-1])
-            raise
-        said, self._swap_said = self._swap_said, None
-        condition = self.journal.condition
-        if unsaved is not None and condition != OK:  # not finished since (a write does it)
-            self.feed(events.SwapUnsaved(condition, str(unsaved)), draw=False)
-        elif said and said[-1] != self.box.storage:
-            self.storage_changed(said[-1])
-
-    def _settle(self, in_play: GameRecord, waiting: dict[str, GameRecord]) -> None:
-        """The journal has changed its game: the waiting file follows, or the next start
-        settles it (the change has happened: it is never undone here)."""
-        try:
-            self.shelf.settle(in_play)
-        except OSError as err:
-            log.error("games set aside: the waiting file not settled (%s); at the next start", err)
-            self.shelf.games = waiting
-
-    def _keep_result(self, effect: KeepResult) -> None:
-        try:
-            added = self.records.sync(effect.key, effect.game, effect.report, effect.date)
-        except OSError as err:
-            log.error("records not saved: %s", err)
-            self.feed(events.RecordsFailed(), draw=False)
-            return
-        if added is not None and effect.announce:
-            self.feed(events.ResultKept(added), draw=False)
-
-    def storage_changed(self, condition: str) -> None:
-        """The journal's storage refused a write, or takes them again (the journal has said so
-        in the log). Called inside the journal's write, mid-effect: the step takes it once the
-        event at hand is done (a deadline now)."""
-        if self._swap_said is not None:  # said with what the swap did (``_take_up``)
-            self._swap_said.append(condition)
-            return
-        event = events.StorageChanged(condition)
-        self.loop.call_later(0.0, lambda: self.feed(event), "storage-notice")
-
-    def game_time(self) -> float:
-        """The clock as games see it: continuous across restarts of the daemon."""
-        return round(self.clock.now() + self.time_offset, 6)
-
-    def play(self, cue: str) -> None:
-        """Sound a cue, and note it for replay's ``sounds`` and the faces."""
-        if self.recording or self.faces:
-            self.sounds.append(cue)
-        self.buzzer.play(cue)
-
-    def note(self, text: str) -> None:
-        """A line for replay's ``log`` and journald."""
-        log.info("%s", text)
-        if self.recording or self.faces:
-            self.logs.append(text)
-
     # --- inputs, as the loop, replay and the faces give them ------------------------------------
 
     def handle(self, event: LoopEvent) -> None:
@@ -457,118 +214,6 @@ class App:
         """Games that read the owner's own files (a card pack) read them from the state dir."""
         self.problems.extend(games.attach(state_dir))
 
-    def start(self) -> None:
-        record = self.journal.open()
-        try:
-            self.shelf.open(record)  # a set-aside a power cut interrupted: finished or undone
-            self._retire_ended()
-        except OSError as err:
-            log.error("games set aside not settled: %s", err)
-        if record is not None:
-            self._resume(record)
-        else:
-            self.open_game_menu()
-        if self.journal.condition != OK:  # said with the problems, not over them
-            self.problems.append((NOTICES[self.journal.condition],))
-            self.feed(events.StorageChanged(self.journal.condition, announce=False), draw=False)
-        for aside in self.journal.warnings:  # the journal has logged them
-            if aside.kept:  # what still folds was kept: say how much
-                kept = f"kept {aside.kept}/{aside.lines or '?'} lines"
-                self.problems.append(("Saved game damaged", kept, "rest set aside"))
-            else:
-                self.problems.append(("Saved game damaged", "set aside, see log"))
-        if self.parts.reader is not None:
-            self._start_reader()
-        if self.problems:  # every one of them, paged
-            lines = tuple(line for problem in self.problems for line in problem)
-            self.feed(events.ShowNotice(lines), draw=False)
-        self.refresh()
-
-    def _start_reader(self) -> None:
-        from companion.hal.readers.runner import Presence, ReaderRunner
-
-        self.presence = Presence(self.config.reader.removal_seconds)
-        self.runner = ReaderRunner(
-            self.parts.reader,
-            on_seen=lambda uid: self.loop.post(CardSeen(uid, self.clock.now())),
-            on_status=lambda text: self.loop.post(ReaderStatus(text)),
-        )
-        self.runner.start()
-
-    def _retire_ended(self) -> None:
-        """Games that had ended when they were set aside (a box before ended games went to
-        history/ unasked kept them waiting) go to history/ now, as an ended game does."""
-        if self.shelf.checked:
-            return
-        ended = []
-        for record in self.shelf.games.values():
-            try:
-                session = self._folded(
-                    resumed(record.game, record.options, record.setup_rolls), record
-                )
-            except (BadAction, Rejected, KeyError, TypeError, ValueError):
-                continue  # taking it up says what is wrong with it
-            if session.rules.ended(session.state):
-                ended.append(record)
-        self.shelf.retire(ended)  # marked checked, so a start folds them only this once
-
-    def _folded(
-        self, session: Session, record: GameRecord, count: list[int] | None = None
-    ) -> Session:
-        """The record's game, set up as ``session``, at its last step; ``count`` (if given)
-        counts the steps folded, for a game that cannot be folded to its end."""
-        if record.checkpoint is not None:
-            session = self._at_checkpoint(session, record)
-        for step_ in from_journal(record.steps):
-            session = session.folded(step_)
-            if count is not None:
-                count[0] += 1
-        return session
-
-    def _resume(self, record: GameRecord) -> None:
-        session = None
-        count = [0]
-        try:
-            session = resumed(record.game, record.options, record.setup_rolls)
-            session = self._folded(session, record, count)
-        except (BadAction, Rejected, KeyError, TypeError, ValueError) as err:
-            why = f"cannot replay the saved {record.game} game: {err}"
-            self.journal.close()
-            if isinstance(err, CheckpointDamaged):  # damage, as a damaged line is
-                self.journal.keep_game(str(err), replace(record, checkpoint=None), 0)
-                self._resume(self.journal.open())
-                return
-            if session is not None:  # the game set up, up to the step refused
-                self.journal.keep_game(why, record, count[0])
-                self._resume(self.journal.open())
-                return
-            self.journal.move_aside(why)
-            self.journal.open()
-            self.open_game_menu()
-            return
-        session = replace(session, started_at=record.started_at, game_id=record.game_id)
-        self.feed(events.Resumed(session), draw=False)
-        actions = record.actions
-        # Game time goes on from the last moment the journal holds (a clean stop's restore).
-        moments = [Action.from_json(s.action).at if s.action else s.at for s in record.steps]
-        base_at = record.checkpoint.at if record.checkpoint is not None else None
-        last_at = max(at for at in (record.started_at, base_at, *moments) if at is not None)
-        self.time_offset = max(self.time_offset, last_at - self.clock.now())
-        before = record.checkpoint.steps if record.checkpoint is not None else 0
-        log.info("resumed %s after %d actions", record.game, before + len(actions))
-
-    def _at_checkpoint(self, session: Session, record: GameRecord) -> Session:
-        """The new session at the record's checkpoint; CheckpointDamaged naming the file and
-        the line when it is not a state of this game."""
-        checkpoint = record.checkpoint
-        try:
-            return session.from_checkpoint(checkpoint)
-        except CodecError as err:
-            where = f"{self.journal.path}:{checkpoint.line}" if checkpoint.line else "checkpoint"
-            raise CheckpointDamaged(
-                f"{where}: a checkpoint that is not a state of {record.game} ({err})"
-            ) from None
-
     def workers_alive(self) -> bool:
         reader_ok = self.runner is None or self.runner.alive
         return reader_ok and self.pins.alive()
@@ -590,70 +235,6 @@ class App:
         self.display.show(Screen("Trap Companion", ("Stopped",), footer=""))
         self.display.close(keep_picture=True)
         self.pins.close()
-
-    # --- drawing and publishing ---------------------------------------------------------------
-
-    def current(self) -> tuple[Screen, Lights]:
-        return view.current(self.box)
-
-    def public_state(self) -> dict | None:
-        return view.public_state(self.box)
-
-    def refresh(self) -> None:
-        screen, lights = view.current(self.box)
-        if self.shown is None or self.shown[0] != screen:
-            try:
-                self.display.show(screen)
-            except OSError as err:  # the process out of file handles, say: never lose a frame
-                self._redraw_later(err)
-                return
-        if self.draw_failed:
-            self.draw_failed = False
-            self.loop.cancel("redraw")
-            log.info("the screen is drawn again")
-        self.led.show(lights)
-        self.shown = (screen, lights)
-        for hook in self.on_refresh:
-            hook()
-        if self.faces:  # no face, no snapshot: the box alone pays nothing more
-            self.faces.publish(self.snapshot)
-
-    def _redraw_later(self, err: OSError) -> None:
-        """The frame could not be drawn: draw it again on a deadline (the loop's clock) until
-        it is, the same screen or whatever is current by then; the LED and the faces wait for
-        it. Logged once per outage."""
-        if not self.draw_failed:
-            self.draw_failed = True
-            log.warning("the screen could not be drawn (%s); trying again", err)
-        self.loop.call_later(REDRAW_SECONDS, self.refresh, "redraw")
-
-    def snapshot(self, seq: int) -> Snapshot:
-        """What the box shows now, for the faces. The sounds, log lines and refusal since the
-        last snapshot are handed over (and cleared): with faces, they are theirs."""
-        screen, lights = self.shown if self.shown else self.current()
-        session = self.box.session
-        size, pixels = Snapshot.pack(self.display.image)
-        sounds, logs, rejected = tuple(self.sounds), tuple(self.logs), self.rejected
-        self.sounds.clear()
-        self.logs.clear()
-        self.rejected = None
-        return Snapshot(
-            seq=seq,
-            t=self.clock.now(),
-            game=session.name if session else None,
-            title=session.rules.title if session else "Trap Companion",
-            screen=tuple(screen.text_lines()),
-            size=size,
-            pixels=pixels,
-            led=lights.shown(),
-            pattern=lights.pattern,
-            sounds=sounds,
-            log=logs,
-            state=self.public_state(),
-            reader=self.box.reader_status,
-            rejected=rejected,
-            view=screen,
-        )
 
     def status_line(self) -> str:
         session = self.box.session

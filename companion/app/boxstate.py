@@ -3,21 +3,20 @@ question of play waiting under the box's own menu, the cards held for an open qu
 notice, where dice come from, and what the reader said. Nothing else about play lives anywhere:
 the App keeps only the devices and this value.
 
-A menu object changes when a button moves it, so the step works on a copy of the menu in the
-value it was given (``thawed``): a value, once made, is never changed."""
+Everything in it is frozen, the menus too (companion/ui/menus.py): a press makes a new menu, so
+a value, once made, is never changed."""
 
 from __future__ import annotations
 
-import copy
-from dataclasses import dataclass, fields, is_dataclass
 from typing import Any
 
 from companion.app.session import Session
 from companion.core.registry import Card
+from companion.core.values import frozen
 from companion.ui.screen import Lights, Screen
 
 
-@dataclass(frozen=True)
+@frozen
 class BoxState:
     session: Session | None = None  # the game being played
     menu: Any = None  # the menu on screen (companion.ui.menus.Menu, or the phones' PairCode)
@@ -34,15 +33,3 @@ class BoxState:
     ending: bool = False
     reader_status: str = "no reader"
     storage: str = "ok"  # the state dir's condition (companion.core.storage): "ok" or why not
-
-
-def thawed(menu: Any) -> Any:
-    """A copy of ``menu`` a press may change (its lists, dicts and sets copied too)."""
-    if menu is None or not is_dataclass(menu):
-        return menu
-    out = copy.copy(menu)
-    for f in fields(out):
-        value = getattr(out, f.name)
-        if isinstance(value, list | dict | set):
-            setattr(out, f.name, copy.copy(value))
-    return out

@@ -1,35 +1,35 @@
-"""Cards in the box's step: a tap played, held for an open question, or offered for enrolment;
-runs of copies enrolled in a row. Every function takes the step's ``Draft`` and changes only
-it; an enrolment leaves as an effect (EnrolCard)."""
+"""Cards in the box's step: a tap played, held for an open question (play.py plays the held
+ones once it is answered), or offered for enrolment; runs of copies enrolled in a row. Every
+function takes the step's ``Draft`` and changes only it; an enrolment leaves as an effect
+(EnrolCard)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from companion.app import menu_flow, play
+from companion.app import play
 from companion.app.effects import EnrolCard
 from companion.core.registry import Card
-from companion.games.base import Tap
 from companion.ui import menus
-from companion.ui.copies import FILL, NEW, SAME, copy_verdict
 from companion.ui.forms import CardKind
 
 if TYPE_CHECKING:
-    from companion.app.step import Draft
+    from companion.app.draft import Draft
 
 
 def on_tap(d: Draft, uid: str) -> None:
     d.dismiss_toast()
     card = d.lookup(uid)
-    if isinstance(d.menu, menus.EnrolRun):
-        copy_tapped(d, d.menu, uid, card)
+    if isinstance(d.menu, menus.EnrolRun):  # the box's own menu, never a question of play
+        d.menu = copy_tapped(d, d.menu, uid, card)
         return
     if card is None:
         d.note(f"card {uid}: unknown")
         d.play("card_unknown")
         if isinstance(d.menu, menus.Enrol):
             d.menu = None
-        menu_flow.cover_play_menu(d)
+        play.cover_play_menu(d)
         offer_enrol(d, uid)
         return
     d.play("card_ok")
@@ -48,7 +48,7 @@ def on_tap(d: Draft, uid: str) -> None:
         d.toast_up((name, "start a game first" if session is None else ""))
     elif card.game != session.name:
         d.toast_up((name, f"a {play.game_title(card.game)} card"))
-    elif not play_card(d, card):
+    elif not play.play_card(d, card):
         d.toast_up((name, "not needed now"))
 
 
@@ -57,72 +57,38 @@ def form_open(d: Draft) -> bool:
     return d.menu is not None and d.menu is d.play_form
 
 
-def take_held_taps(d: Draft, answered: bool) -> None:
-    """The form the held taps waited for is gone: with an answer, each is played in turn
-    (one may open a form again: the rest wait for it); left with back, they are dropped and
-    the screen says so, as the table gave up what the first card began."""
-    if not d.held_taps:
-        return
-    if d.menu is not None and answered:  # the answer asks on (the table's dice): wait
-        d.play_form = d.menu
-        return
-    held, d.held_taps = d.held_taps, []
-    if not answered:
-        d.note(f"{len(held)} tapped cards dropped with the form")
-        many = "card" if len(held) == 1 else "cards"
-        d.toast_up((f"{len(held)} tapped {many}", "not taken:", "tap again"))
-        return
-    for n, card in enumerate(held):
-        if d.menu is not None:
-            d.held_taps = held[n:]
-            return
-        if not play_card(d, card):
-            d.toast_up((card.name, "not needed now"))
-
-
-def play_card(d: Draft, card: Card) -> bool:
-    """A tap of a card of the game being played, as its control map reads it."""
-    session = d.session
-    if session is None or card.game != session.name:
-        return False
-    reply = session.rules.control(session.state, Tap(card.uid, card.as_tap()))
-    if reply is None:
-        return False
-    play.answer(d, reply)
-    return True
-
-
 def enrol(d: Draft, card: Card) -> None:
     """The card list learns ``card`` (at once for the rest of this step)."""
     d.enrolled[card.uid] = card
     d.out.append(EnrolCard(card))
 
 
-def copy_tapped(d: Draft, run: menus.EnrolRun, uid: str, card: Card | None) -> None:
+def copy_tapped(d: Draft, run: menus.EnrolRun, uid: str, card: Card | None) -> menus.EnrolRun:
     """A tap during an enrolment run: a new tag is enrolled and counted; a tag that is
     already something else is named and waits for a yes. Tags tapped while that question is
-    open wait for its answer (a run goes fast: none is lost)."""
+    open wait for its answer (a run goes fast: none is lost). The run as the tap leaves it."""
     if run.asking is not None:
         if uid != run.asking[0] and uid not in run.waiting:
-            run.waiting.append(uid)
             d.note(f"card {uid}: taken once {run.asking[0]} is answered")
             d.play("card_ok")
-        return
+            return replace(run, waiting=(*run.waiting, uid))
+        return run
+    from companion.ui.copies import FILL, NEW, SAME, copy_verdict  # runs only: not at start
+
     verdict = copy_verdict(card, run.game, run.kind.id, run.values)
     if uid in run.seen:
-        run.said = f"again {uid}"
         d.play("card_ok")
-    elif verdict in (NEW, FILL):
-        enrol_copy(d, run, uid)
-    elif verdict == SAME:
-        run.seen.add(uid)
-        run.count += 1
-        run.said = f"already {uid}"
+        return replace(run, said=f"again {uid}")
+    if verdict in (NEW, FILL):
+        return enrol_copy(d, run, uid)
+    if verdict == SAME:
         d.play("card_ok")
-    elif card is not None:
+        return replace(run, seen=run.seen | {uid}, count=run.count + 1, said=f"already {uid}")
+    if card is not None:
         d.note(f"card {uid}: {card.name}, asking before making it {run.kind.name}")
-        run.asking = (uid, card.name)
         d.play("card_unknown")
+        return replace(run, asking=(uid, card.name))
+    return run
 
 
 def enrol_copies(d: Draft, kind: CardKind, values: dict[str, int], source: str) -> None:
@@ -130,9 +96,9 @@ def enrol_copies(d: Draft, kind: CardKind, values: dict[str, int], source: str) 
     that chose the kind itself (a phone). Refused while the box asks a question."""
     if isinstance(d.menu, menus.EnrolRun | menus.Confirm | menus.DiceEntry):
         raise PermissionError("the box is busy with a question: answer it there first")
-    menu_flow.cover_play_menu(d)  # a question that is a part of play waits under the run
+    play.cover_play_menu(d)  # a question that is a part of play waits under the run
     if d.menu is None:
-        menu_flow.pause_play(d)
+        play.pause_play(d)
     d.dismiss_toast()
     d.menu = menus.EnrolRun(d.session.name, kind, dict(values))
     d.note(f"enrolling copies of {kind.name} (from {source})")
@@ -145,18 +111,19 @@ def take_waiting_copies(d: Draft) -> None:
     if not isinstance(run, menus.EnrolRun):
         return
     while run.asking is None and run.waiting:
-        uid = run.waiting.pop(0)
-        copy_tapped(d, run, uid, d.lookup(uid))
+        uid, run = run.waiting[0], replace(run, waiting=run.waiting[1:])
+        run = copy_tapped(d, run, uid, d.lookup(uid))
+    d.menu = run  # a run is the box's own menu, never a question of play
 
 
-def enrol_copy(d: Draft, run: menus.EnrolRun, uid: str) -> None:
+def enrol_copy(d: Draft, run: menus.EnrolRun, uid: str) -> menus.EnrolRun:
+    """A tag enrolled as the run's card, and counted: the run as it leaves it."""
     card = Card(uid, run.game, run.kind.id, run.kind.name, dict(run.values))
     enrol(d, card)
-    run.seen.add(uid)
-    run.count += 1
-    run.said = f"added {uid}"
+    run = replace(run, seen=run.seen | {uid}, count=run.count + 1, said=f"added {uid}")
     d.note(f"enrolled {uid} as {run.kind.name} ({run.count} in this run)")
     d.play("card_ok")
+    return run
 
 
 def offer_enrol(d: Draft, uid: str) -> None:

@@ -16,22 +16,22 @@ a code before it is read, hide it under a notice, nor dismiss the question.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from companion.app import menu_flow
+from companion.app import box_menus
 from companion.app.effects import EndPairingCode, ForgetPhones, NewPairingCode, Unwake
 from companion.core.storage import WORDS
+from companion.core.values import frozen
 from companion.ui import menus
 from companion.ui.screen import RED, Screen
 
 if TYPE_CHECKING:
-    from companion.app.step import Draft
+    from companion.app.draft import Draft
 
 TITLE = "Pair a phone"
 
 
-@dataclass
+@frozen
 class PairCode:
     """The code on the OLED until it is used, runs out or is void; ok shows a new one."""
 
@@ -58,12 +58,12 @@ class PairCode:
         }.get(status, ("No code shown",))
         return Screen(TITLE, (*lines, "ok: a new one"), footer=menus.footer(ok="next", back="out"))
 
-    def press(self, button: str, long: bool) -> menus.Command:
+    def press(self, button: str, long: bool) -> tuple[PairCode, menus.Command]:
         if button in ("ok", "green"):
-            return menus.Command("phones", {"do": "new_code"})
+            return self, menus.Command("phones", {"do": "new_code"})
         if button in ("back", "red"):  # the code dies with its screen (an effect, EndPairingCode)
-            return menus.Command("phones", {"do": "end_code"})
-        return menus.STAY
+            return self, menus.Command("phones", {"do": "end_code"})
+        return self, menus.STAY
 
 
 ONLY_ON_THE_BOX = ("pair_phone", "new_code", "forget_phones", "forget_yes")
@@ -87,13 +87,6 @@ def remote_refused(d: Draft) -> bool:
     return d.remote and box_only(d.menu)
 
 
-def phone_items(d: Draft) -> tuple[list[str], list[str]]:
-    phones = d.world.phones
-    if phones is None or getattr(phones, "missing", ""):
-        return [], []
-    return ["Pair a phone", "Forget phones"], ["pair_phone", "forget_phones"]
-
-
 def phone_command(d: Draft, what: str) -> None:
     """An entry of the phones' menus, in the box's step (the pairing itself is the phones'
     part's: a new code, its end and forgetting leave as effects)."""
@@ -104,7 +97,7 @@ def phone_command(d: Draft, what: str) -> None:
         d.note(f"{what.replace('_', ' ')} refused: pressed on a phone, not on the box")
         d.toast_up(("Only on the box", "itself: pairing", "and forgetting"), title="Phones")
         if d.menu is None and d.session is None:  # the game menu stays, as on "back"
-            menu_flow.open_game_menu(d)
+            box_menus.open_game_menu(d)
         return
     if what in ("pair_phone", "new_code"):
         d.out.append(NewPairingCode())  # the screen redraws when the code runs out
@@ -122,7 +115,7 @@ def phone_command(d: Draft, what: str) -> None:
     elif what == "end_code":  # the code screen left: as its back would close any menu
         d.out.append(EndPairingCode())
         if d.session is None:
-            menu_flow.open_game_menu(d)
+            box_menus.open_game_menu(d)
 
 
 def forgotten(d: Draft, n: int, failed: str = "") -> None:
@@ -150,7 +143,7 @@ def phones_changed(d: Draft, what: str) -> None:
             d.menu = None
             d.out.append(Unwake("phones-code"))
             if d.session is None:
-                menu_flow.open_game_menu(d)
+                box_menus.open_game_menu(d)
         d.note("a phone was paired")
         d.play("card_ok")
         d.toast_up(("Phone paired",), title="Phones")
@@ -163,7 +156,7 @@ def phones_changed(d: Draft, what: str) -> None:
             d.menu = None
             d.out.append(Unwake("phones-code"))
             if d.session is None:
-                menu_flow.open_game_menu(d)
+                box_menus.open_game_menu(d)
         d.log(logging.ERROR, f"phone not paired: the state dir is {condition}")
         d.play("error")
         d.toast_up(storage_lines(condition), RED, title="Phone not paired")

@@ -1,15 +1,21 @@
 """The game's part of the box's step: an action rolled, applied, journaled, then its effects;
-the questions a game asks; new games, undo, a saved game resumed, the records of finished
-games. Every function takes the step's ``Draft`` and changes only it."""
+the questions a game asks, answered, and the cards held while one is open; the game's play
+paused and resumed around the box's menu; new games, undo, a saved game resumed, the records
+of finished games. Every function takes the step's ``Draft`` and changes only it.
+
+The one loop of the box's flow lives here, whole: an action accepted may make the game ask a
+question (``ask_next``), a question of one entry answers at once (``form_answered``), and its
+answer is an action again. The handlers above (cards.py, box_menus.py, menu_flow.py,
+phones.py) call into this module; it calls none of them."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from companion.app import cards, menu_flow
+from companion.app.draft import Draft
 from companion.app.effects import (
     JournalAction,
     JournalNewGame,
@@ -22,6 +28,7 @@ from companion.app.effects import (
 from companion.app.events import TimerFired
 from companion.app.session import Session, checked, restored, set_up
 from companion.core.journal import GameRecord, Step, undo_steps
+from companion.core.registry import Card
 from companion.games import registry as games
 from companion.games.base import (
     Action,
@@ -35,12 +42,9 @@ from companion.games.base import (
     Reply,
     Schedule,
     Sound,
+    Tap,
 )
 from companion.ui import menus
-from companion.ui import records as record_pages
-
-if TYPE_CHECKING:
-    from companion.app.step import Draft
 
 
 def answer(d: Draft, reply: Reply) -> None:
@@ -54,8 +58,9 @@ def answer(d: Draft, reply: Reply) -> None:
             d.reject(refused)
             return
         d.under_menu = None  # a new question replaces one that waited
-        d.menu = d.play_form = menus.FormMenu(reply)
-        menu_flow.menu_command(d, d.menu.start())
+        menu, command = menus.FormMenu(reply).start()
+        d.menu = d.play_form = menu
+        form_answered(d, command)
     elif isinstance(reply, Pages):
         d.under_menu = None
         d.menu = d.play_form = menus.PageMenu(reply)
@@ -91,6 +96,134 @@ def in_play_menu(d: Draft) -> bool:
     if isinstance(menu, menus.FormMenu):
         return menu.ask.walk.in_play
     return isinstance(menu, menus.PageMenu) and menu.pages.walk.in_play
+
+
+def form_answered(d: Draft, command: menus.Command) -> None:
+    """What a question of play answers by itself as it opens (a menu of one entry asks its
+    questions at once): an entry refused, an action, or what the form built. The box's own
+    menus' answers go through ``menu_flow.menu_command``, which ends as this does."""
+    if command.kind == "stay":
+        return
+    from_play = d.menu is not None and d.menu is d.play_form
+    form = d.menu
+    d.menu = None
+    form_step(d, command.kind, command.data, form)
+    after_answer(d, from_play, command.kind)
+
+
+def form_step(d: Draft, kind: str, data: dict, form: Any) -> None:
+    """A form of play answered (``form`` was on screen; the draft's menu is already gone)."""
+    if kind == "refused":
+        if isinstance(form, menus.FormMenu) and form.ask.walk.in_play:
+            d.menu = form  # refused as an action is: the menu stays as it was
+        d.reject(data["reason"])
+    elif kind == "form_done":
+        submit(d, Action(data["name"], data["args"]), from_input=True)
+    elif kind == "form_built":
+        built(d, data["reply"], form)
+
+
+def after_answer(d: Draft, from_play: bool, kind: str) -> None:
+    """A menu answered: if it was a question of play and it is gone, the cards held for it
+    are played (or dropped, when it was left with back); a question of play that waited
+    under the box's menu comes back."""
+    if from_play and d.menu is not d.play_form:
+        d.play_form = None
+        take_held_taps(d, answered=kind != "close")
+    back_under_menu(d)
+
+
+def built(d: Draft, reply: Reply, form: Any) -> None:
+    """What a finished form built: an action, or another menu to open. A menu that is a
+    part of play stays as it was when that is refused."""
+    if not (isinstance(form, menus.FormMenu) and form.ask.walk.in_play):
+        answer(d, reply)
+        return
+    d.menu = None
+    if isinstance(reply, Action):
+        state = d.session.state
+        if not submit(d, reply, from_input=True):
+            if d.menu is None:
+                d.menu = d.play_form = form
+            elif isinstance(d.menu, menus.DiceEntry):  # the table's dice: it waits
+                d.under_menu = (form, state)
+        return
+    if isinstance(reply, Ask) and len(reply.forms) == 1 and reply.forms[0].refused:
+        d.menu = d.play_form = form
+        d.reject(reply.forms[0].refused)
+        return
+    answer(d, reply)
+
+
+def cover_play_menu(d: Draft) -> None:
+    """The box's own menu is about to open: a menu that is a part of play waits under it."""
+    if in_play_menu(d):
+        d.under_menu = (d.menu, d.session.state)
+        d.menu = d.play_form = None
+
+
+def back_under_menu(d: Draft) -> None:
+    """The box's menu is gone: the question of play it covered comes back, if play is where
+    it was (an undo or a new game took it away)."""
+    waiting, d.under_menu = d.under_menu, None
+    if waiting is None or d.menu is not None:
+        d.under_menu = waiting
+        return
+    menu, state = waiting
+    if d.session is not None and d.session.state is state:
+        d.menu = d.play_form = menu
+
+
+def pause_play(d: Draft) -> None:
+    """The box's menu opens: what the game does when its play stops around it (a turn timer
+    pauses), submitted as an automatic step."""
+    session = d.session
+    action = session.rules.pause_action(session.state) if session else None
+    if action is not None:
+        submit(d, action, from_input=True, auto=True)
+
+
+def resume_play(d: Draft) -> None:
+    """The box's menu is left to play on: what the game does then (the timer runs again)."""
+    session = d.session
+    action = session.rules.resume_action(session.state) if session else None
+    if action is not None:
+        submit(d, action, from_input=True, auto=True)
+
+
+def take_held_taps(d: Draft, answered: bool) -> None:
+    """The form the held taps waited for is gone: with an answer, each is played in turn
+    (one may open a form again: the rest wait for it); left with back, they are dropped and
+    the screen says so, as the table gave up what the first card began."""
+    if not d.held_taps:
+        return
+    if d.menu is not None and answered:  # the answer asks on (the table's dice): wait
+        d.play_form = d.menu
+        return
+    held, d.held_taps = d.held_taps, []
+    if not answered:
+        d.note(f"{len(held)} tapped cards dropped with the form")
+        many = "card" if len(held) == 1 else "cards"
+        d.toast_up((f"{len(held)} tapped {many}", "not taken:", "tap again"))
+        return
+    for n, card in enumerate(held):
+        if d.menu is not None:
+            d.held_taps = held[n:]
+            return
+        if not play_card(d, card):
+            d.toast_up((card.name, "not needed now"))
+
+
+def play_card(d: Draft, card: Card) -> bool:
+    """A tap of a card of the game being played, as its control map reads it."""
+    session = d.session
+    if session is None or card.game != session.name:
+        return False
+    reply = session.rules.control(session.state, Tap(card.uid, card.as_tap()))
+    if reply is None:
+        return False
+    answer(d, reply)
+    return True
 
 
 def submit(
@@ -160,6 +293,8 @@ def result_kept(d: Draft, added: Any) -> None:
     session = d.session
     if session is None:
         return
+    from companion.ui import records as record_pages  # only once a game ends: not at start
+
     d.note(f"result kept: {added.score} {added.unit} on {added.shown_date}")
     book = record_pages.pages(session.rules.title, d.world.records, session.name, added)
     d.menu = menus.PageMenu(book)
@@ -188,7 +323,7 @@ def timer_fired(d: Draft, action: Action, journal: bool) -> None:
         d.menu = None
         d.note("the game moved on: its question is closed")
         d.play_form = None
-        cards.take_held_taps(d, answered=False)  # what waited for it goes with it
+        take_held_taps(d, answered=False)  # what waited for it goes with it
 
 
 def build(d: Draft, name: str, raw: dict[str, Any]) -> Session:

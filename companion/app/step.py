@@ -4,24 +4,25 @@ Every input goes through here (a press, a tap, the reader's word, a deadline, a 
 replay's command, an effect's answer). The step reads the value it is given and what the world
 lends it (``World``: the clocks' readings, the dice, the card list and the records, read only)
 and returns a new value and the effects to perform, in order; it performs none itself. The App
-(box.py) performs them: the journal first, the screen last.
+performs them (interpreter.py): the journal first, the screen last.
 
-Within one step the work is done on a ``Draft``, a working copy of the value that the
-functions of play.py, menu_flow.py, cards.py and phones.py change; the draft becomes the new
-value at the end and is thrown away. A step that raises (a replay line the rules cannot read)
-leaves the value as it was.
+Within one step the work is done on a ``Draft`` (draft.py), a working copy of the value that
+the handlers change: step.py hands each kind of event to one of them (menu_flow.py for a press,
+cards.py for a tap, phones.py, box_menus.py, play.py) and the draft becomes the new value at the
+end. The imports run one way (step -> menu_flow -> phones -> box_menus, cards -> play ->
+draft): no handler calls one above it, and the one loop of play (an action, the question it
+brings, the answer that is an action again) stays whole in play.py. A step that raises (a replay
+line the rules cannot read) leaves the value as it was.
 """
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
-from typing import Any
 
-from companion.app import cards, menu_flow, phones, play
-from companion.app.boxstate import BoxState, thawed
-from companion.app.dice_source import Dice
-from companion.app.effects import DiceLeft, Effect, LogLine, Note, Play, Refusal, Unwake, Wake
+from companion.app import box_menus, cards, menu_flow, phones, play
+from companion.app.boxstate import BoxState
+from companion.app.draft import TOAST_SECONDS, Draft, World
+from companion.app.effects import Effect
 from companion.app.events import (
     EnrolCopies,
     EnrolFailed,
@@ -53,104 +54,12 @@ from companion.app.events import (
     TimerFired,
 )
 from companion.app.session import restored
-from companion.app.view import MENU_LIGHT, READER_DOWN
+from companion.app.view import READER_DOWN
 from companion.core import storage
 from companion.core.journal import Step
-from companion.core.records import Records
-from companion.core.registry import Card, Registry
-from companion.ui import notice
-from companion.ui.screen import RED, RGB, Lights
+from companion.ui.screen import RED
 
-TOAST_SECONDS = 2.5
-
-
-@dataclass(frozen=True)
-class World:
-    """What one step may read but not change: the clocks' readings, the dice as they stand,
-    the card list, the records and the phones' pairing."""
-
-    now: float  # the loop's clock: deadlines are set on it
-    game_time: float  # the clock as games see it, continuous across restarts
-    today: str  # the date results are kept under
-    dice: Dice
-    registry: Registry
-    records: Records
-    phones: Any = None  # the phones' part when a phone face is on (see phones.py)
-    waiting: tuple[str, ...] = ()  # the kinds of the games set aside (companion/core/shelf.py)
-
-
-class Draft:
-    """The value being made by one step, and the effects asked for so far."""
-
-    def __init__(self, box: BoxState, world: World) -> None:
-        self.world = world
-        self.session = box.session
-        self.menu = thawed(box.menu)
-        self.play_form = self.menu if box.menu_of_play else None
-        self.under_menu = box.under_menu
-        self.held_taps: list[Card] = list(box.held_taps)
-        self.toast, self.toast_pages = box.toast, box.toast_pages
-        self.table_dice = box.table_dice
-        self.ending = box.ending
-        self.reader_status = box.reader_status
-        self.storage = box.storage
-        self.dice = world.dice
-        self.remote = False  # the input came from a phone's remote (see phones.py)
-        self.enrolled: dict[str, Card] = {}  # cards enrolled in this step, not yet in the list
-        self.out: list[Effect] = []
-
-    def finished(self) -> tuple[BoxState, tuple[Effect, ...]]:
-        if self.dice != self.world.dice:
-            self.out.append(DiceLeft(self.dice))
-        box = BoxState(
-            session=self.session,
-            menu=self.menu,
-            menu_of_play=self.menu is not None and self.menu is self.play_form,
-            under_menu=self.under_menu,
-            held_taps=tuple(self.held_taps),
-            toast=self.toast,
-            toast_pages=self.toast_pages,
-            table_dice=self.table_dice,
-            ending=self.ending and self.menu is not None,
-            reader_status=self.reader_status,
-            storage=self.storage,
-        )
-        return box, tuple(self.out)
-
-    # --- what every part of the flow says ----------------------------------------------------
-
-    def lookup(self, uid: str) -> Card | None:
-        return self.enrolled.get(uid) or self.world.registry.lookup(uid)
-
-    def note(self, text: str) -> None:
-        self.out.append(Note(text))
-
-    def play(self, cue: str) -> None:
-        self.out.append(Play(cue))
-
-    def log(self, level: int, text: str) -> None:
-        self.out.append(LogLine(level, text))
-
-    def wake(self, key: str, seconds: float, event: Event) -> None:
-        self.out.append(Wake(key, self.world.now + seconds, event))
-
-    def reject(self, reason: str) -> None:
-        self.out.append(Refusal(reason))
-        self.play("error")
-        self.note(f"not allowed: {reason}")
-        self.toast_up((reason,), RED, title="Not allowed")
-
-    def toast_up(self, lines: tuple[str, ...], color: RGB = MENU_LIGHT, title: str = "") -> None:
-        """A notice for a moment, a page at a time: all its words, none cut."""
-        title = title or (self.session.rules.title if self.session else "Trap Companion")
-        first, *rest = notice.pages(title, [line for line in lines if line])
-        self.toast, self.toast_pages = (first, Lights(color)), tuple(rest)
-        self.wake("toast", TOAST_SECONDS, NoticeTurned())
-
-    def dismiss_toast(self) -> None:
-        """Any input answers at once: an old notice must not cover the answer."""
-        self.toast, self.toast_pages = None, ()
-        self.out.append(Unwake("toast"))
+__all__ = ["TOAST_SECONDS", "World", "step"]  # what the package names (companion/app/__init__.py)
 
 
 def step(box: BoxState, event: Event, world: World) -> tuple[BoxState, tuple[Effect, ...]]:
@@ -186,9 +95,9 @@ def _take(d: Draft, event: Event) -> None:
     elif isinstance(event, ShowNotice):
         d.toast_up(event.lines)
     elif isinstance(event, OpenGameMenu):
-        menu_flow.open_game_menu(d)
+        box_menus.open_game_menu(d)
     elif isinstance(event, OpenSessionMenu):
-        menu_flow.open_session_menu(d)
+        box_menus.open_session_menu(d)
     elif isinstance(event, EnrolCopies):
         cards.enrol_copies(d, event.kind, dict(event.values), event.source)
     elif isinstance(event, PhoneCommand):

@@ -7,14 +7,16 @@ CPU. ``@value`` gives such a class what the box uses of a frozen dataclass (cons
 position or by name with defaults, ``field(default_factory=..., compare=..., repr=...)``, ``==``,
 ``hash``, the same ``repr``, no assignment after it is made, ``match`` by position, and the
 dataclass fields that ``dataclasses.replace``, ``fields`` and ``asdict`` read) from methods shared
-by every value class, so declaring one compiles nothing.
+by every value class, so declaring one compiles nothing. Values that change by ``replace`` (the
+box's value, its menus) are made with ``frozen``: real frozen dataclasses that share ``==``,
+``hash`` and ``repr`` and compile only their own ``__init__``.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import inspect
-from dataclasses import MISSING, Field, FrozenInstanceError
+from dataclasses import MISSING, Field, FrozenInstanceError, dataclass, fields
 from typing import Any, ClassVar, TypeVar, dataclass_transform
 
 T = TypeVar("T")
@@ -123,3 +125,19 @@ def value(cls: type[T]) -> type[T]:
     for name in _SHARED:
         type.__setattr__(cls, name, _Value.__dict__[name])
     return cls
+
+
+def frozen(cls: type[T]) -> type[T]:
+    """A frozen dataclass (``dataclasses.replace``, ``fields``, ``field`` defaults and
+    ``__post_init__`` work as on any) whose ``==``, ``hash`` and ``repr`` are shared by every
+    such class instead of compiled for each: ``@dataclass(frozen=True)`` compiles six methods
+    per class at import, this three. For values that change by ``replace`` (the box's value,
+    its menus)."""
+    made = dataclass(frozen=True, eq=False, repr=False)(cls)
+    found = fields(made)
+    type.__setattr__(made, "_value_names", tuple(f.name for f in found))
+    type.__setattr__(made, "_value_compared", tuple(f.name for f in found if f.compare))
+    type.__setattr__(made, "_value_shown", tuple(f.name for f in found if f.repr))
+    for name in ("__eq__", "__hash__", "__repr__", "_values"):
+        type.__setattr__(made, name, _Value.__dict__[name])
+    return made

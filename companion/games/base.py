@@ -351,6 +351,11 @@ class Game(ABC):
         show it (None: its name): cards in a hidden hand must not be named to the table."""
         return None
 
+    def demo_copies(self, kind: CardKind) -> int:
+        """How many numbered copies of ``kind`` the simulators' demo deck holds (as many as a
+        table can lay together; companion/games/demo.py)."""
+        return 1
+
     def attach(self, state_dir: Any) -> tuple[str, ...]:
         """Read the owner's own data files kept in the state directory (a card pack); lines to
         show the owner if one was bad."""

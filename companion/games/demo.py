@@ -6,7 +6,10 @@ own data: the Deathtrap pack, the Cover Your Asps treasure table); one otherwise
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from companion.games.base import Game
 
 
 @dataclass(frozen=True)
@@ -16,13 +19,12 @@ class DemoCard:
     key: str  # what its made-up tag is made from: the catalog id, then "orc#2", "orc#3", ...
 
 
-def demo_deck(game: Any) -> tuple[DemoCard, ...]:
+def demo_deck(game: Game) -> tuple[DemoCard, ...]:
     """The demo cards of ``game``, each catalog card's copies together, the first copy keyed by
     the catalog id alone (so its tag is the one a single demo card always had)."""
-    copies_of = getattr(game, "demo_copies", None)
     deck = []
     for kind in game.catalog():
-        copies = max(1, int(copies_of(kind))) if copies_of is not None else 1
+        copies = max(1, int(game.demo_copies(kind)))
         for n in range(1, copies + 1):
             name = kind.name if copies == 1 else f"{kind.name} {n}"
             deck.append(DemoCard(kind.id, name, kind.id if n == 1 else f"{kind.id}#{n}"))

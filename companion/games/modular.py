@@ -53,10 +53,5 @@ class ModularGame(Game):
     def restore(self, state: Any) -> Any:
         return self.rules.restore(state)
 
-    def restore_at(self, state: Any, at: float) -> Any:
-        """``restore`` for play stopped at ``at``; games without timers ignore the moment."""
-        exact = getattr(self.rules, "restore_at", None)
-        return exact(state, at) if exact is not None else self.restore(state)
-
     def catalog(self) -> tuple[CardKind, ...]:
         return ()

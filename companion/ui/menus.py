@@ -1,11 +1,15 @@
-"""Menus driven by up/down/ok/back (and green/red as the big yes/no): small state objects that
-draw a Screen and answer a button with a command for the app, never doing I/O themselves."""
+"""Menus driven by up/down/ok/back (and green/red as the big yes/no): small values that draw a
+Screen and answer a button with the menu as the press leaves it and a command for the app,
+never doing I/O themselves. A menu is frozen (its sequences are tuples, its mappings are never
+changed in place): a press makes a new menu with ``dataclasses.replace``, so a value that holds
+one (the box's ``BoxState``) never changes under it."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field, replace
 from typing import Any
 
+from companion.core.values import frozen
 from companion.ui.forms import Ask, CardKind, DieLabel, Field, Form, Option, Pages, Showing
 from companion.ui.notice import wrap
 from companion.ui.screen import Screen
@@ -13,7 +17,7 @@ from companion.ui.screen import Screen
 VISIBLE = 3  # menu rows that fit between the title and the footer
 
 
-@dataclass(frozen=True)
+@frozen
 class Command:
     """What a menu asks the app to do: ``kind`` plus data."""
 
@@ -45,7 +49,7 @@ PICK = footer(ok="pick", back="out")
 ASK = footer(ok="yes", back="no")
 
 
-def window(items: list[str], cursor: int) -> tuple[str, ...]:
+def window(items: tuple[str, ...] | list[str], cursor: int) -> tuple[str, ...]:
     """The kit's list layout: VISIBLE rows around the cursor, the chosen one marked "> "
     (games that walk a list of their own draw it with this too)."""
     top = max(0, min(cursor - 1, len(items) - VISIBLE))
@@ -55,13 +59,13 @@ def window(items: list[str], cursor: int) -> tuple[str, ...]:
     )
 
 
-@dataclass
+@frozen
 class ListMenu:
     """Pick one of ``items``; ok or green chooses, back or red leaves."""
 
     title: str
-    items: list[str]
-    keys: list[str]
+    items: tuple[str, ...]
+    keys: tuple[str, ...]
     on_pick: str
     cursor: int = 0
     footer: str = PICK
@@ -69,19 +73,18 @@ class ListMenu:
     def screen(self) -> Screen:
         return Screen(self.title, window(self.items, self.cursor), footer=self.footer)
 
-    def press(self, button: str, long: bool) -> Command:
+    def press(self, button: str, long: bool) -> tuple[ListMenu, Command]:
         if button in ("up", "down"):
             step = 1 if button == "down" else -1
-            self.cursor = (self.cursor + step) % len(self.items)
-            return STAY
+            return replace(self, cursor=(self.cursor + step) % len(self.items)), STAY
         if button in ("ok", "green"):
-            return Command(self.on_pick, {"key": self.keys[self.cursor]})
+            return self, Command(self.on_pick, {"key": self.keys[self.cursor]})
         if button in ("back", "red"):
-            return CLOSE
-        return STAY
+            return self, CLOSE
+        return self, STAY
 
 
-@dataclass
+@frozen
 class OptionsMenu:
     """A game's options before it starts: up/down choose a row, ok changes it, green starts.
 
@@ -99,13 +102,15 @@ class OptionsMenu:
     editing: bool = False
 
     def __post_init__(self) -> None:
+        values = dict(self.values)  # the caller's mapping is never changed
         for option in self.all_options:
-            self.values.setdefault(option.name, option.default)
+            values.setdefault(option.name, option.default)
+        object.__setattr__(self, "values", values)
 
     @property
     def options(self) -> tuple[Option, ...]:
         """The options shown now: those that matter with the values picked so far."""
-        return tuple(o for o in self.all_options if o.applies(self.values))
+        return _applying(self.all_options, self.values)
 
     def screen(self) -> Screen:
         if self.editing:
@@ -124,44 +129,52 @@ class OptionsMenu:
     def _numeric(option: Option) -> bool:
         return not option.choices and all(v.isdigit() for v in option.menu_values())
 
-    def press(self, button: str, long: bool) -> Command:
+    def press(self, button: str, long: bool) -> tuple[OptionsMenu, Command]:
         if self.editing:
-            return self._edit(button, long)
+            return self._edit(button, long), STAY
         if button == "green":
             shown = {o.name: self.values[o.name] for o in self.options}
-            return Command("start", {"game": self.game, "options": shown})
+            return self, Command("start", {"game": self.game, "options": shown})
         if button in ("back", "red"):
-            return CLOSE
+            return self, CLOSE
         if not self.options:
-            return STAY
+            return self, STAY
         if button in ("up", "down"):
             step = 1 if button == "down" else -1
-            self.cursor = (self.cursor + step) % len(self.options)
-        elif button == "ok":
+            return replace(self, cursor=(self.cursor + step) % len(self.options)), STAY
+        if button == "ok":
             option = self.options[self.cursor]
             if long and self._numeric(option):
-                self.editing = True
-                return STAY
+                return replace(self, editing=True), STAY
             values = option.menu_values()
             current = self.values[option.name]
             i = values.index(current) if current in values else -1
-            self.values[option.name] = values[(i + 1) % len(values)]
-            self.cursor = max(0, min(self.cursor, len(self.options) - 1))
-        return STAY
+            changed = {**self.values, option.name: values[(i + 1) % len(values)]}
+            shown = _applying(self.all_options, changed)
+            cursor = max(0, min(self.cursor, len(shown) - 1))
+            return replace(self, values=changed, cursor=cursor), STAY
+        return self, STAY
 
-    def _edit(self, button: str, long: bool) -> Command:
+    def _edit(self, button: str, long: bool) -> OptionsMenu:
         name = self.options[self.cursor].name
         if button in ("up", "down"):
             step = (10 if long else 1) * (1 if button == "up" else -1)
             value = int(self.values[name]) if self.values[name].isdigit() else 0
             low, high = self.options[self.cursor].bounds or (0, 999)
-            self.values[name] = str(max(low, min(high, value + step)))
-        elif button in ("ok", "back", "green", "red"):
-            self.editing = False
-        return STAY
+            return replace(
+                self, values={**self.values, name: str(max(low, min(high, value + step)))}
+            )
+        if button in ("ok", "back", "green", "red"):
+            return replace(self, editing=False)
+        return self
 
 
-@dataclass
+def _applying(options: tuple[Option, ...], values: dict[str, str]) -> tuple[Option, ...]:
+    """The options that matter with ``values``."""
+    return tuple(o for o in options if o.applies(values))
+
+
+@frozen
 class Confirm:
     """A yes/no question: green yes, red or back no. ``yes`` names what ok does where "yes"
     could be read as the answer to another question (the undo over a question of play)."""
@@ -174,15 +187,15 @@ class Confirm:
     def screen(self) -> Screen:
         return Screen(self.title, self.question, footer=footer(ok=self.yes, back="no"))
 
-    def press(self, button: str, long: bool) -> Command:
+    def press(self, button: str, long: bool) -> tuple[Confirm, Command]:
         if button in ("green", "ok"):
-            return self.on_yes
+            return self, self.on_yes
         if button in ("red", "back"):
-            return CLOSE
-        return STAY
+            return self, CLOSE
+        return self, STAY
 
 
-@dataclass
+@frozen
 class Enrol:
     """Teach the box a card: pick its kind from the catalog, then any values it carries.
 
@@ -213,30 +226,33 @@ class Enrol:
             footer=footer(updown="change", ok="done" if last else "next"),
         )
 
-    def press(self, button: str, long: bool) -> Command:
+    def press(self, button: str, long: bool) -> tuple[Enrol, Command]:
         if button in ("back", "red"):
-            return CLOSE
+            return self, CLOSE
         if self.kind is None:
             if button in ("up", "down"):
                 step = 1 if button == "down" else -1
-                self.cursor = (self.cursor + step) % len(self.kinds)
-            elif button in ("ok", "green"):
-                self.kind = self.kinds[self.cursor]
-                if not self.kind.fields:
-                    return self._done()
-            return STAY
+                return replace(self, cursor=(self.cursor + step) % len(self.kinds)), STAY
+            if button in ("ok", "green"):
+                chosen = replace(self, kind=self.kinds[self.cursor])
+                return chosen, (STAY if chosen.kind.fields else chosen._done())
+            return self, STAY
         name = self.kind.fields[self.field_index]
         low, high = self.kind.field_range(self.field_index)
         start = self.kind.field_start(self.field_index)
         if button in ("up", "down"):
             step = 1 if button == "up" else -1
-            self.values[name] = max(low, min(high, self.values.get(name, start) + step))
-        elif button in ("ok", "green"):
-            self.values.setdefault(name, start)
-            self.field_index += 1
-            if self.field_index >= len(self.kind.fields):
-                return self._done()
-        return STAY
+            value = max(low, min(high, self.values.get(name, start) + step))
+            return replace(self, values={**self.values, name: value}), STAY
+        if button in ("ok", "green"):
+            answered = replace(
+                self,
+                values={**self.values, name: self.values.get(name, start)},
+                field_index=self.field_index + 1,
+            )
+            done = answered.field_index >= len(self.kind.fields)
+            return answered, (answered._done() if done else STAY)
+        return self, STAY
 
     def _done(self) -> Command:
         assert self.kind is not None
@@ -254,7 +270,7 @@ class Enrol:
         )
 
 
-@dataclass
+@frozen
 class EnrolRun:
     """A run of copies of one card: each tag tapped while it is open becomes this kind with
     these values. The app enrols and counts them; a tag that is already something else is
@@ -264,10 +280,10 @@ class EnrolRun:
     kind: CardKind
     values: dict[str, int]
     count: int = 0  # tags enrolled as this card in this run
-    seen: set[str] = field(default_factory=set)  # their UIDs: a second tap counts once
+    seen: frozenset[str] = frozenset()  # their UIDs: a second tap counts once
     said: str = ""  # what the last tap did
     asking: tuple[str, str] | None = None  # (uid, what it is now) waiting for a yes
-    waiting: list[str] = field(default_factory=list)  # tapped during the question, in order
+    waiting: tuple[str, ...] = ()  # tapped during the question, in order
 
     def values_text(self) -> str:
         return ", ".join(f"{name} {value}" for name, value in self.values.items())
@@ -284,29 +300,28 @@ class EnrolRun:
         shown = tuple(line for line in lines if line)
         return Screen(self.kind.name, shown, footer=footer(back="out"))
 
-    def press(self, button: str, long: bool) -> Command:
+    def press(self, button: str, long: bool) -> tuple[EnrolRun, Command]:
         if self.asking is not None:
             uid = self.asking[0]
             if button in ("ok", "green"):
-                self.asking = None
-                return Command("enrol_copy", {"uid": uid, "run": self})
+                answered = replace(self, asking=None)
+                return answered, Command("enrol_copy", {"uid": uid, "run": answered})
             if button in ("back", "red"):
-                self.asking = None
-                self.said = f"kept {uid}"
-            return STAY
+                return replace(self, asking=None, said=f"kept {uid}"), STAY
+            return self, STAY
         if button in ("back", "red"):
-            return CLOSE
-        return STAY
+            return self, CLOSE
+        return self, STAY
 
 
-@dataclass
+@frozen
 class DiceEntry:
     """Read the table's own dice into the box: up/down set each die, ok takes it."""
 
     faces: tuple[int, ...]
     action: Any  # the Action waiting for these rolls
     labels: tuple[DieLabel, ...] = ()  # the game's names for the dice, if it gives them
-    values: list[int] = field(default_factory=list)
+    values: tuple[int, ...] = ()
     current: int = 1
 
     def screen(self) -> Screen:
@@ -327,22 +342,24 @@ class DiceEntry:
             footer=footer(updown="change", ok="done" if last else "next"),
         )
 
-    def press(self, button: str, long: bool) -> Command:
+    def press(self, button: str, long: bool) -> tuple[DiceEntry, Command]:
         faces = self.faces[len(self.values)]
         if button in ("back", "red"):
-            return CLOSE
+            return self, CLOSE
         if button in ("up", "down"):
             step = 1 if button == "up" else -1
-            self.current = (self.current - 1 + step) % faces + 1
-        elif button in ("ok", "green"):
-            self.values.append(self.current)
-            self.current = 1
-            if len(self.values) == len(self.faces):
-                return Command("dice_entered", {"rolls": tuple(self.values), "action": self.action})
-        return STAY
+            return replace(self, current=(self.current - 1 + step) % faces + 1), STAY
+        if button in ("ok", "green"):
+            entered = replace(self, values=(*self.values, self.current), current=1)
+            if len(entered.values) == len(self.faces):
+                return entered, Command(
+                    "dice_entered", {"rolls": entered.values, "action": self.action}
+                )
+            return entered, STAY
+        return self, STAY
 
 
-@dataclass
+@frozen
 class FormMenu:
     """A game's own menu (``Ask``): pick an entry, answer its questions, and the app submits the
     action it builds. Nothing here is journaled: only the finished action is.
@@ -355,14 +372,14 @@ class FormMenu:
     form: Form | None = None
     cursor: int = 0
     index: int = 0  # the question being asked
-    values: dict[str, str] = field(default_factory=dict)
-    marked: set[int] = field(default_factory=set)
+    values: dict[str, str] = field(default_factory=dict)  # answers so far, never changed in place
+    marked: frozenset[int] = frozenset()
 
-    def start(self) -> Command:
+    def start(self) -> tuple[FormMenu, Command]:
         """A menu of one entry asks its questions at once."""
         if len(self.ask.forms) == 1:
             return self._choose(self.ask.forms[0])
-        return STAY
+        return self, STAY
 
     def _field(self) -> Field:
         """The question being asked, without the choices earlier answers rule out."""
@@ -395,29 +412,28 @@ class FormMenu:
             return Screen(question.label, window(items, self.cursor), footer=marks)
         return Screen(question.label, window(items, self.cursor), footer=PICK)
 
-    def press(self, button: str, long: bool) -> Command:
+    def press(self, button: str, long: bool) -> tuple[FormMenu, Command]:
         if button in ("back", "red"):
             return self._back()
         count = len(self.ask.forms) if self.form is None else len(self._field().choices)
         if button in ("up", "down"):
-            self._move(button, long, count)
-            return STAY
+            return self._move(button, long, count), STAY
         if button not in ("ok", "green"):
-            return STAY
+            return self, STAY
         if self.form is None:
             return self._choose(self.ask.forms[self.cursor])
         question = self._field()
         if question.many:
             if button == "ok":
-                self.marked ^= {self.cursor}
-                return STAY
+                return replace(self, marked=self.marked ^ {self.cursor}), STAY
             picked = [question.choices[i] for i in sorted(self.marked)]
-            self.values[question.key] = ",".join(picked)
+            answer = ",".join(picked)
         else:
-            self.values[question.key] = question.choices[self.cursor]
-        return self._ask(self.index + 1)
+            answer = question.choices[self.cursor]
+        answered = replace(self, values={**self.values, question.key: answer})
+        return answered._ask(self.index + 1)
 
-    def _move(self, button: str, long: bool, count: int) -> None:
+    def _move(self, button: str, long: bool, count: int) -> FormMenu:
         walk = self.ask.walk
         down = button == "down"
         if (
@@ -430,57 +446,55 @@ class FormMenu:
         if long and count > walk.long_after:
             step *= 5
             if not walk.long_wraps:
-                self.cursor = max(0, min(count - 1, self.cursor + step))
-                return
-        self.cursor = (self.cursor + step) % count
+                return replace(self, cursor=max(0, min(count - 1, self.cursor + step)))
+        return replace(self, cursor=(self.cursor + step) % count)
 
-    def _choose(self, form: Form) -> Command:
+    def _choose(self, form: Form) -> tuple[FormMenu, Command]:
         if form.refused:
-            return Command("refused", {"reason": form.refused})
-        self.form = form
-        self.values = {}
-        return self._ask(0)
+            return self, Command("refused", {"reason": form.refused})
+        return replace(self, form=form, values={})._ask(0)
 
-    def _ask(self, index: int) -> Command:
+    def _ask(self, index: int) -> tuple[FormMenu, Command]:
         assert self.form is not None
         if index >= len(self.form.questions(self.values)):
             args = {**self.form.args, **self.values}
             if self.form.build is not None:
-                return Command("form_built", {"reply": self.form.build(args)})
-            return Command("form_done", {"name": self.form.action, "args": args})
-        self.index = index
-        question = self._field()
-        self.cursor = question.start if 0 <= question.start < len(question.choices) else 0
-        self.marked = set()
-        return STAY
+                return self, Command("form_built", {"reply": self.form.build(args)})
+            return self, Command("form_done", {"name": self.form.action, "args": args})
+        asking = replace(self, index=index)
+        question = asking._field()
+        cursor = question.start if 0 <= question.start < len(question.choices) else 0
+        return replace(asking, cursor=cursor, marked=frozenset()), STAY
 
-    def _back(self) -> Command:
+    def _back(self) -> tuple[FormMenu, Command]:
         if self.form is None:
-            return CLOSE
+            return self, CLOSE
         if self.index > 0:
             key = self.form.questions(self.values)[self.index - 1].key
-            answer = self.values.pop(key, None)
-            self._ask(self.index - 1)
+            answer = self.values.get(key)
+            values = {k: v for k, v in self.values.items() if k != key}
+            back, _ = replace(self, values=values)._ask(self.index - 1)
             if self.ask.walk.back_keeps:
-                choices = self._field().choices
-                self.cursor = choices.index(answer) if answer in choices else 0
-            return STAY
+                choices = back._field().choices
+                back = replace(back, cursor=choices.index(answer) if answer in choices else 0)
+            return back, STAY
         if len(self.ask.forms) == 1:
-            return CLOSE
-        self.cursor = self.ask.forms.index(self.form)
-        self.form = None
-        return STAY
+            return self, CLOSE
+        return replace(self, cursor=self.ask.forms.index(self.form), form=None), STAY
 
 
-@dataclass
+@frozen
 class PageMenu:
-    """Information pages (a scoreboard, the seats): up/down turn them, any other button closes."""
+    """Information pages (a scoreboard, the seats): up/down turn them, any other button closes.
+    It opens on the pages' own ``start`` (``index`` None)."""
 
     pages: Pages
-    index: int = 0
+    index: int | None = None
 
     def __post_init__(self) -> None:
-        self.index = max(0, min(len(self.pages.screens) - 1, self.pages.start))
+        if self.index is None:
+            start = max(0, min(len(self.pages.screens) - 1, self.pages.start))
+            object.__setattr__(self, "index", start)
 
     def screen(self) -> Screen:
         page = self.pages.screens[self.index]
@@ -494,15 +508,14 @@ class PageMenu:
         page = self.pages.screens[self.index]
         return Showing("pages", page.title, self.index, page=page)
 
-    def press(self, button: str, long: bool) -> Command:
+    def press(self, button: str, long: bool) -> tuple[PageMenu, Command]:
         in_play = self.pages.walk.in_play
         if button in ("up", "down") and (len(self.pages.screens) > 1 or in_play):
             step = 1 if button == "down" else -1
-            self.index = (self.index + step) % len(self.pages.screens)
-            return STAY
+            return replace(self, index=(self.index + step) % len(self.pages.screens)), STAY
         if in_play and button in ("ok", "green"):  # on as on the game screen
-            return Command("play_press", {"button": button, "long": long})
-        return CLOSE
+            return self, Command("play_press", {"button": button, "long": long})
+        return self, CLOSE
 
 
 Menu = ListMenu | OptionsMenu | Confirm | Enrol | EnrolRun | DiceEntry | FormMenu | PageMenu

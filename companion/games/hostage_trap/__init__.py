@@ -73,6 +73,10 @@ class HostageTrapGame(ModularGame):
         """Hostages are secret: a tapped one is only ever called this."""
         return "A hostage card" if str(card.get("card", "")).startswith(HOSTAGE_PREFIX) else None
 
+    def restore_at(self, state: HostageState, at: float) -> HostageState:
+        """Its turn timer ticks without journaling: paused at the moment play stopped."""
+        return rules.restore_at(state, at)
+
     def catalog(self) -> tuple[CardKind, ...]:
         longest = ((0, tables().longest_trap),)
         hostages = tuple(

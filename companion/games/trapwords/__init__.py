@@ -37,6 +37,10 @@ class TrapwordsGame(ModularGame):
     def initial(self, options: Mapping[str, Any], rolls: tuple[int, ...]) -> Outcome:
         return rules.initial(options, rolls)
 
+    def restore_at(self, state: TrapwordsState, at: float) -> TrapwordsState:
+        """Its turn timer ticks without journaling: paused at the moment play stopped."""
+        return rules.restore_at(state, at)
+
     def catalog(self) -> tuple[CardKind, ...]:
         return tuple(CardKind(c.id, c.name, "curse", c.fields) for c in TABLES.curses)
 

@@ -1,0 +1,370 @@
+"""The App as the interpreter of the box's step (step.py): each input becomes
+``step(box, event, world)``; the new value is kept and the effects are performed in the order
+that makes power cuts harmless: each journal entry appended and fsync'ed as it comes, then
+sounds, lights, deadlines and log lines; then the frame, drawn from the value alone once every
+effect is done, and published to the faces. An effect whose outcome the value needs is answered
+with an event fed back at once (the journal's id of a new game, a result kept, an entry that
+could not be written).
+
+A game taken up is folded back by the start's own ``_resume`` (start.py).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from companion.app import events, view
+from companion.app.boxstate import BoxState
+from companion.app.dice_source import DiceSource
+from companion.app.effects import (
+    JOURNALED,
+    DiceLeft,
+    EndPairingCode,
+    EnrolCard,
+    ForgetPhones,
+    JournalAction,
+    JournalNewGame,
+    JournalRestore,
+    JournalUndo,
+    KeepResult,
+    LogLine,
+    NewPairingCode,
+    Note,
+    Play,
+    Refusal,
+    SwapGame,
+    Unwake,
+    Wake,
+)
+from companion.app.play import as_record
+from companion.app.step import World, step
+from companion.core import storage
+from companion.core.clock import Clock
+from companion.core.codec import CodecError
+from companion.core.journal import GameRecord, Journal
+from companion.core.loop import Loop
+from companion.core.records import Records
+from companion.core.registry import Registry
+from companion.core.shelf import Shelf, lines
+from companion.core.storage import OK
+from companion.faces.hub import Hub
+from companion.faces.snapshot import Snapshot
+from companion.hal.lights import Led
+from companion.hal.sound import Sound as Buzzer
+from companion.ui.screen import Lights, Screen
+
+if TYPE_CHECKING:
+    from companion.hal.display import Display
+
+# One name for all the box's log lines.
+log = logging.getLogger("companion.app")
+
+REDRAW_SECONDS = 0.5  # a frame that could not be drawn (no file handle left) is drawn again
+
+
+class Interpreter:
+    """What performs the step's effects and draws the frame; the App (box.py) is one, with
+    its parts."""
+
+    # made by App.__init__ (box.py)
+    box: BoxState
+    clock: Clock
+    loop: Loop
+    journal: Journal
+    shelf: Shelf
+    registry: Registry
+    records: Records
+    dice: DiceSource
+    buzzer: Buzzer
+    display: Display
+    led: Led
+    shown: tuple[Screen, Lights] | None
+    draw_failed: bool
+    on_refresh: list[Callable[[], None]]
+    faces: Hub
+    phones: Any
+    today: Callable[[], str]
+    time_offset: float
+    recording: bool
+    sounds: list[str]
+    logs: list[str]
+    rejected: str | None
+    _feeding: int
+    _swap_said: list[str] | None
+    _resume: Callable[[GameRecord], None]  # start.py: a game folded back
+
+    def world(self) -> World:
+        return World(
+            now=self.clock.now(),
+            game_time=self.game_time(),
+            today=self.today(),
+            dice=self.dice.now(),
+            registry=self.registry,
+            records=self.records,
+            phones=self.phones,
+            waiting=tuple(self.shelf.games),
+        )
+
+    def feed(self, event: events.Event, draw: bool = True) -> None:
+        """One step of the box: the new value kept, its effects performed in order, then the
+        screen drawn (``draw`` false: the caller draws). What the step raises propagates and
+        leaves the box as it was; a journal entry that cannot be written leaves it as it was
+        too (StorageFailed is fed, then the error propagates)."""
+        before = self.box
+        self.box, effects = step(before, event, self.world())
+        self._feeding += 1
+        try:
+            for effect in effects:
+                self._do(effect)
+        except OSError as err:
+            self._feeding -= 1
+            if isinstance(effect, EnrolCard):  # a full or read-only card: the box as it was
+                self.box = before
+                condition = storage.condition_of(err)
+                self.feed(events.EnrolFailed(effect.card.uid, condition, str(err)), draw=draw)
+                return
+            if isinstance(effect, SwapGame):  # refused before the journal changed its game
+                self.box = before
+                condition = storage.condition_of(err)
+                done = effects[: effects.index(effect)]
+                paused = [e.at for e in done if isinstance(e, JournalRestore)]
+                failed = events.SwapFailed(condition, str(err), paused[-1] if paused else None)
+                self.feed(failed, draw=draw)
+                return
+            if not isinstance(effect, JOURNALED):
+                raise
+            self.box = before
+            self.feed(events.StorageFailed(str(err)), draw=False)
+            raise
+        except BaseException:
+            self._feeding -= 1
+            raise
+        self._feeding -= 1
+        if not self._feeding:  # every effect of the outermost step done: the journal is whole
+            self._bound_journal()
+        if draw:
+            self.refresh()
+
+    def _bound_journal(self) -> None:
+        """The journal's bound, kept as the game goes (before the screen changes): once the
+        game in play has folded older steps into its base, or its lines piled up, the journal
+        is replaced whole by its checkpoint and standing steps (core/journal.py ``compact``)."""
+        session = self.box.session
+        if session is None or not self.journal.compaction_due(session.folded_in):
+            return
+        try:
+            record = as_record(session)
+        except (CodecError, NameError, TypeError) as err:  # a state the codec cannot write
+            log.error("journal not made shorter: the game's state has no checkpoint (%s)", err)
+            self.journal.postpone_compaction()  # play goes on; the journal still holds it all
+            return
+        self.journal.compact(record)
+
+    def _do(self, effect: Any) -> None:
+        if isinstance(effect, JournalAction):
+            self.journal.action(effect.action, auto=effect.auto)  # fsync before anything shows
+        elif isinstance(effect, JournalRestore):
+            self.journal.restore(effect.at)
+        elif isinstance(effect, JournalUndo):
+            self.journal.undo()
+        elif isinstance(effect, JournalNewGame):
+            game_id = self.journal.new_game(
+                effect.game, dict(effect.options), effect.rolls, effect.at
+            )
+            self.feed(events.GameJournaled(game_id), draw=False)
+        elif isinstance(effect, SwapGame):
+            self._swap_game(effect)
+        elif isinstance(effect, Note):
+            self.note(effect.text)
+        elif isinstance(effect, Play):
+            self.play(effect.cue)
+        elif isinstance(effect, LogLine):
+            log.log(effect.level, "%s", effect.text)
+        elif isinstance(effect, Refusal):
+            self.rejected = effect.reason
+        elif isinstance(effect, Wake):
+            event = effect.event
+            self.loop.call_at(effect.due, lambda: self.feed(event), effect.key)
+        elif isinstance(effect, Unwake):
+            if effect.prefix:
+                self.loop.cancel_prefix(effect.key)
+            else:
+                self.loop.cancel(effect.key)
+        elif isinstance(effect, EnrolCard):
+            self.registry.enrol(effect.card)
+        elif isinstance(effect, KeepResult):
+            self._keep_result(effect)
+        elif isinstance(effect, DiceLeft):
+            self.dice.take(effect.dice)
+        elif isinstance(effect, NewPairingCode):
+            self.phones.pairing.new_code()
+            deadline = self.phones.pairing.code_deadline()
+            if deadline is not None:  # the screen says so the moment the code runs out
+                self.loop.call_at(deadline, lambda: self.feed(events.Redraw()), "phones-code")
+        elif isinstance(effect, EndPairingCode):
+            self.phones.pairing.end_code()
+        elif isinstance(effect, ForgetPhones):
+            try:
+                forgotten = events.PhonesForgotten(self.phones.pairing.forget_all())
+            except OSError as err:  # not written: nothing forgotten (pairing.NotSaved)
+                forgotten = events.PhonesForgotten(0, storage.condition_of(err))
+            self.feed(forgotten, draw=False)
+
+    def _swap_game(self, effect: SwapGame) -> None:
+        """The shelf's three moves (companion/core/shelf.py): the waiting games as they will
+        be, the journal's game changed (the moment it happens), the waiting file settled."""
+        waiting = dict(self.shelf.games)
+        taken = waiting.pop(effect.take) if effect.take else None
+        if effect.keep and effect.in_play is not None:
+            waiting.pop(effect.in_play.game, None)  # one of its kind waiting goes to history
+            waiting[effect.in_play.game] = effect.in_play
+        try:
+            self.shelf.plan(waiting, effect.in_play)
+        except OSError:
+            self.shelf.drop_plan()  # a plan cut short by the storage plans nothing
+            raise
+        if effect.start is not None:
+            start = effect.start
+            game_id = self.journal.new_game(start.game, dict(start.options), start.rolls, start.at)
+            now = GameRecord(start.game, dict(start.options), start.rolls, start.at, [], game_id)
+            self._settle(now, waiting)
+            self.feed(events.GameJournaled(game_id), draw=False)
+        elif taken is not None:
+            self._take_up(taken, waiting)
+
+    def _take_up(self, taken: GameRecord, waiting: dict[str, GameRecord]) -> None:
+        """The journal swaps the waiting game in whole (the old journal goes to history/). The
+        storage refusing a step before the swap's moment: nothing changed (OSError, the box
+        as it was); after it: the game is taken up and its notice says what the storage did
+        (the journal's own change of condition is said with it, not on its own)."""
+        self._swap_said = []
+        try:
+            try:
+                unsaved = self.journal.take_up(lines(taken), taken.game_id)
+            except OSError:
+                self.shelf.drop_plan()  # the game in play is the old one still
+                raise
+            self._settle(taken, waiting)
+            self._resume(taken)
+        except BaseException:
+            said, self._swap_said = self._swap_said, None
+            if said:  # (the moves that waited written, say, before the swap was refused)
+                self.storage_changed(said[-1])
+            raise
+        said, self._swap_said = self._swap_said, None
+        condition = self.journal.condition
+        if unsaved is not None and condition != OK:  # not finished since (a write does it)
+            self.feed(events.SwapUnsaved(condition, str(unsaved)), draw=False)
+        elif said and said[-1] != self.box.storage:
+            self.storage_changed(said[-1])
+
+    def _settle(self, in_play: GameRecord, waiting: dict[str, GameRecord]) -> None:
+        """The journal has changed its game: the waiting file follows, or the next start
+        settles it (the change has happened: it is never undone here)."""
+        try:
+            self.shelf.settle(in_play)
+        except OSError as err:
+            log.error("games set aside: the waiting file not settled (%s); at the next start", err)
+            self.shelf.games = waiting
+
+    def _keep_result(self, effect: KeepResult) -> None:
+        try:
+            added = self.records.sync(effect.key, effect.game, effect.report, effect.date)
+        except OSError as err:
+            log.error("records not saved: %s", err)
+            self.feed(events.RecordsFailed(), draw=False)
+            return
+        if added is not None and effect.announce:
+            self.feed(events.ResultKept(added), draw=False)
+
+    def storage_changed(self, condition: str) -> None:
+        """The journal's storage refused a write, or takes them again (the journal has said so
+        in the log). Called inside the journal's write, mid-effect: the step takes it once the
+        event at hand is done (a deadline now)."""
+        if self._swap_said is not None:  # said with what the swap did (``_take_up``)
+            self._swap_said.append(condition)
+            return
+        event = events.StorageChanged(condition)
+        self.loop.call_later(0.0, lambda: self.feed(event), "storage-notice")
+
+    def game_time(self) -> float:
+        """The clock as games see it: continuous across restarts of the daemon."""
+        return round(self.clock.now() + self.time_offset, 6)
+
+    def play(self, cue: str) -> None:
+        """Sound a cue, and note it for replay's ``sounds`` and the faces."""
+        if self.recording or self.faces:
+            self.sounds.append(cue)
+        self.buzzer.play(cue)
+
+    def note(self, text: str) -> None:
+        """A line for replay's ``log`` and journald."""
+        log.info("%s", text)
+        if self.recording or self.faces:
+            self.logs.append(text)
+
+    # --- the frame, drawn from the value alone once every effect is done ---------------------
+
+    def current(self) -> tuple[Screen, Lights]:
+        return view.current(self.box)
+
+    def public_state(self) -> dict | None:
+        return view.public_state(self.box)
+
+    def refresh(self) -> None:
+        screen, lights = view.current(self.box)
+        if self.shown is None or self.shown[0] != screen:
+            try:
+                self.display.show(screen)
+            except OSError as err:  # the process out of file handles, say: never lose a frame
+                self._redraw_later(err)
+                return
+        if self.draw_failed:
+            self.draw_failed = False
+            self.loop.cancel("redraw")
+            log.info("the screen is drawn again")
+        self.led.show(lights)
+        self.shown = (screen, lights)
+        for hook in self.on_refresh:
+            hook()
+        if self.faces:  # no face, no snapshot: the box alone pays nothing more
+            self.faces.publish(self.snapshot)
+
+    def _redraw_later(self, err: OSError) -> None:
+        """The frame could not be drawn: draw it again on a deadline (the loop's clock) until
+        it is, the same screen or whatever is current by then; the LED and the faces wait for
+        it. Logged once per outage."""
+        if not self.draw_failed:
+            self.draw_failed = True
+            log.warning("the screen could not be drawn (%s); trying again", err)
+        self.loop.call_later(REDRAW_SECONDS, self.refresh, "redraw")
+
+    def snapshot(self, seq: int) -> Snapshot:
+        """What the box shows now, for the faces. The sounds, log lines and refusal since the
+        last snapshot are handed over (and cleared): with faces, they are theirs."""
+        screen, lights = self.shown if self.shown else self.current()
+        session = self.box.session
+        size, pixels = Snapshot.pack(self.display.image)
+        sounds, logs, rejected = tuple(self.sounds), tuple(self.logs), self.rejected
+        self.sounds.clear()
+        self.logs.clear()
+        self.rejected = None
+        return Snapshot(
+            seq=seq,
+            t=self.clock.now(),
+            game=session.name if session else None,
+            title=session.rules.title if session else "Trap Companion",
+            screen=tuple(screen.text_lines()),
+            size=size,
+            pixels=pixels,
+            led=lights.shown(),
+            pattern=lights.pattern,
+            sounds=sounds,
+            log=logs,
+            state=self.public_state(),
+            reader=self.box.reader_status,
+            rejected=rejected,
+            view=screen,
+        )
