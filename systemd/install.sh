@@ -219,6 +219,8 @@ if [ "$SYSTEM" = 0 ]; then
     install -m 0644 "$REPO"/firmware/*.txt "$REPO"/firmware/models.toml "$share/"
 fi
 install -m 0644 "$REPO/docs/raspberry-pi.md" "$ROOT$PREFIX/docs/raspberry-pi.md"
+# The uninstaller, for a box installed from a bundle (no clone): sudo bash $PREFIX/uninstall.sh
+install -m 0644 "$REPO/systemd/uninstall.sh" "$REPO/systemd/common.sh" "$ROOT$PREFIX/"
 ln -sfn "$VENV/bin/$NAME" "$ROOT$LINK"
 say "$LINK -> $VENV/bin/$NAME"
 

@@ -388,6 +388,8 @@ def install_release(
     releases.mkdir(parents=True, exist_ok=True)
     for name in remove_unfinished(opt_dir):
         log.info("removed the unfinished release %s", name)
+    if target.exists():  # unfinished, and named by a link: unusable all the same
+        shutil.rmtree(target)
     free = shutil.disk_usage(releases).free
     if free < _needed_bytes(bundle_path):
         raise InstallError(
