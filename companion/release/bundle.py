@@ -386,6 +386,7 @@ def install_release(
         log.info("release %s is already installed in %s: reused", manifest.version, target)
         return target
     releases.mkdir(parents=True, exist_ok=True)
+    releases.chmod(0o755)
     for name in remove_unfinished(opt_dir):
         log.info("removed the unfinished release %s", name)
     if target.exists():  # unfinished, and named by a link: unusable all the same
@@ -398,9 +399,11 @@ def install_release(
             EXIT_NO_SPACE,
         )
     unpack = Path(tempfile.mkdtemp(prefix=".unpack-", dir=releases))
+    umask = os.umask(0o022)  # the venv readable by the service user, whoever calls this
     try:
         extract(bundle_path, manifest, unpack, "wheels/")
         target.mkdir()
+        target.chmod(0o755)  # the service user reads it, whatever the caller's umask
         _build_venv(target, unpack / "wheels", manifest, python)
         firmware = unpack / "firmware"
         extract(bundle_path, manifest, firmware, "installer/firmware/")
@@ -421,6 +424,7 @@ def install_release(
     except subprocess.TimeoutExpired as err:
         raise InstallError(f"building release {manifest.version} took too long: {err}") from err
     finally:
+        os.umask(umask)
         shutil.rmtree(unpack, ignore_errors=True)
     log.info("release %s built in %s", manifest.version, target)
     return target
