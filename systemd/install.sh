@@ -148,7 +148,7 @@ if [ "$SYSTEM" = 1 ] && [ -n "$BUNDLE" ]; then
         installed "$package" || missing+=("$package")
     done
     if [ ${#missing[@]} = 0 ]; then
-        say "Debian packages: all there (python3 $bundle_apt), apt not needed"
+        say "Debian packages: all there (python3${bundle_apt:+ $bundle_apt}), apt not needed"
     elif [ "${SKIP_APT:-0}" = 1 ]; then
         die "SKIP_APT=1, and the bundle needs Debian's ${missing[*]}: apt-get install them"
     else
@@ -200,7 +200,6 @@ if [ "$SYSTEM" = 1 ]; then
     "$PYTHON" "$BUNDLE_PY" install "$BUNDLE" --opt "$PREFIX" --python "$PYTHON" --switch ||
         status=$?
     [ "$status" = 0 ] || exit "$status"
-    say "$PREFIX/current -> releases/$version"
     if [ -d "$LEGACY_VENV" ] && [ ! -L "$LEGACY_VENV" ]; then
         rm -rf "$LEGACY_VENV"
         say "removed the venv of the install before releases ($LEGACY_VENV)"

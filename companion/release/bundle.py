@@ -359,7 +359,7 @@ def remove_unfinished(opt_dir: Path) -> list[str]:
 
 
 def _run(cmd: list[str], what: str, timeout: float = 3600) -> None:
-    log.info("%s: %s", what, " ".join(cmd))
+    log.debug("%s: %s", what, " ".join(cmd))
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     if proc.returncode != 0:
         said = [ln for ln in (proc.stdout + proc.stderr).splitlines() if ln.strip()][-4:]
@@ -452,6 +452,10 @@ def _build_venv(target: Path, wheels: Path, manifest: Manifest, python: str) -> 
         _run([python, "-m", "venv", "--system-site-packages", str(venv)], "venv (ensurepip)")
         _run([venv_python, "-m", "pip", *flags, *wanted], "pip install")
     _run([venv_python, "-c", "import companion.cli"], "the program's import")
+    log.info(
+        "%s: a venv with %d wheels of the bundle (pip --no-index), the program imports",
+        target.name, len(list(wheels.glob("*.whl"))),
+    )  # fmt: skip
 
 
 def _fsync_tree(root: Path) -> None:
