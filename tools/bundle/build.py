@@ -26,6 +26,7 @@ so every commit's bundle is its own release; the installed program knows it from
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import io
 import os
@@ -280,15 +281,24 @@ def emulated_wheel(repo: Path, arch: str, python: str, name: str, cache: Path) -
     logs.mkdir(parents=True, exist_ok=True)
     log = piroot.systest.Log(logs / f"{time.strftime('%Y%m%d-%H%M%S')}-bundle-{name}.log")
     root = piroot.root(arch, log)
-    with tempfile.TemporaryDirectory(dir=cache) as out:
+    systest = piroot.systest
+    # A cgroup of its own, as systest's containers start from (systest.Container.own_cgroups).
+    box = systest.Container(root, f"trap-bundle-{os.getpid()}", log, Path(os.devnull))
+    with tempfile.TemporaryDirectory(dir=cache) as out, contextlib.ExitStack() as stack:
+        if systest.fs_type(systest.NSPAWN_RUN) != "tmpfs":
+            systest.one_run_at_a_time(stack)
+            systest.nspawn_tmpfs(stack, log)
+        cgroups = box.own_cgroups()
+        stack.callback(box._remove_cgroups)
         inner = "/var/tmp/wheels"
         proc = subprocess.run(
-            ["systemd-nspawn", "--quiet", "--register=no", f"--directory={root}",
-             "--volatile=overlay", f"--bind={out}:{inner}",
-             "--bind-ro=/etc/ssl/certs/ca-certificates.crt",
-             "python3", "-m", "pip", "wheel", "--no-deps", "--wheel-dir", inner,
-             "--cert", "/etc/ssl/certs/ca-certificates.crt", name],
-            capture_output=True, text=True, timeout=7200,
+            ["systemd-nspawn", "--quiet", "--register=no", "--keep-unit", "--as-pid2",
+             f"--directory={root}", "--volatile=overlay", f"--bind={out}:{inner}",
+             f"--setenv=PATH={systest.PATH}", f"--bind-ro={systest.CA_BUNDLE}",
+             f"--setenv=PIP_CERT={systest.CA_BUNDLE}",  # the host's CAs: pip reaches what it does
+             "python3", "-m", "pip", "wheel", "--no-deps", "--wheel-dir", inner, name],
+            capture_output=True, text=True, timeout=7200, stdin=subprocess.DEVNULL,
+            preexec_fn=lambda: [(c / "cgroup.procs").write_text(str(os.getpid())) for c in cgroups],
         )  # fmt: skip
         log.write(proc.stdout + proc.stderr)
         if proc.returncode != 0:
