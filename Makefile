@@ -56,7 +56,8 @@ bundle:
 
 # The owner's install from one file on the Pi's CPU under QEMU with no network (root; the
 # emulated root of make pitest): damaged bundles refused, the install, the same file again
-# (tools/bundle/offline.py). About 3 minutes on arm64 with the root and wheels cached.
+# (tools/bundle/offline.py). About 2.5 minutes on arm64 with the root and wheels cached; armhf
+# needs its root (tools/pitest/piroot.py armhf) and Pillow built once (make bundle ... --emulate).
 bundletest:
 	@test -n "$(ARCH)" || { echo "make bundletest: say which CPU: ARCH=arm64 or ARCH=armhf"; exit 2; }
 	@$(PYTHON) tools/bundle/offline.py --arch $(ARCH) --python $(BUNDLE_PY)
