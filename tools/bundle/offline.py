@@ -136,6 +136,7 @@ def run(arch: str, python: str) -> int:
             systest.one_run_at_a_time(stack)
             systest.nspawn_tmpfs(stack, log)
         run_dir = cache / "runs" / name
+        stack.callback(shutil.rmtree, run_dir, ignore_errors=True)  # last: after the unmount
         merged = systest.overlay(stack, log, root, run_dir / "fs")
         out = run_dir / "bundles"
         out.mkdir(parents=True)
