@@ -23,7 +23,7 @@ def own_lock(tmp_path, monkeypatch):
 
 
 class BundleError(Exception):
-    pass
+    status = 65
 
 
 @pytest.fixture
@@ -34,7 +34,9 @@ def fake_bundles(monkeypatch):
     def check_bundle(path: Path):
         raise BundleError(f"{path}: not a release bundle (no manifest.json)")
 
-    module = types.SimpleNamespace(BundleError=BundleError, check_bundle=check_bundle)
+    module = types.SimpleNamespace(
+        BundleError=BundleError, InstallError=OSError, check_bundle=check_bundle
+    )
     monkeypatch.setitem(sys.modules, "companion.release.bundle", module)
     monkeypatch.setattr(companion.release, "bundle", module, raising=False)
 

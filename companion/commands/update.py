@@ -174,10 +174,9 @@ def _update(
 
     running = layout.current
     try:
-        manifest = bundles.check_bundle(bundle)
+        version = bundles.check_bundle(bundle).version
     except bundles.BundleError as err:
-        raise DataError(str(err)) from None
-    version = str(getattr(manifest, "version", ""))
+        raise _status(err) from None
     if version == running:
         _say(f"already running {version}: nothing to do")
         return None
@@ -198,12 +197,20 @@ def _update(
         return flow.update(
             layout, service, bundle, lambda p: None, install, check, tell, stay, step
         )
-    except bundles.BundleError as err:
-        raise DataError(str(err)) from None
+    except (bundles.BundleError, bundles.InstallError) as err:
+        raise _status(err) from None  # nothing was switched
     except flow.ReleaseRefused as err:
         raise ReleaseCheckFailed(
             f"release {version} failed its check, nothing was switched ({running} runs): {err}"
         ) from None
+
+
+def _status(err: Exception) -> CompanionError:
+    """bundle.py's error with its own exit status (65 not a bundle or changed, 66 another
+    architecture or Python, 70 the build failed, 73 no room)."""
+    error = CompanionError(str(err))
+    error.exit_status = int(getattr(err, "status", DataError.exit_status))
+    return error
 
 
 def check_release(release: Path) -> str | None:
