@@ -147,10 +147,13 @@ def main(args: argparse.Namespace) -> int:
                 if outcome is None:
                     return 0
                 tell_done = f"updated to {outcome.version} ({outcome.kept} kept for going back)"
+                _say(f"{outcome.version} was READY {outcome.ready_seconds:.1f} s after the switch")
     except lock.Busy as err:
         raise UpdateRunning(f"{err}: wait for it to end") from None
     except flow.TrialFailed as err:
         tail = "" if err.back_ready is None else f"; and it is not running either: {err.back_ready}"
+        if err.back_ready is None:
+            tail = f"; {err.back_seconds:.1f} s to READY again"
         raise TrialFailedError(err.message + tail) from None
     notice.to_journal(tell_done, error=False)
     if outcome.removed:
@@ -174,7 +177,8 @@ def _update(
 
     running = layout.current
     try:
-        version = bundles.check_bundle(bundle).version
+        manifest = bundles.check_bundle(bundle)
+        version = manifest.version
     except bundles.BundleError as err:
         raise _status(err) from None
     if version == running:
@@ -195,7 +199,7 @@ def _update(
 
     try:
         return flow.update(
-            layout, service, bundle, lambda p: None, install, check, tell, stay, step
+            layout, service, bundle, lambda p: manifest, install, check, tell, stay, step
         )
     except (bundles.BundleError, bundles.InstallError) as err:
         raise _status(err) from None  # nothing was switched

@@ -43,7 +43,8 @@ def recover(
     if this_boot is not None and trial.boot_id == this_boot:
         return None
     message = trial.failed_message(why)
-    trials.go_back(layout, trial, lambda: tell(message))
+    # After a cut the new release is not known to be bad: an update to it again reuses it.
+    trials.go_back(layout, trial, lambda: tell(message), remove_failed=this_boot is None)
     return message
 
 

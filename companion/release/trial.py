@@ -109,10 +109,16 @@ def begin(layout: Layout, kind: str, to_version: str) -> Trial:
     )
 
 
-def go_back(layout: Layout, trial: Trial, current_back: Callable[[], None] = lambda: None) -> None:
+def go_back(
+    layout: Layout,
+    trial: Trial,
+    current_back: Callable[[], None] = lambda: None,
+    remove_failed: bool = True,
+) -> None:
     """``current`` back on ``from`` (then ``current_back()``: the notice), ``previous`` as it
-    was, the failed new release removed, the marker last. Safe to run again after a cut at any
-    point of it: the marker still says the same."""
+    was, the failed new release removed (``remove_failed``; one a power cut interrupted is
+    kept for the next update of that version to reuse), the marker last. Safe to run again
+    after a cut at any point of it: the marker still says the same."""
     if layout.current != trial.from_version:
         layout.point(CURRENT, trial.from_version)
     current_back()
@@ -121,6 +127,7 @@ def go_back(layout: Layout, trial: Trial, current_back: Callable[[], None] = lam
         before = None
     if layout.previous != before:
         layout.point(PREVIOUS, before)
-    if trial.kind == UPDATE and trial.to_version not in (layout.current, layout.previous):
+    unused = trial.to_version not in (layout.current, layout.previous)
+    if remove_failed and trial.kind == UPDATE and unused:
         layout.remove(trial.to_version)
     clear(layout)

@@ -17,6 +17,7 @@ the systest can cut the power right after any of them and check the boot that fo
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +41,7 @@ STEPS = (
     "pruned",
 )
 UNDO_STEPS = ("undo-switched", "undone")
+clock = time.monotonic  # the figures' clock (ready_seconds, back_seconds)
 PROVE_SECONDS = 60.0  # how long a new release must stay up after READY
 
 
@@ -61,10 +63,11 @@ class ReleaseRefused(Exception):
 class TrialFailed(Exception):
     """The release on trial did not prove itself; the box is back on the old one."""
 
-    def __init__(self, message: str, back_ready: str | None) -> None:
+    def __init__(self, message: str, back_ready: str | None, back_seconds: float) -> None:
         super().__init__(message)
         self.message = message
         self.back_ready = back_ready  # None: the old release is READY again; else why not
+        self.back_seconds = back_seconds  # from seeing the failure to the old one READY
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,7 @@ class Outcome:
     version: str
     kept: str | None
     removed: tuple[str, ...]
+    ready_seconds: float = 0.0  # from the switch to READY (the restart)
 
 
 Step = Callable[[str], None]
@@ -96,10 +100,11 @@ def update(
     """The whole update from a bundle file. Raises the bundle's own error before anything is
     touched, ReleaseRefused when the new release fails its check (nothing switched), and
     TrialFailed when it did not prove itself (back on the old one)."""
-    check_bundle(bundle)
+    manifest = check_bundle(bundle)
     step("bundle-checked")
-    # What a cut left: an unfinished build, or one built but never switched to.
-    for version in layout.prune():
+    # What a cut left: an unfinished build, or one built but never switched to (but one of the
+    # bundle's version: install_release reuses it).
+    for version in layout.prune(keep=(getattr(manifest, "version", None),)):
         log.info("removed the leftover release %s", version)
     path = install_release(bundle, layout.root)
     version = path.name
@@ -145,8 +150,11 @@ def prove(
     step("kept")
     layout.point(CURRENT, version)
     step("switched")
+    switched = clock()
+    ready_seconds = 0.0
     try:
         service.restart()
+        ready_seconds = clock() - switched
         step("restarted")
         why = service.prove(stay_seconds)
     except KeyboardInterrupt:
@@ -156,14 +164,15 @@ def prove(
     if why is not None:
         message = trial.failed_message(why)
         log.error("%s", message)
+        seen = clock()
         back_ready = undo(layout, service, trial, message, notify, stay_seconds=0.0, step=step)
-        raise TrialFailed(message, back_ready)
+        raise TrialFailed(message, back_ready, clock() - seen)
     step("proven")
     trials.clear(layout)
     step("committed")
     removed = tuple(layout.prune())
     step("pruned")
-    return Outcome(version, layout.previous, removed)
+    return Outcome(version, layout.previous, removed, ready_seconds)
 
 
 def undo(
