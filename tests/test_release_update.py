@@ -9,8 +9,8 @@ stays; then the boot's guard runs, and the release it leaves must be one that st
 from __future__ import annotations
 
 import json
-from types import SimpleNamespace
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import given, settings
