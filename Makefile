@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: sim test lint format bench clean install uninstall systest pitest pibench hwtest
+.PHONY: sim test lint format bench clean install uninstall systest pitest pibench hwtest bundle
 
 # First run: about half a minute, one line per step (pip's own chatter stays quiet).
 # --prefer-binary, as the installer: where a library's newest release has no wheel for this CPU
@@ -44,6 +44,15 @@ bench: $(STAMP)
 
 install:
 	bash systemd/install.sh
+
+# One file that installs the box with no network (docs/raspberry-pi.md, "Install from one file"):
+# dist/trap-companion-<version>-<arch>-py<XY>.tar, on any machine (tools/bundle/build.py).
+# ARCH=arm64|armhf|amd64 (default: this machine's), PY=3.11 (bookworm) or 3.13 (trixie), or
+# SUITE=bookworm|trixie; BUNDLE_ARGS=--emulate builds what PyPI lacks (Pillow on armhf) in the
+# emulated root of make pitest (root).
+BUNDLE_PY = $(or $(PY),$(if $(filter trixie,$(SUITE)),3.13,3.11))
+bundle:
+	@$(PYTHON) tools/bundle/build.py --arch $(or $(ARCH),native) $(if $(ARCH),--python $(BUNDLE_PY)) $(BUNDLE_ARGS)
 
 uninstall:
 	bash systemd/uninstall.sh
