@@ -1180,7 +1180,12 @@ class Systest:
 
         self.ensure_running()
         out = Path(self.box.root).parent / "bundles"  # the run's dir: removed with it
-        bundles = update_cut.make_bundles(out, self.box.emulated or "native")
+        start = os.environ.get("SYSTEST_UPDATE_FROM")  # CI: the previous commit's bundle
+        if start and not Path(start).is_file():
+            raise StepFailed(f"SYSTEST_UPDATE_FROM={start}: no such file")
+        bundles = update_cut.make_bundles(
+            out, self.box.emulated or "native", Path(start) if start else None
+        )
         suite = update_cut.UpdateCut(self, bundles, StepFailed, wait_for, UNIT, CLONE)
         return suite.run()
 

@@ -6,6 +6,8 @@ release the box runs (A), one to update to (B, the same code stamped with anothe
 a broken one (X: `trap-companion run` exits at once, so it never says READY; its offline check
 passes, so only the trial can catch it). B and X reuse A's wheels with their own program wheel.
 
+In CI, A is the previous commit's bundle (SYSTEST_UPDATE_FROM, .ci/run) and B this one's.
+
 For each step S of companion/release/update.py (STEPS, and UNDO_STEPS on the way back from X):
 the update runs with TRAP_COMPANION_UPDATE_STOP_AT=S, stops itself once S is done and durable,
 the container's init is SIGKILLed (the power cut), the container boots again, and the box must
@@ -54,19 +56,23 @@ class Bundles:
     a: Path
     b: Path
     broken: Path
+    checkout: str = ""  # the version this checkout's bundle (and `make install`) has
 
     def version(self, path: Path) -> str:
         return bundle.check_bundle(path).version
 
 
-def make_bundles(out: Path, arch: str = "native") -> Bundles:
-    """A from the checkout, B and the broken one beside it (their own program wheel only)."""
+def make_bundles(out: Path, arch: str = "native", start: Path | None = None) -> Bundles:
+    """A from the checkout, B and the broken one beside it (their own program wheel only).
+    ``start`` (CI: the previous commit's bundle, SYSTEST_UPDATE_FROM): the box starts on it
+    and B is this checkout's own bundle."""
     out.mkdir(parents=True, exist_ok=True)
-    a = bundle_build.build(REPO, arch, "3.11", out)
-    base = bundle.check_bundle(a).version
-    b = variant(a, f"{base}.sysb", out)
-    broken = variant(a, f"{base}.sysx", out, BROKEN_PATCH)
-    return Bundles(a, b, broken)
+    here = bundle_build.build(REPO, arch, "3.11", out)
+    base = bundle.check_bundle(here).version
+    broken = variant(here, f"{base}.sysx", out, BROKEN_PATCH)
+    if start is not None:
+        return Bundles(start, here, broken, base)
+    return Bundles(here, variant(here, f"{base}.sysb", out), broken, base)
 
 
 def variant(base: Path, version: str, out: Path, patch: tuple[str, str] | None = None) -> Path:
@@ -250,6 +256,11 @@ class UpdateCut:
             cuts.append(self.cut(step, a=va, to=b, to_version=vb, broken=False))
         for step in UNDO_STEPS:
             cuts.append(self.cut(step, a=va, to=broken, to_version=vx, broken=True))
+        if va == self.bundles.checkout:  # the upgrade step's `make install` must switch
+            proc = self.update(None)
+            if proc.returncode != 0:
+                raise self.fail(f"the last --rollback to B: {proc.stderr[-300:]}")
+            self.ready_on(vb, "the last --rollback to B")
         return (
             f"power cut after each of {len(cuts)} steps ({', '.join(cuts)}): READY on the "
             f"release each leaves; {self.figures['update']}; {self.figures['back']}"
