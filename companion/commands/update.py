@@ -89,6 +89,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    from companion.release.layout import pin_release
+
+    pin_release(["companion", *sys.argv[1:]])
     from companion.release import lock, notice, units
     from companion.release import trial as trials
     from companion.release import update as flow

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from companion.release import lock, notice
 from companion.release import trial as trials
-from companion.release.layout import Layout
+from companion.release.layout import Layout, pin_release
 from companion.release.systemd import UNIT
 
 log = logging.getLogger(__name__)
@@ -59,6 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args not in (["boot"], ["failed"]):
         print("usage: python -m companion.release.guard boot|failed", file=sys.stderr)
         return 2
+    pin_release(["companion.release.guard", *args])
     layout = Layout()
     try:
         if args == ["boot"]:

@@ -12,6 +12,7 @@ import json
 import logging
 import os
 import shutil
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -140,3 +141,15 @@ def write_durably(path: Path, text: str, mode: int = 0o644) -> None:
         os.close(fd)
     os.replace(tmp, path)
     sync_dir(path.parent)
+
+
+def pin_release(argv: list[str]) -> None:
+    """Run on from the release's own directory, not through ``current`` or ``previous``, which
+    this process is about to switch: a module imported after the switch would otherwise come
+    from the other release. Re-executes ``python -m ARGV`` from the resolved venv once."""
+    exe = Path(sys.executable)
+    real = Path(os.path.realpath(exe.parent)) / exe.name
+    if real.parent == exe.parent or os.environ.get("TRAP_COMPANION_PINNED"):
+        return
+    os.environ["TRAP_COMPANION_PINNED"] = "1"
+    os.execv(real, [str(real), "-m", *argv])
