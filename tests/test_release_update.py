@@ -359,3 +359,37 @@ def test_the_watch_passes_a_unit_that_stays_up_and_names_why_one_did_not():
     down = {"ActiveState": "failed", "SubState": "failed", "Result": "exit-code",
             "ExecMainStatus": "3"}  # fmt: skip
     assert why_down(down) == "exited with status 3"
+
+
+def test_systemd_restart_that_fails_is_no_ready_with_the_reason():
+    import subprocess
+
+    from companion.release.systemd import Systemd
+
+    ran: list[list[str]] = []
+    state = {"ActiveState": "activating", "SubState": "auto-restart", "Result": "exit-code",
+             "ExecMainStatus": "1", "TimeoutStartUSec": "1min 30s", "MainPID": "0"}  # fmt: skip
+
+    def run(cmd: list[str], timeout: float = 60) -> subprocess.CompletedProcess[str]:
+        ran.append(cmd)
+        if cmd[1] == "show":
+            out = "".join(f"{k}={v}\n" for k, v in state.items())
+            return subprocess.CompletedProcess(cmd, 0, out, "")
+        failed = cmd[1] == "restart"
+        return subprocess.CompletedProcess(cmd, 1 if failed else 0, "", "Job failed")
+
+    unit = Systemd(run=run)
+    unit.restart()
+    assert [c[1] for c in ran] == ["reset-failed", "show", "restart"]
+    assert unit.prove(60) == "no READY: exited with status 1"
+
+
+def test_the_systest_expects_the_old_release_until_the_commit():
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools" / "systest"))
+    import update_cut
+
+    left = {step: update_cut.expected_after(step, broken=False) for step in flow.STEPS}
+    assert [s for s, v in left.items() if v == "to"] == ["committed", "pruned"]
+    assert {update_cut.expected_after(s, broken=True) for s in flow.UNDO_STEPS} == {"from"}
