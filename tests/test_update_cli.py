@@ -133,3 +133,31 @@ def test_a_failed_update_is_said_on_the_screen_at_the_next_start(tmp_path):
     shown = " ".join(out[0]["screen"])
     assert "Update to 0.3 failed: back on 0.2" in shown
     assert not (state / notice.NOTICE_FILE).exists()  # said once
+
+
+def test_an_update_killed_mid_trial_is_undone_before_the_next_one(capsys, tmp_path, monkeypatch):
+    from companion.release import trial as trials
+    from companion.release.layout import Layout
+
+    root = box(tmp_path, "0.1", "0.2", "0.3")
+    layout = Layout(root)
+    layout.point(CURRENT, "0.2")
+    layout.point(PREVIOUS, "0.1")
+    trial = trials.begin(layout, trials.UPDATE, "0.3")
+    trials.write(layout, trial)
+    layout.point(CURRENT, "0.3")  # switched, then the updater was killed in this same boot
+    monkeypatch.setattr("companion.release.notice.to_journal", lambda message, error=True: None)
+    monkeypatch.setattr("companion.pi.paths.STATE_DIR", tmp_path)
+    monkeypatch.setattr("companion.release.units.install", lambda run: False)
+
+    class Down:
+        def restart(self) -> None: ...
+
+        def prove(self, stay: float) -> str | None:
+            return "exited with status 1"
+
+    monkeypatch.setattr("companion.release.systemd.Systemd", Down)
+    status, said = run(capsys, "update", "--rollback", "--opt-dir", str(root))
+    assert "an earlier update did not finish: update to 0.3 failed" in said
+    assert layout.current == "0.2" and trials.read(layout) is None
+    assert status == 1  # then going back to 0.1 by hand: 0.1 did not start, so still on 0.2

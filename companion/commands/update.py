@@ -93,7 +93,6 @@ def main(args: argparse.Namespace) -> int:
 
     pin_release(["companion", *sys.argv[1:]])
     from companion.release import lock, notice, units
-    from companion.release import trial as trials
     from companion.release import update as flow
     from companion.release.guard import recover
     from companion.release.layout import OPT_DIR, Layout
@@ -131,7 +130,9 @@ def main(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
     try:
         with lock.held():
-            stale = recover(layout, "interrupted by a restart", trials.boot_id(), tell)
+            # We hold the lock: a trial still marked has nobody proving it (an update killed,
+            # or cut before a guard ran). Back to the proven release before anything else.
+            stale = recover(layout, "its update did not finish", None, tell)
             if stale:
                 print(f"an earlier update did not finish: {stale}", flush=True)
             if args.rollback:
