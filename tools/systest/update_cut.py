@@ -297,8 +297,8 @@ class UpdateCut:
         self.box.boot()
         want = to_version if expected_after(step, broken) == "to" else a
         self.ready_on(want, f"a power cut after '{step}'")
-        on_trial = STEPS.index("marked") <= STEPS.index(step) < COMMITTED if step in STEPS else False
-        if on_trial or step == "undo-switched":  # the marker was left: the guard goes back
+        marked = step in STEPS and STEPS.index("marked") <= STEPS.index(step) < COMMITTED
+        if marked or step == "undo-switched":  # the marker was left: the guard goes back
             said = self.sh("journalctl -t trap-companion-update -b 0 --no-pager -o cat").stdout
             if f"failed (interrupted by a restart): back on {a}" not in said:
                 raise self.fail(f"after a cut after '{step}' the guard did not say it went back")
