@@ -139,6 +139,7 @@ class UpdateCut:
         self.bundles = bundles
         self.versions = {p: bundles.version(p) for p in (bundles.a, bundles.b, bundles.broken)}
         self.figures: dict[str, str] = {}
+        self.dropin = ""  # the unit's drop-in when installed without install.sh --bundle
 
     # helpers
 
@@ -256,7 +257,10 @@ class UpdateCut:
             cuts.append(self.cut(step, a=va, to=b, to_version=vb, broken=False))
         for step in UNDO_STEPS:
             cuts.append(self.cut(step, a=va, to=broken, to_version=vx, broken=True))
-        if va == self.bundles.checkout:  # the upgrade step's `make install` must switch
+        if self.dropin:  # installed by bundle.py: the unit as make install left it again
+            self.sh(f"rm -f {self.dropin} && systemctl daemon-reload")
+            self.sh(f"systemctl restart {self.unit}", timeout=120)
+        elif va == self.bundles.checkout:  # the upgrade step's `make install` must switch
             proc = self.update(None)
             if proc.returncode != 0:
                 raise self.fail(f"the last --rollback to B: {proc.stderr[-300:]}")
@@ -278,14 +282,14 @@ class UpdateCut:
             cmd = f"SKIP_APT=1 SKIP_FIRMWARE=1 bash {clone}/systemd/install.sh --bundle "
             proc = self.sh(cmd + shlex.quote(self.inside(a)), timeout=900)
         else:
+            self.dropin = f"/etc/systemd/system/{self.unit}.d/release.conf"
             proc = self.sh(
                 f"python3 {clone}/companion/release/bundle.py install --switch "
                 f"{shlex.quote(self.inside(a))} && mkdir -p /etc/systemd/system/"
                 f"{self.unit}.d && printf '%s\\n' '[Service]' 'ExecStart=' "
                 f"'ExecStart={OPT}/current/venv/bin/trap-companion run --config "
-                f"/etc/trap-companion/config.toml' > /etc/systemd/system/{self.unit}.d/"
-                "release.conf && systemctl daemon-reload && systemctl restart "
-                f"{self.unit}",
+                f"/etc/trap-companion/config.toml' > {self.dropin} && systemctl daemon-reload "
+                f"&& systemctl restart {self.unit}",
                 timeout=900,
             )
         if proc.returncode != 0:
