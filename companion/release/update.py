@@ -163,7 +163,7 @@ def prove(
         why = f"cannot restart it: {err}"
     if why is not None:
         message = trial.failed_message(why)
-        log.error("%s", message)
+        log.info("%s", message)  # said by notify (the journal) and by the caller
         seen = clock()
         back_ready = undo(layout, service, trial, message, notify, stay_seconds=0.0, step=step)
         raise TrialFailed(message, back_ready, clock() - seen)

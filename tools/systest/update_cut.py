@@ -186,7 +186,7 @@ class UpdateCut:
 
     def update(self, path: Path | None, stop_at: str | None = None, prove: float = PROVE) -> Any:
         what = "--rollback" if path is None else shlex.quote(self.inside(path))
-        env = f"{STOP_AT}={stop_at} " if stop_at else ""
+        env = f"env {STOP_AT}={stop_at} " if stop_at else ""
         cmd = f"{env}{self.cli()} update {what} --prove-seconds {prove:g}"
         if stop_at is None:
             return self.sh(cmd, timeout=600)
