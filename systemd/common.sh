@@ -5,7 +5,10 @@
 
 NAME=trap-companion
 PREFIX=/opt/$NAME
-VENV=$PREFIX/venv
+# The release the units run: releases/<version>, named by the `current` link (RELEASE-CONTRACT.md).
+VENV=$PREFIX/current/venv
+# Where installs before releases kept the program (a migrated box has it no more).
+LEGACY_VENV=$PREFIX/venv
 ETC=/etc/$NAME
 STATE=/var/lib/$NAME
 UNIT_DIR=/etc/systemd/system

@@ -1,9 +1,21 @@
 #!/usr/bin/env bash
-# Install Trap Companion as a service on Raspberry Pi OS Bookworm. From the clone:
+# Install Trap Companion as a service on Raspberry Pi OS (Debian 12 bookworm, 13 trixie).
 #
-#   sudo make install                  (runs: sudo bash systemd/install.sh)
+#   sudo systemd/install.sh --bundle FILE
+#       From one file (`make bundle`, docs/raspberry-pi.md): no network at all. The bundle is
+#       checked whole first (a changed, missing or unlisted file: refused, named, exit 65; for
+#       another CPU or Python: exit 66) and only Debian's own packages come from apt, and not
+#       even those when they are there. An owner runs the copy inside the bundle:
+#       tar -xOf FILE install.sh | sudo sh -s FILE
 #
-# Running it again upgrades the program and keeps the owner's config, cards and journal.
+#   sudo make install                  (runs: sudo bash systemd/install.sh; from the clone)
+#       The developer's way: installs the Debian packages, builds a bundle of this checkout for
+#       this machine (pip: needs the index or PIP_FIND_LINKS), then installs it as above.
+#
+# Each version goes into /opt/trap-companion/releases/<version>; the `current` link names the
+# one the units run. Running it again installs the new version beside the old and keeps the
+# owner's config, cards and journal. A box installed before releases (/opt/trap-companion/venv)
+# is moved over: its venv is removed once `current` names the new release.
 #
 #   bash systemd/install.sh --root DIR (or DESTDIR=DIR)
 #       Lays the files out under DIR and stops there: no apt-get, no user, no venv or pip,
@@ -20,7 +32,7 @@
 #   NO_START=1       enable the service but do not start it now
 #   BOOT_DIR=DIR     the boot partition (default /boot/firmware)
 #   MODEL_FILE=FILE  where the board names its model (default [DIR]/proc/device-tree/model)
-#   PYTHON=python3   the interpreter the venv is made from
+#   PYTHON=python3   the interpreter the venv is made from (and bundle.py runs under)
 #   SYSTEMD_RUNNING=DIR  exists when systemd runs (default /run/systemd/system, as sd_booted
 #                    checks); without it (an image build, a chroot) the service is enabled only
 #
@@ -34,6 +46,8 @@ CREATE_ROOT=1
 # shellcheck source=systemd/common.sh
 . "$REPO/systemd/common.sh"
 GROUPS_NEEDED=(gpio i2c dialout)
+# The developer's way (pip builds the bundle here). A bundle needs python3 only, plus what its
+# manifest names (python3-lgpio where PyPI has no lgpio wheel for the Python).
 APT_PACKAGES=(python3 python3-venv python3-pip python3-lgpio python3-pil i2c-tools)
 BOOT_DIR=${BOOT_DIR:-/boot/firmware}
 PYTHON=${PYTHON:-python3}
@@ -65,17 +79,35 @@ models() {
 }
 
 MODEL=
+BUNDLE=
 args=()
 while [ $# -gt 0 ]; do
     case $1 in
     --model) MODEL=${2:?--model needs a board name}; shift 2 ;;
     --model=*) MODEL=${1#--model=}; shift ;;
+    --bundle) BUNDLE=${2:?--bundle needs a file}; shift 2 ;;
+    --bundle=*) BUNDLE=${1#--bundle=}; shift ;;
     *) args+=("$1"); shift ;;
     esac
 done
 parse_root ${args[@]+"${args[@]}"}
 if [ "$SYSTEM" = 0 ]; then
     say "Installing files under $ROOT only (no packages, user, venv or systemctl)."
+fi
+BUNDLE_PY=$REPO/companion/release/bundle.py
+
+# 0. A bundle is checked whole before anything is touched: one line naming the file, and
+#    bundle.py's status (65 changed/missing/unlisted file or no bundle, 66 another CPU/Python).
+if [ -n "$BUNDLE" ]; then
+    [ -f "$BUNDLE" ] || die "--bundle $BUNDLE: no such file"
+    BUNDLE=$(cd "$(dirname "$BUNDLE")" && pwd)/$(basename "$BUNDLE")
+    fits=()
+    [ "$SYSTEM" = 0 ] || fits=(--python "$PYTHON")  # under --root: for another machine maybe
+    status=0
+    version=$("$PYTHON" "$BUNDLE_PY" check "$BUNDLE" ${fits[@]+"${fits[@]}"}) || status=$?
+    [ "$status" = 0 ] || exit "$status"
+    bundle_apt=$("$PYTHON" "$BUNDLE_PY" field "$BUNDLE" apt)
+    say "bundle $(basename "$BUNDLE"): version $version, every file as its manifest says"
 fi
 
 # The reader's port depends on the board: on a Pi 5 the header UART is /dev/ttyAMA0.
@@ -106,11 +138,43 @@ else
 fi
 say "card reader on $reader_port: $port_origin"
 
-# 1. Debian packages: lgpio must come from Debian (python3-lgpio), hence --system-site-packages.
-if [ "$SYSTEM" = 1 ] && [ "${SKIP_APT:-0}" != 1 ]; then
+# 1. Debian packages. From a bundle: only what it cannot carry (python3; python3-lgpio where
+#    PyPI has no wheel), and apt only for those missing: no network when they are all there.
+installed() { [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" = "install ok installed" ]; }
+if [ "$SYSTEM" = 1 ] && [ -n "$BUNDLE" ]; then
+    missing=()
+    # shellcheck disable=SC2086  # a list of package names
+    for package in python3 $bundle_apt; do
+        installed "$package" || missing+=("$package")
+    done
+    if [ ${#missing[@]} = 0 ]; then
+        say "Debian packages: all there (python3 $bundle_apt), apt not needed"
+    elif [ "${SKIP_APT:-0}" = 1 ]; then
+        die "SKIP_APT=1, and the bundle needs Debian's ${missing[*]}: apt-get install them"
+    else
+        step "Installing Debian's ${missing[*]} (the bundle carries everything else)"
+        DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" ||
+            { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y \
+                --no-install-recommends "${missing[@]}"; } ||
+            die "cannot install ${missing[*]} (no network?): they are Debian's; install them once"
+    fi
+elif [ "$SYSTEM" = 1 ] && [ "${SKIP_APT:-0}" != 1 ]; then
     step "Installing packages: ${APT_PACKAGES[*]}"
     apt-get update
     DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${APT_PACKAGES[@]}"
+fi
+
+# 1b. The developer's way: a bundle of this checkout for this machine, then as from a bundle
+#     (one layout). Built in a temporary folder: the clone is the owner's, not root's.
+if [ "$SYSTEM" = 1 ] && [ -z "$BUNDLE" ]; then
+    step "Building a bundle of this checkout for this machine"
+    built=$(mktemp -d "${TMPDIR:-/tmp}/trap-companion-bundle.XXXXXX")
+    trap 'rm -rf "$built"' EXIT
+    "$PYTHON" "$REPO/tools/bundle/build.py" --out "$built" >/dev/null ||
+        die "building the bundle failed (pip needs the package index, or PIP_FIND_LINKS)"
+    BUNDLE=$(ls "$built"/*.tar)
+    version=$("$PYTHON" "$BUNDLE_PY" check "$BUNDLE")
+    say "built $(basename "$BUNDLE")"
 fi
 
 # 2. The service user, in the device groups (the unit adds them too; this helps `sudo -u`).
@@ -126,25 +190,34 @@ if [ "$SYSTEM" = 1 ]; then
     usermod --append --groups "$(IFS=,; echo "${GROUPS_NEEDED[*]}")" "$NAME"
 fi
 
-# 3. The program, in its own venv. Installed from a copy, not the clone: the service user
-#    cannot read a home directory.
+# 3. The program: releases/<version> built from the bundle's wheels alone (pip --no-index), a
+#    venv with --system-site-packages (Debian's python3-lgpio where the bundle has no lgpio);
+#    then `current` names it (renamed into place). The service user cannot read a home
+#    directory: nothing runs from the clone.
 if [ "$SYSTEM" = 1 ]; then
-    step "Installing the program into $VENV"
-    [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv --system-site-packages "$VENV"
-    # --prefer-binary: on 32-bit boards PyPI lacks some wheels (Pillow); an older wheel beats
-    # compiling for an hour on a Zero W.
-    # [web]: aiohttp, so that `trap-companion phones enable` needs no download later (it is
-    # imported only when phones are on).
-    "$VENV/bin/python" -m pip install --quiet --upgrade --prefer-binary "$REPO[web]"
+    step "Installing release $version into $PREFIX/releases/$version"
+    status=0
+    "$PYTHON" "$BUNDLE_PY" install "$BUNDLE" --opt "$PREFIX" --python "$PYTHON" --switch ||
+        status=$?
+    [ "$status" = 0 ] || exit "$status"
+    say "$PREFIX/current -> releases/$version"
+    if [ -d "$LEGACY_VENV" ] && [ ! -L "$LEGACY_VENV" ]; then
+        rm -rf "$LEGACY_VENV"
+        say "removed the venv of the install before releases ($LEGACY_VENV)"
+    fi
     "$VENV/bin/python" -c 'import lgpio' 2>/dev/null ||
         say "warning: the venv cannot import lgpio; is python3-lgpio installed?" >&2
 fi
 
 # 4. Files: boot-configuration data for `trap-companion firmware`, the guide, the command link.
 step "Installing files"
-share=$ROOT$VENV/share/$NAME/firmware
-mkdir -p "$share" "$ROOT$PREFIX/docs" "$ROOT$(dirname "$LINK")"
-install -m 0644 "$REPO"/firmware/*.txt "$REPO"/firmware/models.toml "$share/"
+# (A release has its copy already: bundle.py put it in the venv's share/.)
+mkdir -p "$ROOT$PREFIX/docs" "$ROOT$(dirname "$LINK")"
+if [ "$SYSTEM" = 0 ]; then
+    share=$ROOT$VENV/share/$NAME/firmware
+    mkdir -p "$share"
+    install -m 0644 "$REPO"/firmware/*.txt "$REPO"/firmware/models.toml "$share/"
+fi
 install -m 0644 "$REPO/docs/raspberry-pi.md" "$ROOT$PREFIX/docs/raspberry-pi.md"
 ln -sfn "$VENV/bin/$NAME" "$ROOT$LINK"
 say "$LINK -> $VENV/bin/$NAME"

@@ -38,7 +38,8 @@ if [ "$SYSTEM" = 1 ]; then
 fi
 say "removed the service"
 
-if [ -L "$ROOT$LINK" ] && [ "$(readlink "$ROOT$LINK")" = "$VENV/bin/$NAME" ]; then
+link_to=$(readlink "$ROOT$LINK" 2>/dev/null || true)
+if [ "$link_to" = "$VENV/bin/$NAME" ] || [ "$link_to" = "$LEGACY_VENV/bin/$NAME" ]; then
     rm -f "$ROOT$LINK"
 fi
 rm -rf "$ROOT$PREFIX"

@@ -256,3 +256,37 @@ def test_a_failed_pip_leaves_the_release_unfinished(tmp_path: Path) -> None:
     assert not (opt / "releases" / VERSION / "RELEASE.json").exists()
     with pytest.raises(bundle.InstallError):
         bundle.switch_current(opt, VERSION)
+
+
+INSTALL_SH = Path(__file__).resolve().parents[1] / "systemd" / "install.sh"
+
+
+def install_sh(*args: str, python: str = sys.executable) -> subprocess.CompletedProcess[str]:
+    env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHON": python}
+    return subprocess.run(
+        ["bash", str(INSTALL_SH), *args], capture_output=True, text=True, env=env, timeout=120
+    )
+
+
+@pytest.mark.parametrize("damage", ["changed", "missing", "unlisted"])
+def test_install_sh_refuses_a_damaged_bundle_before_laying_out_anything(
+    tmp_path: Path, damage: str
+) -> None:
+    name = f"wheels/{fake_wheel()[0]}"
+    path = make_bundle(
+        tmp_path,
+        change={name: b"x"} if damage == "changed" else None,
+        drop=(name,) if damage == "missing" else (),
+        unlisted={"wheels/x.whl": b"x"} if damage == "unlisted" else None,
+    )
+    root = tmp_path / "root"
+    proc = install_sh("--root", str(root), "--bundle", str(path))
+    assert proc.returncode == bundle.EXIT_BAD_BUNDLE, proc.stderr
+    assert proc.stderr.count("\n") == 1 and "wheels/" in proc.stderr
+    assert list(root.rglob("*")) == []  # the folder --root names, and nothing in it
+
+
+def test_install_sh_names_a_bundle_that_is_not_there(tmp_path: Path) -> None:
+    proc = install_sh("--root", str(tmp_path / "root"), "--bundle", str(tmp_path / "no.tar"))
+    assert proc.returncode == 1
+    assert f"--bundle {tmp_path / 'no.tar'}: no such file" in proc.stderr

@@ -8,7 +8,8 @@ from pathlib import Path
 from companion.core.config import INSTALLED_STATE_DIR
 
 INSTALL_DIR = Path("/opt/trap-companion")
-VENV_DIR = INSTALL_DIR / "venv"
+# The release the units run (issue 34): releases/<version>, named by the `current` link.
+VENV_DIR = INSTALL_DIR / "current" / "venv"
 CONFIG_DIR = Path("/etc/trap-companion")
 CONFIG_FILE = CONFIG_DIR / "config.toml"
 STATE_DIR = INSTALLED_STATE_DIR

@@ -431,7 +431,9 @@ def _build_venv(target: Path, wheels: Path, manifest: Manifest, python: str) -> 
     pip_wheel = sorted(wheels.glob("pip-*.whl"))
     extras = f"[{','.join(manifest.extras)}]" if manifest.extras else ""
     wanted = [f"{NAME}{extras}=={manifest.version}"]
+    # --isolated: no pip.conf, no PIP_* variables: the bundle's wheels and nothing else.
     flags = [
+        "--isolated",
         "install", "--quiet", "--no-index", "--find-links", str(wheels), "--no-cache-dir",
         "--disable-pip-version-check", "--no-warn-script-location",
     ]  # fmt: skip
@@ -498,6 +500,7 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     check = sub.add_parser("check", help="check a bundle; print its version")
     check.add_argument("bundle", type=Path)
+    check.add_argument("--python", help="and that it is for this CPU and this interpreter")
     get = sub.add_parser("field", help="a manifest field (version, arch, python, apt, extras)")
     get.add_argument("bundle", type=Path)
     get.add_argument("key", choices=["version", "arch", "python", "apt", "extras", "sha256"])
@@ -515,6 +518,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "check":
             manifest = check_bundle(args.bundle)
+            if args.python:
+                check_fits(manifest, args.python)
             print(manifest.version)
         elif args.command == "field":
             manifest = check_bundle(args.bundle)
@@ -527,7 +532,6 @@ def main(argv: list[str] | None = None) -> int:
             release = install_release(args.bundle, args.opt, args.python)
             if args.switch:
                 switch_current(args.opt, release.name)
-            print(release.name)
     except BundleError as err:
         print(f"bundle refused: {err}", file=sys.stderr)
         return err.status

@@ -95,8 +95,9 @@ command -v python3 >/dev/null || {
     echo "install.sh: needs python3 (Debian: apt-get install python3)" >&2; exit 69; }
 dir=$(mktemp -d "${TMPDIR:-/tmp}/trap-companion-installer.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
-tar -xf "$bundle" -C "$dir" installer/companion/release/bundle.py || {
-    echo "install.sh: $bundle: not a trap-companion bundle (no installer in it)" >&2; exit 65; }
+tar -xf "$bundle" -C "$dir" installer/companion/release/bundle.py 2>/dev/null || {
+    echo "install.sh: $bundle: damaged (copy it again) or not a trap-companion bundle:" \
+        "cannot read installer/companion/release/bundle.py in it" >&2; exit 65; }
 # The checked copy of the installer: bundle.py checks every file, then writes them out again.
 status=0
 python3 "$dir/installer/companion/release/bundle.py" extract "$bundle" installer/ "$dir/checked" \\
@@ -125,13 +126,18 @@ def run(cmd: list[str], cwd: Path | None = None, timeout: float = 1800) -> str:
 # --- the version and the source --------------------------------------------------------------
 
 
+def git(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """git in REPO (as root in an owner's clone too); status 127 where there is no git."""
+    cmd = ["git", "-c", "safe.directory=*", "-C", str(repo), *args]
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True)
+    except FileNotFoundError:
+        return subprocess.CompletedProcess(cmd, 127, "", "no git")
+
+
 def source_files(repo: Path) -> list[str]:
     """The checkout as git sees it (tracked and new files, not ignored ones)."""
-    proc = subprocess.run(
-        ["git", "-c", "safe.directory=*", "-C", str(repo), "ls-files", "-z", "--cached",
-         "--others", "--exclude-standard"],
-        capture_output=True, text=True,
-    )  # fmt: skip
+    proc = git(repo, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
     if proc.returncode == 0:
         return sorted(f for f in proc.stdout.split("\0") if f and (repo / f).is_file())
     skip = {".git", ".venv", "dist", "__pycache__", ".pytest_cache", ".ruff_cache", "build"}
@@ -146,15 +152,14 @@ def version(repo: Path, files: list[str]) -> str:
     """pyproject's version + "+g<commit>", + ".d<hash of the files>" when the tree has changes
     (a developer's `sudo make install` of edited code is a release of its own)."""
     base = tomllib.loads((repo / "pyproject.toml").read_text())["project"]["version"]
-    git = ["git", "-c", "safe.directory=*", "-C", str(repo)]
-    head = subprocess.run([*git, "rev-parse", "--short=8", "HEAD"], capture_output=True, text=True)
+    head = git(repo, "rev-parse", "--short=8", "HEAD")
     digest = hashlib.sha256()
     for name in files:
         digest.update(name.encode() + b"\0" + (repo / name).read_bytes() + b"\0")
     if head.returncode != 0:
         return f"{base}+s{digest.hexdigest()[:8]}"
     local = f"g{head.stdout.strip()}"
-    dirty = subprocess.run([*git, "status", "--porcelain"], capture_output=True, text=True)
+    dirty = git(repo, "status", "--porcelain")
     if dirty.stdout.strip():
         local += f".d{digest.hexdigest()[:8]}"
     return f"{base}+{local}"

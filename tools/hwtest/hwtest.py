@@ -86,7 +86,7 @@ CLONE = "/root/trap-companion"
 STATE = "/var/lib/trap-companion"
 CONFIG = "/etc/trap-companion/config.toml"
 UNIT = "trap-companion.service"
-SITE = "/opt/trap-companion/venv/lib/python3.11/site-packages/companion"
+SITE = "/opt/trap-companion/current/venv/lib/python3.11/site-packages/companion"
 BAUD_RDM6300 = 9600
 # Buttons (BCM) and outputs of the config as installed (companion/data/config.example.toml).
 BUTTONS = {"up": 5, "down": 6, "ok": 13, "back": 19, "green": 26, "red": 21}
@@ -866,7 +866,7 @@ def step_install(r: Run, started: float) -> None:
         "od -An -tx1 /proc/device-tree/system/linux,revision | tr -d ' \\n'", check=False
     ).strip()
     factory = a.sh(
-        "cd /tmp && /opt/trap-companion/venv/bin/python -c 'import gpiozero, lgpio; "
+        "cd /tmp && /opt/trap-companion/current/venv/bin/python -c 'import gpiozero, lgpio; "
         'print(gpiozero.Device.pin_factory or "")\' 2>&1; '
         f"journalctl -u {UNIT} -b -o cat | grep -ci traceback || true",
         check=False,

@@ -48,7 +48,7 @@ REPO = piroot.REPO
 KNOWN = HERE / "emulation.toml"
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE, EXIT_SKIP = 0, 1, 2, 77
 INSTALL = "sudo make install SKIP_APT=1 SKIP_FIRMWARE=1 NO_START=1"
-VENV = f"/opt/{systest.NAME}/venv"
+VENV = f"/opt/{systest.NAME}/current/venv"  # the release `current` names (issue 34)
 PIP_CACHE = "/root/.cache/pip"  # kept between runs in the host's cache (downloads, built wheels)
 RESULTS = "/var/tmp/pitest"  # inside (not /tmp: a tmpfs there, out of the host's sight)
 

@@ -85,6 +85,8 @@ CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt"  # the host's: pip checks the i
 OWNER = "owner"  # the Pi's login user, who cloned the repository
 CLONE = f"/home/{OWNER}/{NAME}"
 INSTALL = "sudo make install SKIP_APT=1 SKIP_FIRMWARE=1"
+# The Python of the bundle step 1 installs (Debian 12's).
+BUNDLE_PYTHON = "3.11"
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 NSPAWN_RUN = Path("/run/systemd/nspawn")
 # One run at a time on a machine: a run takes away the tmpfs it mounted, which another run's
@@ -133,6 +135,12 @@ class Recipe:
             str(target),
             mirror or self.mirror,
         ]
+
+
+def host_arch() -> str:
+    """Debian's name for this machine's CPU (the bundle a native container takes)."""
+    machine = os.uname().machine
+    return {"x86_64": "amd64", "aarch64": "arm64", "armv7l": "armhf"}.get(machine, machine)
 
 
 def recipe_digest(text: bytes) -> str:
@@ -690,6 +698,37 @@ class Systest:
     def install(self) -> subprocess.CompletedProcess[str]:
         return self.box.sh(f"cd {CLONE} && {INSTALL}", user=OWNER, timeout=600)
 
+    def bundle_install(self) -> tuple[subprocess.CompletedProcess[str], str]:
+        """The owner's way from one file (issue 34): a bundle for the box's CPU built here
+        (`make bundle`), copied to the owner's home, installed by the one command the guide
+        gives, in a network namespace of its own (lo only): no network at all."""
+        arch = self.box.emulated or host_arch()
+        out = self.box.root / "home" / OWNER
+        built = subprocess.run(
+            [sys.executable, str(REPO / "tools" / "bundle" / "build.py"), "--arch", arch,
+             "--python", BUNDLE_PYTHON, "--out", str(out)],
+            capture_output=True, text=True, timeout=1800, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+        self.log.write(built.stdout + built.stderr + f"[exit {built.returncode}]")
+        if built.returncode != 0:
+            raise StepFailed(f"make bundle ARCH={arch} failed: {failure_tail(built)}")
+        bundle = Path(built.stdout.strip().splitlines()[-1])
+        self.box.sh(f"chown {OWNER}:{OWNER} /home/{OWNER}/{shlex.quote(bundle.name)}")
+        cut = self.box.sh("sudo unshare --net -- cat /proc/net/dev", user=OWNER)
+        interfaces = sorted(
+            line.split(":")[0].strip() for line in cut.stdout.splitlines() if ":" in line
+        )
+        if cut.returncode != 0 or interfaces != ["lo"]:
+            raise StepFailed(f"cannot cut the network for the install: {interfaces}, {cut.stderr}")
+        name = shlex.quote(bundle.name)
+        proc = self.box.sh(
+            f"cd && tar -xOf {name} install.sh "
+            f"| sudo SKIP_FIRMWARE=1 unshare --net -- sh -s {name}",
+            user=OWNER,
+            timeout=600,
+        )
+        return proc, f"{bundle.name}, {bundle.stat().st_size / 2**20:.1f} MiB"
+
     def sha(self, path: str) -> str:
         proc = self.box.sh(f"sha256sum {shlex.quote(path)}")
         return (
@@ -710,11 +749,19 @@ class Systest:
         if proc.returncode != 0:
             raise StepFailed(f"cannot write {CONFIG}: {proc.stderr.strip()}")
         started = time.monotonic()
-        proc = self.install()
+        proc, bundle = self.bundle_install()
         took = time.monotonic() - started
         if proc.returncode != 0:
-            raise StepFailed(f"`{INSTALL}` exited {proc.returncode}: " + failure_tail(proc))
-        show = self.running("after make install, ")
+            raise StepFailed(
+                f"the bundle's install.sh exited {proc.returncode}: " + failure_tail(proc)
+            )
+        release = self.box.sh(f"readlink /opt/{NAME}/current").stdout.strip()
+        if (
+            not release.startswith("releases/")
+            or self.box.sh(f"test -f /opt/{NAME}/{release}/RELEASE.json").returncode
+        ):
+            raise StepFailed(f"/opt/{NAME}/current is {release!r}, not a finished release")
+        show = self.running("after the bundle's install, ")
         if show.get("Type") != "notify":
             raise StepFailed(f"the unit is Type={show.get('Type')}, not notify")
         if not show.get("StatusText"):
@@ -723,7 +770,10 @@ class Systest:
             raise StepFailed(f"it restarted {show.get('NRestarts')} times already")
         self.good_config = self.box.sh(f"cat {CONFIG}").stdout
         status = show["StatusText"]
-        return f'make install in {took:.0f} s; active (running), Type=notify, STATUS "{status}"'
+        return (
+            f"offline from one file ({bundle}) in {took:.0f} s with the bundle's build, current "
+            f'-> {release}; active (running), Type=notify, STATUS "{status}"'
+        )
 
     # 2
 
@@ -915,7 +965,7 @@ class Systest:
         show = self.ensure_running()
         pid = show["MainPID"]
         # Root inside the daemon's own mount namespace: what the namespace lets through.
-        paths = ["/", "/etc", ETC, "/opt", f"/opt/{NAME}/venv", "/usr", "/usr/local/bin",
+        paths = ["/", "/etc", ETC, "/opt", f"/opt/{NAME}/current/venv", "/usr", "/usr/local/bin",
                  "/var", "/var/lib", "/var/log", "/srv", "/root", "/home"]  # fmt: skip
         probe = (
             "for d in " + " ".join(paths) + "; do "
@@ -1116,9 +1166,16 @@ class Systest:
         kept = {path: self.sha(path) for path in (CONFIG, f"{STATE}/cards.toml")}
         journal = self.box.sh(f"cat {STATE}/journal.jsonl").stdout
         pid = self.box.show("MainPID")["MainPID"]
+        before = self.box.sh(f"readlink /opt/{NAME}/current").stdout.strip()
         proc = self.install()
         if proc.returncode != 0:
             raise StepFailed(f"make install again exited {proc.returncode}: " + failure_tail(proc))
+        after = self.box.sh(f"readlink /opt/{NAME}/current").stdout.strip()
+        releases = self.box.sh(f"ls /opt/{NAME}/releases").stdout.split()
+        if after == before or len(releases) != 2:
+            raise StepFailed(
+                f"make install of the checkout: current {before} -> {after}, releases {releases}"
+            )
         if f"kept the existing {CONFIG}" not in proc.stdout:
             raise StepFailed("make install again did not say it kept the config")
         show = self.running("after make install again, ")
@@ -1168,8 +1225,9 @@ class Systest:
         if left:
             raise StepFailed(f"make uninstall PURGE=1 left {', '.join(left)}")
         return (
-            "install again kept config, cards and journal; uninstall stopped and disabled the "
-            "service and kept them; PURGE=1 removed them"
+            f"make install of the checkout (a bundle built inside) beside the bundle's release: "
+            f"current -> {after}; kept config, cards and journal; uninstall stopped and disabled "
+            "the service and kept them; PURGE=1 removed them"
         )
 
     # update (issue 34): tools/systest/update_cut.py
