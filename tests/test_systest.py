@@ -213,5 +213,5 @@ def test_without_an_install_the_other_steps_are_not_run(capsys) -> None:
     assert failed == [str(n) for n in range(1, len(systest.STEPS) + 1)]
     assert out[0] == "FAIL 1 install: exited 2"
     assert out[len(systest.STEPS) - 1] == (
-        f"FAIL {len(systest.STEPS)} upgrade: not run: nothing is installed (step 1 failed)"
+        f"FAIL {len(systest.STEPS)} update: not run: nothing is installed (step 1 failed)"
     )

@@ -56,7 +56,6 @@ class Bundles:
     a: Path
     b: Path
     broken: Path
-    checkout: str = ""  # the version this checkout's bundle (and `make install`) has
 
     def version(self, path: Path) -> str:
         return bundle.check_bundle(path).version
@@ -71,8 +70,8 @@ def make_bundles(out: Path, arch: str = "native", start: Path | None = None) -> 
     base = bundle.check_bundle(here).version
     broken = variant(here, f"{base}.sysx", out, BROKEN_PATCH)
     if start is not None:
-        return Bundles(start, here, broken, base)
-    return Bundles(here, variant(here, f"{base}.sysb", out), broken, base)
+        return Bundles(start, here, broken)
+    return Bundles(here, variant(here, f"{base}.sysb", out), broken)
 
 
 def variant(base: Path, version: str, out: Path, patch: tuple[str, str] | None = None) -> Path:
@@ -139,7 +138,6 @@ class UpdateCut:
         self.bundles = bundles
         self.versions = {p: bundles.version(p) for p in (bundles.a, bundles.b, bundles.broken)}
         self.figures: dict[str, str] = {}
-        self.dropin = ""  # the unit's drop-in when installed without install.sh --bundle
 
     # helpers
 
@@ -257,41 +255,28 @@ class UpdateCut:
             cuts.append(self.cut(step, a=va, to=b, to_version=vb, broken=False))
         for step in UNDO_STEPS:
             cuts.append(self.cut(step, a=va, to=broken, to_version=vx, broken=True))
-        if self.dropin:  # installed by bundle.py: the unit as make install left it again
-            self.sh(f"rm -f {self.dropin} && systemctl daemon-reload")
-            self.sh(f"systemctl restart {self.unit}", timeout=120)
-        elif va == self.bundles.checkout:  # the upgrade step's `make install` must switch
-            proc = self.update(None)
-            if proc.returncode != 0:
-                raise self.fail(f"the last --rollback to B: {proc.stderr[-300:]}")
-            self.ready_on(vb, "the last --rollback to B")
         return (
             f"power cut after each of {len(cuts)} steps ({', '.join(cuts)}): READY on the "
             f"release each leaves; {self.figures['update']}; {self.figures['back']}"
         )
 
     def install(self, a: Path) -> None:
-        """The box as releases: install.sh --bundle (i34a's), else bundle.py and a drop-in."""
+        """The box from scratch (the upgrade step before purged it), as an owner installs one
+        file: install.sh --bundle A, with the container's config (mock pins) written first."""
         self.sh(f"mkdir -p {INSIDE}")
         for path in (self.bundles.a, self.bundles.b, self.bundles.broken):
             target = Path(self.box.root) / INSIDE.lstrip("/") / path.name
             target.write_bytes(path.read_bytes())
-        clone = self.clone
-        has_bundle = self.sh(f"grep -q -- '--bundle' {clone}/systemd/install.sh && echo yes")
-        if has_bundle.stdout.strip():
-            cmd = f"SKIP_APT=1 SKIP_FIRMWARE=1 bash {clone}/systemd/install.sh --bundle "
-            proc = self.sh(cmd + shlex.quote(self.inside(a)), timeout=900)
-        else:
-            self.dropin = f"/etc/systemd/system/{self.unit}.d/release.conf"
-            proc = self.sh(
-                f"python3 {clone}/companion/release/bundle.py install --switch "
-                f"{shlex.quote(self.inside(a))} && mkdir -p /etc/systemd/system/"
-                f"{self.unit}.d && printf '%s\\n' '[Service]' 'ExecStart=' "
-                f"'ExecStart={OPT}/current/venv/bin/trap-companion run --config "
-                f"/etc/trap-companion/config.toml' > {self.dropin} && systemctl daemon-reload "
-                f"&& systemctl restart {self.unit}",
-                timeout=900,
-            )
+        etc = "/etc/trap-companion"
+        self.sh(
+            f"install -d -m 0755 {etc} && sed 's/^pin_factory = .*/pin_factory = \"mock\"/' "
+            f"{self.clone}/companion/data/config.example.toml > {etc}/config.toml"
+        )
+        proc = self.sh(
+            f"SKIP_APT=1 SKIP_FIRMWARE=1 bash {self.clone}/systemd/install.sh --bundle "
+            + shlex.quote(self.inside(a)),
+            timeout=900,
+        )
         if proc.returncode != 0:
             raise self.fail(f"installing A exited {proc.returncode}: {proc.stderr[-400:]}")
 
