@@ -148,7 +148,7 @@ if [ "$SYSTEM" = 1 ] && [ -n "$BUNDLE" ]; then
         installed "$package" || missing+=("$package")
     done
     if [ ${#missing[@]} = 0 ]; then
-        say "Debian packages: all there (python3 $bundle_apt), apt not needed"
+        say "Debian packages: all there (python3${bundle_apt:+ $bundle_apt}), apt not needed"
     elif [ "${SKIP_APT:-0}" = 1 ]; then
         die "SKIP_APT=1, and the bundle needs Debian's ${missing[*]}: apt-get install them"
     else
@@ -200,7 +200,6 @@ if [ "$SYSTEM" = 1 ]; then
     "$PYTHON" "$BUNDLE_PY" install "$BUNDLE" --opt "$PREFIX" --python "$PYTHON" --switch ||
         status=$?
     [ "$status" = 0 ] || exit "$status"
-    say "$PREFIX/current -> releases/$version"
     if [ -d "$LEGACY_VENV" ] && [ ! -L "$LEGACY_VENV" ]; then
         rm -rf "$LEGACY_VENV"
         say "removed the venv of the install before releases ($LEGACY_VENV)"
@@ -219,6 +218,8 @@ if [ "$SYSTEM" = 0 ]; then
     install -m 0644 "$REPO"/firmware/*.txt "$REPO"/firmware/models.toml "$share/"
 fi
 install -m 0644 "$REPO/docs/raspberry-pi.md" "$ROOT$PREFIX/docs/raspberry-pi.md"
+# The uninstaller, for a box installed from a bundle (no clone): sudo bash $PREFIX/uninstall.sh
+install -m 0644 "$REPO/systemd/uninstall.sh" "$REPO/systemd/common.sh" "$ROOT$PREFIX/"
 ln -sfn "$VENV/bin/$NAME" "$ROOT$LINK"
 say "$LINK -> $VENV/bin/$NAME"
 

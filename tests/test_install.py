@@ -81,6 +81,9 @@ def test_install_into_a_temporary_root_lays_out_every_file(tmp_path: Path, stubs
         p.name for p in (ROOT / "firmware").iterdir() if p.suffix in (".txt", ".toml")
     )
     assert under(root, "/opt/trap-companion/docs/raspberry-pi.md").is_file()
+    # A box installed from a bundle has no clone: its uninstaller is kept beside the releases.
+    assert under(root, "/opt/trap-companion/uninstall.sh").is_file()
+    assert under(root, "/opt/trap-companion/common.sh").is_file()
     link = under(root, "/usr/local/bin/trap-companion")
     assert os.readlink(link) == f"{paths.VENV_DIR}/bin/trap-companion"
     # Nothing outside the temporary root was needed, and nothing was started.

@@ -359,7 +359,7 @@ def remove_unfinished(opt_dir: Path) -> list[str]:
 
 
 def _run(cmd: list[str], what: str, timeout: float = 3600) -> None:
-    log.info("%s: %s", what, " ".join(cmd))
+    log.debug("%s: %s", what, " ".join(cmd))
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     if proc.returncode != 0:
         said = [ln for ln in (proc.stdout + proc.stderr).splitlines() if ln.strip()][-4:]
@@ -386,8 +386,11 @@ def install_release(
         log.info("release %s is already installed in %s: reused", manifest.version, target)
         return target
     releases.mkdir(parents=True, exist_ok=True)
+    releases.chmod(0o755)
     for name in remove_unfinished(opt_dir):
         log.info("removed the unfinished release %s", name)
+    if target.exists():  # unfinished, and named by a link: unusable all the same
+        shutil.rmtree(target)
     free = shutil.disk_usage(releases).free
     if free < _needed_bytes(bundle_path):
         raise InstallError(
@@ -396,9 +399,11 @@ def install_release(
             EXIT_NO_SPACE,
         )
     unpack = Path(tempfile.mkdtemp(prefix=".unpack-", dir=releases))
+    umask = os.umask(0o022)  # the venv readable by the service user, whoever calls this
     try:
         extract(bundle_path, manifest, unpack, "wheels/")
         target.mkdir()
+        target.chmod(0o755)  # the service user reads it, whatever the caller's umask
         _build_venv(target, unpack / "wheels", manifest, python)
         firmware = unpack / "firmware"
         extract(bundle_path, manifest, firmware, "installer/firmware/")
@@ -419,6 +424,7 @@ def install_release(
     except subprocess.TimeoutExpired as err:
         raise InstallError(f"building release {manifest.version} took too long: {err}") from err
     finally:
+        os.umask(umask)
         shutil.rmtree(unpack, ignore_errors=True)
     log.info("release %s built in %s", manifest.version, target)
     return target
@@ -446,6 +452,10 @@ def _build_venv(target: Path, wheels: Path, manifest: Manifest, python: str) -> 
         _run([python, "-m", "venv", "--system-site-packages", str(venv)], "venv (ensurepip)")
         _run([venv_python, "-m", "pip", *flags, *wanted], "pip install")
     _run([venv_python, "-c", "import companion.cli"], "the program's import")
+    log.info(
+        "%s: a venv with %d wheels of the bundle (pip --no-index), the program imports",
+        target.name, len(list(wheels.glob("*.whl"))),
+    )  # fmt: skip
 
 
 def _fsync_tree(root: Path) -> None:

@@ -26,6 +26,7 @@ so every commit's bundle is its own release; the installed program knows it from
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import io
 import os
@@ -39,6 +40,7 @@ import tempfile
 import time
 import tomllib
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
@@ -240,6 +242,13 @@ def cross_wheels(
                "pip", *requirements(repo, extras)]  # fmt: skip
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
         if proc.returncode == 0:
+            for whl in sorted(wheels.glob("*.whl")):  # built under emulation: their libraries
+                if "-linux_" not in whl.name:
+                    continue
+                sidecar = cache / f"{whl.name}.apt"
+                if not sidecar.exists():
+                    sidecar.write_text("".join(f"{p}\n" for p in wheel_apt(repo, arch, whl)))
+                apt += [p for p in sidecar.read_text().split() if p not in apt]
             return extras, apt
         match = re.search(r"No matching distribution found for ([A-Za-z0-9_.-]+)", proc.stderr)
         if not match:
@@ -280,15 +289,24 @@ def emulated_wheel(repo: Path, arch: str, python: str, name: str, cache: Path) -
     logs.mkdir(parents=True, exist_ok=True)
     log = piroot.systest.Log(logs / f"{time.strftime('%Y%m%d-%H%M%S')}-bundle-{name}.log")
     root = piroot.root(arch, log)
-    with tempfile.TemporaryDirectory(dir=cache) as out:
+    systest = piroot.systest
+    # A cgroup of its own, as systest's containers start from (systest.Container.own_cgroups).
+    box = systest.Container(root, f"trap-bundle-{os.getpid()}", log, Path(os.devnull))
+    with tempfile.TemporaryDirectory(dir=cache) as out, contextlib.ExitStack() as stack:
+        if systest.fs_type(systest.NSPAWN_RUN) != "tmpfs":
+            systest.one_run_at_a_time(stack)
+            systest.nspawn_tmpfs(stack, log)
+        cgroups = box.own_cgroups()
+        stack.callback(box._remove_cgroups)
         inner = "/var/tmp/wheels"
         proc = subprocess.run(
-            ["systemd-nspawn", "--quiet", "--register=no", f"--directory={root}",
-             "--volatile=overlay", f"--bind={out}:{inner}",
-             "--bind-ro=/etc/ssl/certs/ca-certificates.crt",
-             "python3", "-m", "pip", "wheel", "--no-deps", "--wheel-dir", inner,
-             "--cert", "/etc/ssl/certs/ca-certificates.crt", name],
-            capture_output=True, text=True, timeout=7200,
+            ["systemd-nspawn", "--quiet", "--register=no", "--keep-unit", "--as-pid2",
+             f"--directory={root}", "--volatile=overlay", f"--bind={out}:{inner}",
+             f"--setenv=PATH={systest.PATH}", f"--bind-ro={systest.CA_BUNDLE}",
+             f"--setenv=PIP_CERT={systest.CA_BUNDLE}",  # the host's CAs: pip reaches what it does
+             "python3", "-m", "pip", "wheel", "--no-deps", "--wheel-dir", inner, name],
+            capture_output=True, text=True, timeout=7200, stdin=subprocess.DEVNULL,
+            preexec_fn=in_cgroups(cgroups),
         )  # fmt: skip
         log.write(proc.stdout + proc.stderr)
         if proc.returncode != 0:
@@ -296,6 +314,54 @@ def emulated_wheel(repo: Path, arch: str, python: str, name: str, cache: Path) -
         for whl in Path(out).glob("*.whl"):
             shutil.copy2(whl, cache / whl.name)
             say(f"built {whl.name} under emulation; kept in {cache}")
+
+
+# The Debian packages whose libraries a wheel's extension modules load (run in the root).
+LIBS_OF = (
+    "set -e; d=$(mktemp -d); cd $d; python3 -m zipfile -e /var/tmp/wheels/{wheel} .; "
+    "find . -name '*.so' -exec ldd {{}} \\; | awk '/=> \\//{{print $3}}' | sort -u | "
+    'while read -r lib; do real=$(realpath "$lib"); '
+    'dpkg -S "$real" 2>/dev/null || dpkg -S "/usr$real" 2>/dev/null '
+    '|| dpkg -S "${{real#/usr}}" 2>/dev/null || true; done | cut -d: -f1 | sort -u'
+)
+
+
+def wheel_apt(repo: Path, arch: str, whl: Path) -> list[str]:
+    """The Debian packages a wheel built in the emulated root (no auditwheel: linked against
+    the root's shared libraries) needs on the Pi: libjpeg62-turbo, libfreetype6 for Pillow."""
+    sys.path.insert(0, str(repo / "tools" / "pitest"))
+    import piroot
+
+    systest = piroot.systest
+    logs = piroot.cache_dir(dict(os.environ), arch) / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    log = systest.Log(logs / f"{time.strftime('%Y%m%d-%H%M%S')}-bundle-libs.log")
+    root = piroot.root(arch, log)
+    box = systest.Container(root, f"trap-bundle-{os.getpid()}", log, Path(os.devnull))
+    with contextlib.ExitStack() as stack:
+        if systest.fs_type(systest.NSPAWN_RUN) != "tmpfs":
+            systest.one_run_at_a_time(stack)
+            systest.nspawn_tmpfs(stack, log)
+        cgroups = box.own_cgroups()
+        stack.callback(box._remove_cgroups)
+        proc = subprocess.run(
+            ["systemd-nspawn", "--quiet", "--register=no", "--keep-unit", "--as-pid2",
+             f"--directory={root}", "--volatile=overlay", f"--bind-ro={whl.parent}:/var/tmp/wheels",
+             f"--setenv=PATH={systest.PATH}", "sh", "-c", LIBS_OF.format(wheel=whl.name)],
+            capture_output=True, text=True, timeout=1800, stdin=subprocess.DEVNULL,
+            preexec_fn=in_cgroups(cgroups),
+        )  # fmt: skip
+    log.write(proc.stdout + proc.stderr)
+    if proc.returncode != 0:
+        raise SystemExit(f"bundle: cannot tell the libraries of {whl.name}; log {log.path}")
+    packages = sorted(set(proc.stdout.split()) - {"libc6", "libgcc-s1"})
+    say(f"{whl.name} loads libraries of Debian's {' '.join(packages) or 'nothing more'}")
+    return packages
+
+
+def in_cgroups(cgroups: list[Path]) -> Any:
+    """A preexec_fn that moves the child into CGROUPS (systest.Container.own_cgroups)."""
+    return lambda: [(c / "cgroup.procs").write_text(str(os.getpid())) for c in cgroups]
 
 
 def native_target() -> tuple[str, str, list[str], list[str]]:

@@ -727,20 +727,24 @@ class Systest:
             raise StepFailed(f"make bundle ARCH={arch} failed: {failure_tail(built)}")
         bundle = Path(built.stdout.strip().splitlines()[-1])
         self.box.sh(f"chown {OWNER}:{OWNER} /home/{OWNER}/{shlex.quote(bundle.name)}")
-        cut = self.box.sh("sudo unshare --net -- cat /proc/net/dev", user=OWNER)
-        interfaces = sorted(
-            line.split(":")[0].strip() for line in cut.stdout.splitlines() if ":" in line
-        )
-        if cut.returncode != 0 or interfaces != ["lo"]:
-            raise StepFailed(f"cannot cut the network for the install: {interfaces}, {cut.stderr}")
+        # Under QEMU's user-mode emulation a network namespace cannot be set up (as for the
+        # unit's PrivateNetwork=): there `make bundletest` shows the install with no network.
+        offline = "" if self.box.emulated else "unshare --net -- "
+        if offline:
+            cut = self.box.sh(f"sudo {offline}cat /proc/net/dev", user=OWNER)
+            interfaces = sorted(
+                line.split(":")[0].strip() for line in cut.stdout.splitlines() if ":" in line
+            )
+            if cut.returncode != 0 or interfaces != ["lo"]:
+                raise StepFailed(f"cannot cut the network: {interfaces}, {cut.stderr.strip()}")
         name = shlex.quote(bundle.name)
         proc = self.box.sh(
-            f"cd && tar -xOf {name} install.sh "
-            f"| sudo SKIP_FIRMWARE=1 unshare --net -- sh -s {name}",
+            f"cd && tar -xOf {name} install.sh | sudo SKIP_FIRMWARE=1 {offline}sh -s {name}",
             user=OWNER,
             timeout=600,
         )
-        return proc, f"{bundle.name}, {bundle.stat().st_size / 2**20:.1f} MiB"
+        where = "no network: lo only" if offline else "network left on under QEMU"
+        return proc, f"{bundle.name}, {bundle.stat().st_size / 2**20:.1f} MiB, {where}"
 
     def sha(self, path: str) -> str:
         proc = self.box.sh(f"sha256sum {shlex.quote(path)}")
@@ -784,7 +788,7 @@ class Systest:
         self.good_config = self.box.sh(f"cat {CONFIG}").stdout
         status = show["StatusText"]
         return (
-            f"offline from one file ({bundle}) in {took:.0f} s with the bundle's build, current "
+            f"from one file ({bundle}) in {took:.0f} s with the bundle's build, current "
             f'-> {release}; active (running), Type=notify, STATUS "{status}"'
         )
 

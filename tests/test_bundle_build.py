@@ -1,0 +1,111 @@
+"""tools/bundle/build.py's pure parts: the version a bundle gets, what pip is asked for, the
+owner's bootstrap script, and a bundle's bytes (no network: pip is not run here)."""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools" / "bundle"))
+
+import build  # noqa: E402
+
+from companion.release import bundle  # noqa: E402
+
+
+def git_repo(tmp_path: Path) -> Path:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "pyproject.toml").write_text('[project]\nname = "x"\nversion = "0.3.1"\n')
+    (repo / "a.py").write_text("A = 1\n")
+    env = ["-c", "user.name=t", "-c", "user.email=t@t"]
+    for args in (["init", "-q"], ["add", "."], [*env, "commit", "-qm", "one"]):
+        subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+    return repo
+
+
+def test_a_clean_checkout_is_its_commit_and_a_changed_one_its_own_release(
+    tmp_path: Path,
+) -> None:
+    repo = git_repo(tmp_path)
+    head = subprocess.run(
+        ["git", "rev-parse", "--short=8", "HEAD"], cwd=repo, capture_output=True, text=True
+    ).stdout.strip()
+    clean = build.version(repo, build.source_files(repo))
+    assert clean == f"0.3.1+g{head}"
+    (repo / "a.py").write_text("A = 2\n")
+    dirty = build.version(repo, build.source_files(repo))
+    assert dirty.startswith(f"0.3.1+g{head}.d") and dirty != clean
+    assert build.version(repo, build.source_files(repo)) == dirty  # the same edit, the same
+    (repo / "a.py").write_text("A = 3\n")
+    assert build.version(repo, build.source_files(repo)) != dirty
+    assert bundle.VERSION.match(dirty)
+
+
+def test_without_git_the_version_is_the_files_hash(tmp_path: Path) -> None:
+    repo = tmp_path / "plain"
+    repo.mkdir()
+    (repo / "pyproject.toml").write_text('[project]\nversion = "0.3.1"\n')
+    files = build.source_files(repo)
+    assert files == ["pyproject.toml"]
+    assert build.version(repo, files).startswith("0.3.1+s")
+
+
+def test_the_source_copy_says_the_release_version(tmp_path: Path) -> None:
+    repo = git_repo(tmp_path)
+    copy = build.stamped_source(repo, ["pyproject.toml", "a.py"], tmp_path / "src", "0.3.1+gabc")
+    assert 'version = "0.3.1+gabc"' in (copy / "pyproject.toml").read_text()
+    assert 'version = "0.3.1"\n' in (repo / "pyproject.toml").read_text()
+
+
+def test_the_pi_extra_is_asked_for_whatever_machine_builds_it() -> None:
+    wanted = build.requirements(ROOT, ["web", "pi"])
+    assert "lgpio>=0.2" in wanted  # its marker holds on the Pi, not on the build machine
+    assert any(r.startswith("aiohttp") for r in wanted)
+    assert not any("trap-companion" in r for r in wanted)
+
+
+@pytest.mark.parametrize(("arch", "machine"), [("arm64", "aarch64"), ("armhf", "armv7l")])
+def test_pip_is_asked_for_the_targets_wheels_only(arch: str, machine: str) -> None:
+    args = build.target_args(arch, "3.13")
+    assert "--only-binary=:all:" in args
+    assert args[args.index("--python-version") + 1] == "3.13"
+    assert "cp313" in args
+    platforms = [args[i + 1] for i, a in enumerate(args) if a == "--platform"]
+    assert f"manylinux_2_28_{machine}" in platforms and f"linux_{machine}" in platforms
+    assert all(p.endswith(machine) for p in platforms)
+
+
+def test_the_bootstrap_is_valid_sh_and_says_how_to_run_it(tmp_path: Path) -> None:
+    script = tmp_path / "install.sh"
+    script.write_text(build.BOOTSTRAP)
+    assert subprocess.run(["sh", "-n", str(script)]).returncode == 0
+    proc = subprocess.run(["sh", str(script)], capture_output=True, text=True)
+    assert proc.returncode == 2 and "tar -xOf BUNDLE.tar install.sh | sudo sh -s" in proc.stderr
+    proc = subprocess.run(["sh", str(script), str(tmp_path / "no.tar")], capture_output=True)
+    assert proc.returncode == 66
+
+
+def test_a_bundle_file_is_the_same_bytes_for_the_same_contents(tmp_path: Path) -> None:
+    wheel = tmp_path / "trap_companion-0.3.1+gabc-py3-none-any.whl"
+    wheel.write_bytes(b"wheel")
+    members: dict[str, Path | bytes] = {f"wheels/{wheel.name}": wheel, "install.sh": b"#!/bin/sh\n"}
+    digests = {
+        n: hashlib.sha256(b if isinstance(b, bytes) else b.read_bytes()).hexdigest()
+        for n, b in members.items()
+    }
+    manifest = bundle.Manifest("0.3.1+gabc", "arm64", "3.11", digests, ("web",))
+    first, second = tmp_path / "one.tar", tmp_path / "two.tar"
+    build.write_tar(first, members, manifest)
+    build.write_tar(second, members, manifest)
+    assert first.read_bytes() == second.read_bytes()
+    assert bundle.check_bundle(first).version == "0.3.1+gabc"
+    with tarfile.open(first) as tar:
+        assert tar.getnames()[0] == "manifest.json"
+        assert tar.getmember("install.sh").mode == 0o755
