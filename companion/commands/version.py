@@ -22,11 +22,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from companion.release.about import about
+    from companion.release.about import about, program_version
     from companion.release.layout import OPT_DIR, Layout
 
     layout = Layout(args.opt_dir or OPT_DIR)
-    found = about(layout, __version__)
+    found = about(layout, program_version(__version__))
     if args.json:
         print(json.dumps(found.as_dict()))
     else:

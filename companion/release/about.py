@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from importlib import metadata
 
 from companion.release import trial as trials
 from companion.release.layout import Layout
@@ -22,7 +23,7 @@ class About:
         if self.running is None:
             return [
                 f"trap-companion {self.program}",
-                f"no release installed under {root} (a development install or `make install`)",
+                f"no release installed under {root} (this is a development checkout)",
             ]
         said = f"running:  {self.running}"
         if self.installed_at:
@@ -46,6 +47,15 @@ class About:
             "on_trial": self.on_trial,
             "installed_at": self.installed_at or None,
         }
+
+
+def program_version(fallback: str) -> str:
+    """This program's version as its installed metadata says (a release's wheel is stamped
+    with the release's version, "0.1.0+g1a2b3c4d"); ``fallback`` where it has none."""
+    try:
+        return metadata.version("trap-companion")
+    except metadata.PackageNotFoundError:
+        return fallback
 
 
 def about(layout: Layout, program: str) -> About:

@@ -91,10 +91,10 @@ class PhoneRoutes:
     async def _about(self, request: web.Request) -> web.Response:
         """Read from /opt/trap-companion's links: a few small reads, no box data."""
         from companion import __version__
-        from companion.release.about import about
+        from companion.release.about import about, program_version
         from companion.release.layout import Layout
 
-        return web.json_response(about(Layout(), __version__).as_dict())
+        return web.json_response(about(Layout(), program_version(__version__)).as_dict())
 
     async def _state(self, request: web.Request) -> web.Response:
         shown = self.server.latest if self.server else None
