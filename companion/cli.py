@@ -23,6 +23,8 @@ COMMANDS = (
     "companion.commands.check",
     "companion.commands.firmware",
     "companion.commands.phones",
+    "companion.commands.update",
+    "companion.commands.version",
 )
 
 

@@ -24,6 +24,13 @@ fi
 rm -f "$ROOT$UNIT_DIR/$NAME.service" "$ROOT$UNIT_DIR/$NAME-phones.service"
 # The phones' network drop-in is the program's, not the owner's: it goes with the service.
 rm -f "$ROOT$UNIT_DIR/$NAME.service.d/phones.conf"
+# So are the update's guard units and its OnFailure= drop-in (companion/release/units.py).
+if [ "$SYSTEM" = 1 ]; then
+    systemctl disable "$NAME-update-guard.service" 2>/dev/null || true
+fi
+rm -f "$ROOT$UNIT_DIR/$NAME-update-guard.service" "$ROOT$UNIT_DIR/$NAME-update-rollback.service" \
+    "$ROOT$UNIT_DIR/$NAME.service.d/update.conf" \
+    "$ROOT$UNIT_DIR/multi-user.target.wants/$NAME-update-guard.service"
 rmdir "$ROOT$UNIT_DIR/$NAME.service.d" 2>/dev/null || true
 if [ "$SYSTEM" = 1 ]; then
     systemctl daemon-reload

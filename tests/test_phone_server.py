@@ -542,3 +542,12 @@ def test_the_threat_list_says_the_cookie_goes_to_every_port_and_names_real_tests
         assert f"def {name}(" in sources, name
     assert "tests/test_file_handles.py" in threats
     assert (root / "tests" / "test_file_handles.py").exists()
+
+
+def test_the_about_section_names_the_running_release_and_the_kept_one(box) -> None:
+    from companion import __version__
+
+    assert request(box, "GET", "/api/about")[0] == 401
+    status, _, about = request(box, "GET", "/api/about", cookie=pair(box))
+    assert status == 200 and about["program"] == __version__
+    assert set(about) == {"program", "running", "kept", "on_trial", "installed_at"}

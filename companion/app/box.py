@@ -89,6 +89,7 @@ class App(Interpreter, Start):
         )
         self.problems: list[tuple[str, ...]] = []  # shown once the box is up
         self._attach_games(state_dir)
+        self._update_notice(state_dir)
         self.registry, registry_problem = Registry.open_or_set_aside(
             state_dir / statefile.CARDS.name
         )
@@ -209,6 +210,12 @@ class App(Interpreter, Start):
         self.loop.post(Call(lambda: self.feed(events.PhonesChanged(what))))
 
     # --- start and stop -----------------------------------------------------------------------
+
+    def _update_notice(self, state_dir: Any) -> None:
+        """An update that failed and went back says so once (companion/release/notice.py)."""
+        from companion.core import update_notice
+
+        self.problems.extend(update_notice.take(state_dir))
 
     def _attach_games(self, state_dir: Any) -> None:
         """Games that read the owner's own files (a card pack) read them from the state dir."""

@@ -12,6 +12,8 @@
     GET  /api/cards                      the game's enrolled cards and the kinds to enrol
     POST /api/cards/{uid}/forget         forget one enrolled card
     POST /api/enrol                      ``card`` and its fields: an enrolment run on the box
+    GET  /api/about                      the running release and the one kept for going back
+                                         (companion/release/about.py, as `trap-companion version`)
 
 Every request first passes guard.py, as the simulator's page does; then everything under /api/
 but pairing needs the cookie of a paired phone (401 otherwise). A refused request changes
@@ -69,6 +71,7 @@ class PhoneRoutes:
         r.add_get("/api/cards", self._cards)
         r.add_post("/api/cards/{uid}/forget", self._forget)
         r.add_post("/api/enrol", self._enrol)
+        r.add_get("/api/about", self._about)
 
     def _allowed(self, request: web.Request) -> bool:
         return bool(self.service.pairing.allows(request.cookies.get(COOKIE)))
@@ -84,6 +87,14 @@ class PhoneRoutes:
         if path.startswith("/api/") and path != "/api/pair" and not paired:
             raise _error(web.HTTPUnauthorized, "pair this phone first")
         return await handler(request)
+
+    async def _about(self, request: web.Request) -> web.Response:
+        """Read from /opt/trap-companion's links: a few small reads, no box data."""
+        from companion import __version__
+        from companion.release.about import about, program_version
+        from companion.release.layout import Layout
+
+        return web.json_response(about(Layout(), program_version(__version__)).as_dict())
 
     async def _state(self, request: web.Request) -> web.Response:
         shown = self.server.latest if self.server else None

@@ -111,6 +111,23 @@ async function start() {
   $("box").hidden = false;
   render(data);
   connect();
+  loadAbout();
+}
+
+// The running release and the one kept for going back (trap-companion version).
+async function loadAbout() {
+  let data;
+  try {
+    const response = await fetch("/api/about", { credentials: "same-origin" });
+    if (!response.ok) return;
+    data = await response.json();
+  } catch (e) {
+    return;
+  }
+  const rows = [["Running", data.running || `${data.program} (not an installed release)`]];
+  if (data.on_trial) rows.push(["On trial", `${data.on_trial}, until it has proven it starts`]);
+  rows.push(["Kept for going back", data.kept || "none"]);
+  $("about").replaceChildren(...rows.flatMap(([k, v]) => [el("dt", k), el("dd", v)]));
 }
 
 function connect() {
