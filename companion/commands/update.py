@@ -112,8 +112,8 @@ def main(args: argparse.Namespace) -> int:
     layout = Layout(args.opt_dir or OPT_DIR)
     if not layout.installed():
         raise NothingToDo(
-            f"no release is installed under {layout.root} (the box was installed with make "
-            "install): install the bundle once with sudo systemd/install.sh --bundle FILE"
+            f"no release is installed under {layout.root}: install a bundle once with "
+            "sudo systemd/install.sh --bundle FILE (a box installed before releases moves to them)"
         )
     service = Systemd()
 
