@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import fcntl
 import hashlib
 import json
@@ -136,7 +137,36 @@ def recipe_digest(text: bytes) -> str:
     return hashlib.sha256(text).hexdigest()[:16]
 
 
-def load_recipe(text: bytes, where: str = "recipe.toml") -> Recipe:
+# The Debian releases a run may take (SUITE=, --suite): each one's version and Python, for the
+# messages. The recipe's own suite (bookworm) keeps its cache key and directory; another is built
+# beside it, in a directory of its own (cache_for), so the roots in use stay where they are.
+SUITES = {"bookworm": ("Debian 12", "3.11"), "trixie": ("Debian 13", "3.13")}
+
+
+def with_suite(recipe: Recipe, suite: str | None) -> Recipe:
+    """The recipe for another Debian release: its key is the file's text and the suite's name."""
+    if not suite or suite == recipe.suite:
+        return recipe
+    if suite not in SUITES:
+        raise ValueError(f"SUITE={suite}: not one of {', '.join(SUITES)}")
+    digest = recipe_digest(f"{recipe.digest}\0suite={suite}".encode())
+    return dataclasses.replace(recipe, suite=suite, digest=digest)
+
+
+def cache_for(cache: Path, suite: str, default: str) -> Path:
+    """The cache directory for SUITE: the default suite's own, else one beside it (-SUITE), so a
+    build for one release never clears the roots of another."""
+    return cache if suite == default else cache.with_name(f"{cache.name}-{suite}")
+
+
+def describe(recipe: Recipe) -> str:
+    """'Debian 13 (trixie)': how the messages name the release."""
+    return f"{SUITES.get(recipe.suite, ('Debian',))[0]} ({recipe.suite})"
+
+
+def load_recipe(text: bytes, where: str = "recipe.toml", suite: str | None = None) -> Recipe:
+    if suite:
+        return with_suite(load_recipe(text, where), suite)
     try:
         data = tomllib.loads(text.decode())
         missing = [key for key in ("suite", "variant", "include", "mirror") if key not in data]
@@ -1262,11 +1292,16 @@ def terminate_as_interrupt() -> Iterator[None]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="systest",
-        description="Install the box in a booted Debian 12 container and check it under systemd.",
+        description="Install the box in a booted Debian container and check it under systemd.",
     )
     parser.add_argument("--rebuild", action="store_true", help="build the root file system again")
     parser.add_argument(
         "--arch", choices=sorted(EMULATED_BUDGET_SECONDS), help="on the Pi's CPU, under QEMU"
+    )
+    parser.add_argument(
+        "--suite",
+        choices=sorted(SUITES),
+        help="the Debian release (default: the recipe's, bookworm)",
     )
     args = parser.parse_args(argv)
 
@@ -1275,11 +1310,12 @@ def main(argv: list[str] | None = None) -> int:
         say(f"systest: skipped: {problem}")
         return EXIT_SKIP
     try:
-        recipe = load_recipe(RECIPE.read_bytes(), str(RECIPE))
+        default = load_recipe(RECIPE.read_bytes(), str(RECIPE)).suite
+        recipe = load_recipe(RECIPE.read_bytes(), str(RECIPE), args.suite)
     except (OSError, ValueError) as err:
         say(f"systest: {err}")
         return EXIT_USAGE
-    cache = cache_dir(dict(os.environ))
+    cache = cache_for(cache_dir(dict(os.environ)), recipe.suite, default)
     budget, pace = BUDGET_SECONDS, 1.0
     if args.arch:
         sys.path.insert(0, str(REPO / "tools" / "pitest"))
@@ -1288,14 +1324,14 @@ def main(argv: list[str] | None = None) -> int:
 
         try:
             say(f"systest: {args.arch}: {piroot.ensure_emulation(args.arch)}")
-            recipe = piroot.load(args.arch)
+            recipe = piroot.load(args.arch, args.suite)
         except piroot.NoEmulation as err:
             say(f"systest: skipped: {err}")
             return EXIT_SKIP
         except (OSError, ValueError) as err:
             say(f"systest: {err}")
             return EXIT_USAGE
-        cache = piroot.cache_dir(dict(os.environ), args.arch)
+        cache = piroot.cache_dir(dict(os.environ), args.arch, args.suite)
         budget, pace = EMULATED_BUDGET_SECONDS[args.arch], EMULATED_PACE
     (cache / "logs").mkdir(parents=True, exist_ok=True)
     name = f"trap-systest-{args.arch + '-' if args.arch else ''}{os.getpid()}"
@@ -1303,7 +1339,7 @@ def main(argv: list[str] | None = None) -> int:
     for pattern in ("*.log", "*.console"):
         for old in sorted((cache / "logs").glob(pattern), key=lambda p: p.stat().st_mtime)[:-10]:
             old.unlink()
-    say(f"systest: log {log.path}")
+    say(f"systest: {describe(recipe)}; log {log.path}")
 
     failed: list[str] = []
     with terminate_as_interrupt(), contextlib.ExitStack() as stack:
