@@ -482,6 +482,10 @@ class Container:
             "--keep-unit",
             f"--machine={self.name}",
             "--console=pipe",
+            # A Pi's systemd has it: PrivateNetwork= brings up the loopback of the daemon's own
+            # network with it. Without it Debian 13's systemd (257) proceeds with no private
+            # network at all (Debian 12's set one up all the same).
+            "--capability=CAP_NET_ADMIN",
             *(f"--bind-ro={path}" for path in self.binds),
             *(f"--bind={path}" for path in self.binds_rw),
         ]
@@ -538,8 +542,12 @@ class Container:
                     top.rmdir()
 
     def _find_init(self, deadline: float) -> int:
-        """The container's init: nspawn's child."""
+        """The container's init: nspawn's child in a PID namespace of its own. nspawn forks an
+        outer child first, in its own PID namespace, which starts the init and exits: taken for
+        the init, it is gone by the first command (seen with Debian 13's root, whose outer child
+        lives long enough to be found)."""
         assert self.proc is not None
+        own = os.readlink(f"/proc/{self.proc.pid}/ns/pid")
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 tail = self.console.read_text(errors="replace").splitlines()[-5:]
@@ -552,7 +560,9 @@ class Container:
                 except (OSError, IndexError):
                     continue
                 if int(fields[1]) == self.proc.pid:
-                    return int(stat.parent.name)
+                    with contextlib.suppress(OSError):
+                        if os.readlink(stat.parent / "ns" / "pid") != own:
+                            return int(stat.parent.name)
             time.sleep(0.1)
         raise StepFailed(f"systemd-nspawn started no init within {30 * self.pace:.0f} s")
 
