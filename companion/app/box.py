@@ -43,7 +43,7 @@ from companion.app.parts import Parts
 from companion.app.play import as_record
 from companion.app.session import Session, from_journal, resumed
 from companion.app.step import World, step
-from companion.core import statefile, storage, wallclock
+from companion.core import formats, statefile, storage, wallclock
 from companion.core.clock import Clock
 from companion.core.codec import CodecError
 from companion.core.config import Config
@@ -67,6 +67,14 @@ from companion.ui.screen import Lights, Screen
 
 # One name for all the box's log lines.
 log = logging.getLogger("companion.app")
+
+
+def _unread(what: str, newer: formats.NewerFormat | None) -> tuple[str, ...]:
+    """The start's notice of a file it could not use: set aside (damaged), or a newer
+    release's, left as it is (issue 34: formats.py)."""
+    return (
+        formats.notice(what) if newer is not None else (f"{what} unreadable", "set aside, see log")
+    )
 
 
 class CheckpointDamaged(ValueError):
@@ -124,12 +132,12 @@ class App:
             state_dir / statefile.CARDS.name
         )
         if registry_problem:
-            self.problems.append(("Card list unreadable", "set aside, see log"))
+            self.problems.append(_unread("Card list", self.registry.newer))
         # Finished games' results, dated by the wall clock (replay passes its own, fixed one).
         self.today = today or wallclock.today  # "" until the clock is known to be right
         self.records, records_problem = Records.open_or_set_aside(state_dir / RECORDS_FILE)
         if records_problem:
-            self.problems.append(("Records unreadable", "set aside, see log"))
+            self.problems.append(_unread("Records", self.records.newer))
         reader = "no reader" if parts.reader is None else "reader starting"
         self.box = BoxState(table_dice=config.dice.source == "table", reader_status=reader)
         self.time_offset = 0.0
@@ -460,7 +468,8 @@ class App:
     def start(self) -> None:
         record = self.journal.open()
         try:
-            self.shelf.open(record)  # a set-aside a power cut interrupted: finished or undone
+            self.shelf.open(record, self.journal.newer)  # a cut change: finished or undone
+            self._shelf_newer()
             self._retire_ended()
         except OSError as err:
             log.error("games set aside not settled: %s", err)
@@ -483,6 +492,12 @@ class App:
             lines = tuple(line for problem in self.problems for line in problem)
             self.feed(events.ShowNotice(lines), draw=False)
         self.refresh()
+
+    def _shelf_newer(self) -> None:
+        """The games set aside are a newer release's file (left as it is): said at the start.
+        (A newer journal says so itself, as the storage condition ``newer``.)"""
+        if self.shelf.newer is not None and self.journal.newer is None:
+            self.problems.append(formats.notice("Set-aside games"))
 
     def _start_reader(self) -> None:
         from companion.hal.readers.runner import Presence, ReaderRunner
