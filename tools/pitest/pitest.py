@@ -331,6 +331,10 @@ def run(
             booted = box.boot()
             say(f"pitest: {arch} container booted in {booted:.1f} s")
             systest.prepare(box, merged)
+            # The tests run as root from the owner's checkout, and one takes root's DAC override
+            # away (tests/test_storage_refused.py): Debian 13 makes a home 0700 (login.defs'
+            # HOME_MODE), Debian 12 0755, as the tests expect.
+            box.sh(f"chmod 0755 /home/{systest.OWNER}")
             times = install(box, test_venv=not bench)
             times["boot"] = booted
             if bench:
