@@ -137,3 +137,28 @@ def test_a_socket_bound_elsewhere_is_served_and_stopped() -> None:
     finally:
         server.stop()
     assert sock.fileno() == -1  # closed with the server
+
+
+def test_a_stop_closes_the_connections_still_open_before_the_server_closes() -> None:
+    """Python 3.13's asyncio.Server can abort its clients; 3.11's cannot (and needs not: it
+    never detaches a collected transport). A connection left open with its reading paused is
+    closed at the stop, so none is collected open after the server closed (gh-109564)."""
+    from companion.web.server import _abort_clients
+
+    async def main() -> tuple[bool, bool, bool]:
+        opened = asyncio.Event()
+        server = await asyncio.start_server(lambda r, w: opened.set(), "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        await opened.wait()
+        can = hasattr(server, "abort_clients")
+        asked = _abort_clients([server, object()])  # a server without the method is skipped
+        # 3.13: the box's side went (end of stream); 3.11: nothing to wait for
+        closed = await asyncio.wait_for(reader.read(), 5) == b"" if can else True
+        writer.close()
+        server.close()
+        await asyncio.wait_for(server.wait_closed(), 5)
+        return asked, closed, can
+
+    asked, closed, can = asyncio.run(main())
+    assert asked is can and closed
