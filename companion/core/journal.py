@@ -605,7 +605,8 @@ class Journal:
         if condition == storage.OK:
             log.warning("journal %s: storage takes writes again", self.path)
         else:
-            why = f" ({err.strerror or err})" if err is not None else ""
+            said = err is None or isinstance(err, formats.Refused)  # the refusal said it all
+            why = "" if said else f" ({err.strerror or err})"
             log.error(
                 "journal %s: %s%s; play goes on, its moves kept in memory until it takes them",
                 self.path,
