@@ -65,21 +65,22 @@ Render = Callable[[Any], dict[str, Any]]  # a shown snapshot (anything with ``se
 Allowed = Callable[[web.Request], bool]
 
 
-def _abort_clients(servers: list[Any]) -> bool:
-    """At a stop, close every connection still open before the server closes (True if a
-    server could be asked): a flood leaves some a handler let go of unclosed, with reading
-    paused. Python 3.13 detaches a transport from its server when it is collected unclosed,
-    and once the server has closed, asyncio's Server then wakes its waiters a second time:
-    "Exception ignored ... TypeError" on stderr at the stop (CPython gh-109564; Debian 13's
-    3.13.5 has it). Collected while the server still listens, they detach quietly; closed, they
-    are never collected open. ``abort_clients`` is 3.13's own (3.11 has none, and no bug)."""
-    asked = False
-    for server in servers:
-        abort = getattr(server, "abort_clients", None)
-        if abort is not None:
-            abort()
-            asked = True
-    return asked
+def _wake_once(server: Any) -> None:
+    """asyncio's Server wakes its waiters once only, as CPython's fix for gh-109564 has it.
+    Python 3.13 detaches a transport from its server when it is collected unclosed (a flood's,
+    let go of by its handler with reading or writing paused), and once the server has closed
+    and woken its waiters, such a detach woke them again: "Exception ignored ... TypeError"
+    on stderr at every stop under a flood (Debian 13's 3.13.5 has it; 3.11 never detaches
+    so). Only this process's own servers are guarded, and only where the bug can be."""
+    wakeup = getattr(server, "_wakeup", None)
+    if wakeup is None or not hasattr(server, "_waiters"):
+        return
+
+    def once() -> None:
+        if server._waiters is not None:
+            wakeup()
+
+    server._wakeup = once
 
 
 class WebServer:
@@ -214,6 +215,7 @@ class WebServer:
             await runner.cleanup()
             raise
         self._runner = runner
+        _wake_once(site._server)
         for listening in getattr(site._server, "sockets", None) or []:
             # the system's queue longer than the burst asyncio takes at once (same socket)
             queue = socket.socket(fileno=listening.fileno())
@@ -231,9 +233,6 @@ class WebServer:
         for wake in self._wake:
             wake.set()
         if self._runner is not None:
-            servers = [getattr(site, "_server", None) for site in self._runner.sites]
-            if _abort_clients(servers):  # before the server closes: see _abort_clients
-                await asyncio.sleep(0)  # their connection_lost runs now
             try:
                 await asyncio.wait_for(self._runner.cleanup(), SHUTDOWN_SECONDS + 1.0)
             except TimeoutError:
