@@ -208,6 +208,28 @@ def test_a_waiting_file_of_a_newer_version_is_left_and_nothing_waits(tmp_path, h
     assert untouched(tmp_path) == before
 
 
+@given(
+    games=st.lists(st.sampled_from(["dice", "trapwords", "hostage-trap"]), min_size=1, max_size=3),
+    newer_at=st.integers(0, 20),
+    version=st.integers(2, 99),
+)
+def test_a_newer_line_anywhere_in_the_waiting_file_refuses_it_whole(
+    tmp_path_factory, games, newer_at, version
+):
+    folder = tmp_path_factory.mktemp("shelf")
+    entries = []
+    for n, game in enumerate(dict.fromkeys(games)):
+        entries += [{**GAME, "game": game, "id": f"{n:04x}"}, action(n + 1, float(n))]
+    lines = numbered(entries)
+    lines[newer_at % len(lines)]["v"] = version
+    header = {"v": 1, "kind": "waiting", "was": None, "no_ended": True}
+    (folder / "waiting.jsonl").write_bytes((json.dumps(header) + "\n").encode() + jsonl(lines))
+    before = untouched(folder)
+    shelf = Shelf(folder)
+    assert shelf.open(None) == {} and f"format {version};" in str(shelf.newer)
+    assert untouched(folder) == before
+
+
 def test_a_newer_journal_leaves_the_waiting_files_alone_too(tmp_path):
     (tmp_path / "waiting.jsonl").write_bytes(waiting_file(1))
     (tmp_path / "waiting.jsonl.next").write_bytes(waiting_file(1))  # would be settled
