@@ -69,14 +69,16 @@ uninstall:
 # systemd-nspawn, debootstrap; docs/raspberry-pi.md). Needs no venv: only python3.
 # ARCH=arm64 or ARCH=armhf: the same on the Pi's CPU, emulated by QEMU (qemu-user-static,
 # binfmt-support; tools/pitest/piroot.py), with budgets for its pace.
+# SUITE=trixie (Debian 13, Python 3.13) for systest and pitest: a root of its own beside the
+# default bookworm one (~/.cache/trap-companion/systest-trixie, pi-ARCH-trixie).
 systest:
-	@$(PYTHON) tools/systest/systest.py $(if $(ARCH),--arch $(ARCH))
+	@$(PYTHON) tools/systest/systest.py $(if $(ARCH),--arch $(ARCH)) $(if $(SUITE),--suite $(SUITE))
 
 # The test suite on the Pi's CPU under QEMU (ARCH=arm64 or armhf), installed as an owner installs
 # it, beside the same tests run natively (hence the venv); PITEST_ARGS=--ci runs CI's part only.
 pitest: $(STAMP)
 	@test -n "$(ARCH)" || { echo "make pitest: say which CPU: ARCH=arm64 or ARCH=armhf"; exit 2; }
-	@$(PYTHON) tools/pitest/pitest.py --arch $(ARCH) $(PITEST_ARGS)
+	@$(PYTHON) tools/pitest/pitest.py --arch $(ARCH) $(if $(SUITE),--suite $(SUITE)) $(PITEST_ARGS)
 
 # The box through real kernel drivers in a booted Debian 12 arm64 VM under qemu-system-aarch64
 # (root; tools/hwtest/hwtest.py, docs/raspberry-pi.md): buttons on gpio-sim, the OLED on a

@@ -247,6 +247,8 @@ def _writable(box: SimulatedBox, where: str = "", condition: str = "") -> None:
     """StateDirError if the box's storage refuses its moves (exit 73), naming the dir;
     ``condition``: as a look at it tells, before the box starts."""
     journal = box.app.journal
+    if journal.newer is not None:  # a newer release's journal: left as it is (exit 75)
+        raise journal.newer
     condition = condition or journal.condition
     if condition != storage.OK:
         raise StateDirError(

@@ -143,3 +143,27 @@ def test_the_emulated_systest_takes_away_only_what_qemu_cannot_set_up(tmp_path) 
     (native / "etc").mkdir(parents=True)
     systest.furnish(native, "[global]\n", [])
     assert not (native / "etc/systemd/system").exists()
+
+
+def test_trixie_is_a_root_of_its_own_beside_bookworms(tmp_path) -> None:
+    bookworm = piroot.pi_recipe(BASE, PI, "arm64")
+    trixie = piroot.pi_recipe(BASE, PI, "arm64", suite="trixie")
+    assert piroot.pi_recipe(BASE, PI, "arm64", suite="bookworm") == bookworm
+    assert trixie.suite == "trixie" and trixie.include == bookworm.include
+    assert trixie.digest != bookworm.digest
+    assert trixie.digest != piroot.pi_recipe(BASE, PI, "armhf", suite="trixie").digest
+    assert trixie.debootstrap(Path("/r"))[:2] == ["debootstrap", "--arch=arm64"]
+    env = {"XDG_CACHE_HOME": str(tmp_path)}
+    assert piroot.cache_dir(env, "arm64") == tmp_path / "trap-companion" / "pi-arm64"
+    assert piroot.cache_dir(env, "arm64", "bookworm") == piroot.cache_dir(env, "arm64")
+    assert (
+        piroot.cache_dir(env, "arm64", "trixie") == tmp_path / "trap-companion" / "pi-arm64-trixie"
+    )
+    assert piroot.cache_dir({"PITEST_CACHE": "/p"}, "armhf", "trixie") == Path("/p/armhf-trixie")
+
+
+def test_pitest_takes_the_suite(capsys) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        pitest.main(["--arch", "arm64", "--suite", "buster"])
+    assert exit_.value.code == 2
+    assert "invalid choice: 'buster'" in capsys.readouterr().err

@@ -78,7 +78,7 @@ def test_make_systest_runs_the_script_and_ci_runs_it_after_make_test() -> None:
     makefile = (ROOT / "Makefile").read_text()
     assert re.search(
         r"^systest:\n\t@\$\(PYTHON\) tools/systest/systest\.py "
-        r"\$\(if \$\(ARCH\),--arch \$\(ARCH\)\)$",
+        r"\$\(if \$\(ARCH\),--arch \$\(ARCH\)\) \$\(if \$\(SUITE\),--suite \$\(SUITE\)\)$",
         makefile,
         re.M,
     )
@@ -215,3 +215,55 @@ def test_without_an_install_the_other_steps_are_not_run(capsys) -> None:
     assert out[len(systest.STEPS) - 1] == (
         f"FAIL {len(systest.STEPS)} update: not run: nothing is installed (step 1 failed)"
     )
+
+
+def test_another_debian_release_has_its_own_key_and_directory_and_bookworm_keeps_its_own() -> None:
+    text = systest.RECIPE.read_bytes()
+    bookworm = systest.load_recipe(text)
+    assert bookworm.suite == "bookworm"
+    # The default keeps the key the cached roots in use were built under.
+    assert systest.load_recipe(text, suite="bookworm") == bookworm
+    assert systest.load_recipe(text, suite=None) == bookworm
+    trixie = systest.load_recipe(text, suite="trixie")
+    assert trixie.suite == "trixie" and trixie.include == bookworm.include
+    assert trixie.digest != bookworm.digest and re.fullmatch(r"[0-9a-f]{16}", trixie.digest)
+    assert trixie.debootstrap(Path("/r"))[3] == "trixie"
+    assert systest.describe(trixie) == "Debian 13 (trixie)"
+    cache = Path("/c/trap-companion/systest")
+    assert systest.cache_for(cache, "bookworm", "bookworm") == cache
+    assert systest.cache_for(cache, "trixie", "bookworm") == Path(
+        "/c/trap-companion/systest-trixie"
+    )
+    with pytest.raises(ValueError, match="SUITE=sid"):
+        systest.load_recipe(text, suite="sid")
+
+
+def test_building_a_trixie_root_leaves_the_bookworm_roots_alone(tmp_path, monkeypatch) -> None:
+    text = systest.RECIPE.read_bytes()
+    bookworm, trixie = systest.load_recipe(text), systest.load_recipe(text, suite="trixie")
+    cache = tmp_path / "systest"
+    old = cache / f"root-{bookworm.digest}"
+    (old / "etc").mkdir(parents=True)
+    (old / "etc" / "debian_version").write_text("12.12\n")
+    (cache / f"root-{bookworm.digest}.recipe").write_text("debootstrap ... bookworm\n")
+
+    def debootstrap(cmd, **kwargs):
+        assert cmd[-3] == "trixie"
+        Path(cmd[-2], "etc").mkdir(parents=True)
+        return systest.subprocess.CompletedProcess(cmd, 0)
+
+    monkeypatch.setattr(systest.shutil, "which", lambda name: f"/usr/sbin/{name}")
+    monkeypatch.setattr(systest.subprocess, "run", debootstrap)
+    log = systest.Log(tmp_path / "log")
+    built = systest.root_fs(systest.cache_for(cache, "trixie", "bookworm"), trixie, log, False)
+    assert built == tmp_path / "systest-trixie" / f"root-{trixie.digest}" and built.is_dir()
+    assert (old / "etc" / "debian_version").read_text() == "12.12\n"
+    assert (cache / f"root-{bookworm.digest}.recipe").exists()
+    assert "trixie" in (built.parent / f"root-{trixie.digest}.recipe").read_text()
+
+
+def test_the_suite_is_a_choice_on_the_command_line(capsys) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        systest.main(["--suite", "sid"])
+    assert exit_.value.code == 2
+    assert "invalid choice: 'sid'" in capsys.readouterr().err

@@ -137,3 +137,24 @@ def test_a_socket_bound_elsewhere_is_served_and_stopped() -> None:
     finally:
         server.stop()
     assert sock.fileno() == -1  # closed with the server
+
+
+def test_the_servers_waiters_are_woken_once_whatever_detaches_after() -> None:
+    """gh-109564 (Python 3.13, Debian 13's 3.13.5): a transport collected unclosed after its
+    server closed woke the server's waiters a second time, a TypeError at every stop under a
+    flood. The box's servers wake them once: a second wake-up is nothing, the first still wakes
+    whoever waits for the server to close."""
+    from companion.web.server import _wake_once
+
+    async def main() -> bool:
+        server = await asyncio.start_server(lambda r, w: None, "127.0.0.1", 0)
+        _wake_once(server)
+        closed = asyncio.ensure_future(server.wait_closed())
+        await asyncio.sleep(0)
+        server.close()  # no client: it wakes its waiters now
+        await asyncio.wait_for(closed, 5)
+        server._wakeup()  # what a late detach does: nothing now
+        return closed.done()
+
+    assert asyncio.run(main())
+    _wake_once(object())  # something that is not asyncio's Server is left alone

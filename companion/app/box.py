@@ -21,7 +21,7 @@ from companion.app.interpreter import Interpreter
 from companion.app.parts import Parts
 from companion.app.session import Session
 from companion.app.start import Start
-from companion.core import statefile, wallclock
+from companion.core import formats, statefile, wallclock
 from companion.core.clock import Clock
 from companion.core.config import Config
 from companion.core.events import ButtonEdge, Call, CardSeen, ReaderStatus
@@ -43,6 +43,14 @@ from companion.ui.screen import Lights, Screen
 
 # One name for all the box's log lines.
 log = logging.getLogger("companion.app")
+
+
+def _unread(what: str, newer: formats.NewerFormat | None) -> tuple[str, ...]:
+    """The start's notice of a file it could not use: set aside (damaged), or a newer
+    release's, left as it is (issue 34: formats.py)."""
+    return (
+        formats.notice(what) if newer is not None else (f"{what} unreadable", "set aside, see log")
+    )
 
 
 class App(Interpreter, Start):
@@ -94,12 +102,12 @@ class App(Interpreter, Start):
             state_dir / statefile.CARDS.name
         )
         if registry_problem:
-            self.problems.append(("Card list unreadable", "set aside, see log"))
+            self.problems.append(_unread("Card list", self.registry.newer))
         # Finished games' results, dated by the wall clock (replay passes its own, fixed one).
         self.today = today or wallclock.today  # "" until the clock is known to be right
         self.records, records_problem = Records.open_or_set_aside(state_dir / RECORDS_FILE)
         if records_problem:
-            self.problems.append(("Records unreadable", "set aside, see log"))
+            self.problems.append(_unread("Records", self.records.newer))
         reader = "no reader" if parts.reader is None else "reader starting"
         self.box = BoxState(table_dice=config.dice.source == "table", reader_status=reader)
         self.time_offset = 0.0

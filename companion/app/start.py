@@ -16,6 +16,7 @@ from typing import Any
 
 from companion.app import events
 from companion.app.session import Session, from_journal, resumed
+from companion.core import formats
 from companion.core.clock import Clock
 from companion.core.codec import CodecError
 from companion.core.config import Config
@@ -55,7 +56,8 @@ class Start:
     def start(self) -> None:
         record = self.journal.open()
         try:
-            self.shelf.open(record)  # a set-aside a power cut interrupted: finished or undone
+            self.shelf.open(record, self.journal.newer)  # a cut change: finished or undone
+            self._shelf_newer()
             self._retire_ended()
         except OSError as err:
             log.error("games set aside not settled: %s", err)
@@ -78,6 +80,12 @@ class Start:
             lines = tuple(line for problem in self.problems for line in problem)
             self.feed(events.ShowNotice(lines), draw=False)
         self.refresh()
+
+    def _shelf_newer(self) -> None:
+        """The games set aside are a newer release's file (left as it is): said at the start.
+        (A newer journal says so itself, as the storage condition ``newer``.)"""
+        if self.shelf.newer is not None and self.journal.newer is None:
+            self.problems.append(formats.notice("Set-aside games"))
 
     def _start_reader(self) -> None:
         from companion.hal.readers.runner import Presence, ReaderRunner

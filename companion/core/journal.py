@@ -13,6 +13,11 @@ app made: the journal never reads it), or the game's lines pile up (undo after u
 is replaced whole by what it held before the game, the game's entry, its ``checkpoint`` and its
 standing steps after it (``compact``). Both files fold to the same game. Start-up reads the
 file line by line and keeps only the game in play (``Folder``).
+
+Every line carries the journal's format version (``v``; a line without one is version 1). A
+line of a newer version than ``VERSION`` is a newer release's (rolled back from): the whole file
+is refused (``formats.NewerFormat``), never folded, set aside or written to; play goes on in
+memory under the storage condition ``newer`` until that file is taken away (core/formats.py).
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from companion.core import durable, statefile, storage
+from companion.core import durable, formats, statefile, storage
 from companion.core.nesting import json_too_deep
 from companion.core.values import value
 
@@ -47,7 +52,12 @@ ROTATE_BYTES = 256 * 1024  # past this, a new game starts a fresh file; the old 
 GAME_LINES = 3000
 COMPACT_RETRY_LINES = 200
 # The error a condition of the storage is told by, where no error of a write is at hand.
-_ERRNO = {storage.FULL: errno.ENOSPC, storage.READ_ONLY: errno.EROFS, storage.FAILING: errno.EIO}
+_ERRNO = {
+    storage.FULL: errno.ENOSPC,
+    storage.READ_ONLY: errno.EROFS,
+    storage.FAILING: errno.EIO,
+    storage.NEWER: errno.EPERM,
+}
 
 
 class JournalUnreadable(Exception):
@@ -184,14 +194,17 @@ def _problem(entry: Any) -> str | None:
     return None
 
 
-def _parse(raw: bytes) -> tuple[dict[str, Any] | None, str]:
-    """One line: its entry, or None and why not."""
+def _parse(raw: bytes, where: Path | str = "the journal") -> tuple[dict[str, Any] | None, str]:
+    """One line: its entry, or None and why not. NewerFormat for a line of a newer version
+    (``where``: the file, named in its message)."""
     if json_too_deep(raw):
         return None, "not JSON (nested too deep)"
     try:
         entry = json.loads(raw.decode("utf-8"))
     except ValueError as err:  # not UTF-8, not JSON, or a number of more than 4300 digits
         return None, f"not JSON ({err})"
+    if isinstance(entry, dict):
+        formats.check(entry.get("v"), VERSION, where)
     problem = _problem(entry)
     return (None, problem) if problem else (entry, "")
 
@@ -212,6 +225,7 @@ class Reading:
 
 
 def read_journal(data: bytes, where: str) -> Reading:
+    """NewerFormat (nothing read) when a line is of a newer version than this release's."""
     pieces = data.split(b"\n")
     tail = pieces.pop()  # after the last newline: empty, or a line torn by a power cut
     if tail.strip():
@@ -222,7 +236,7 @@ def read_journal(data: bytes, where: str) -> Reading:
     damage: list[str] = []
     for number, raw in enumerate(pieces, start=1):
         if raw.strip():
-            entry, why = _parse(raw)
+            entry, why = _parse(raw, where)
             if entry is None:
                 damage.append(f"{where}:{number}: {why}")
             lines.append((raw, entry))
@@ -385,6 +399,9 @@ class Journal:
         self.game_lines = 0
         self.base_steps = 0
         self._compact_after = 0  # a compaction the storage refused: tried again past this
+        # A newer release's journal (rolled back from): left as it is, nothing written to it
+        # while it is there; play goes on in memory (the storage condition ``newer``).
+        self.newer: formats.NewerFormat | None = None
 
     @property
     def _tmp(self) -> Path:
@@ -417,16 +434,12 @@ class Journal:
         with contextlib.suppress(OSError):  # a compaction a power cut left half written
             durable.clear_leftover(self._tmp)
         try:
-            folder = self._stream() if self._deferred is None else None
-            if folder is None:  # damaged, or set aside already: read whole
-                folder = self._read_whole()
-        except statefile.TooBig as err:
+            folder = self._read_or_keep()
+        except formats.NewerFormat as err:  # met before anything is set aside, cut or written
             folder = Folder()
-            for entry in self._keep_tail_game(str(err)):
-                folder.take(entry)
-        except statefile.Unreadable as err:
-            folder = Folder()
-            self._set_aside(str(err), b"", 0)
+            self._cut = None
+            self.newer = err
+            log.error("journal %s; play goes on, its moves not saved while it is there", err)
         self._seq = folder.entries
         try:
             self._ready()
@@ -440,6 +453,22 @@ class Journal:
         checkpoint = record.checkpoint if record is not None else None
         self.base_steps = checkpoint.steps if checkpoint is not None else 0
         return record
+
+    def _read_or_keep(self) -> Folder:
+        """The journal folded: streamed, else read whole (damaged), else its end (too big) or
+        nothing (unreadable), the rest set aside. NewerFormat before any of that."""
+        try:
+            folder = self._stream() if self._deferred is None else None
+            if folder is None:  # damaged, or set aside already: read whole
+                folder = self._read_whole()
+        except statefile.TooBig as err:
+            folder = Folder()
+            for entry in self._keep_tail_game(str(err)):
+                folder.take(entry)
+        except statefile.Unreadable as err:
+            folder = Folder()
+            self._set_aside(str(err), b"", 0)
+        return folder
 
     def _stream(self) -> Folder | None:
         """The journal folded a line at a time, keeping only the game in play. A damaged line
@@ -462,7 +491,7 @@ class Journal:
                 sound += len(raw)
                 if not raw.strip():
                     continue
-                entry, _ = _parse(raw[:-1])
+                entry, _ = _parse(raw[:-1], self.path)
                 if entry is None:
                     return None
                 folder.take(entry, number)
@@ -496,7 +525,12 @@ class Journal:
     def _ready(self) -> int:
         """The descriptor to append to, with whatever a refusing storage left to do done
         first: a set-aside, the rest of a swap, the cut of a torn or refused tail. OSError if it
-        still refuses."""
+        still refuses; ``formats.Refused`` while a newer release's journal is there."""
+        if self.newer is not None:
+            if statefile.exists(self.path):
+                raise formats.Refused(self.newer)
+            log.warning("journal %s: the newer release's file is gone: saved again", self.path)
+            self.newer = None
         if self._deferred is not None:
             kept, target = self._deferred
             self._swap(kept, target if not os.path.lexists(target) else None)
@@ -572,7 +606,8 @@ class Journal:
         if condition == storage.OK:
             log.warning("journal %s: storage takes writes again", self.path)
         else:
-            why = f" ({err.strerror or err})" if err is not None else ""
+            said = err is None or isinstance(err, formats.Refused)  # the refusal said it all
+            why = "" if said else f" ({err.strerror or err})"
             log.error(
                 "journal %s: %s%s; play goes on, its moves kept in memory until it takes them",
                 self.path,
@@ -633,6 +668,8 @@ class Journal:
         step refused after it (an fsync, the last rename) is returned: the swap stands, the
         journal's condition says the storage refused it, and the rest is done before the next
         write (``_swap_rest``), never a fresh file in the journal's place meanwhile."""
+        if self.newer is not None and statefile.exists(self.path):
+            raise formats.Refused(self.newer)  # never moved from its place
         if self._swap_left is not None:  # the last swap first: its next file is the journal
             self._swap_rest()
         self._close_fd()
@@ -814,6 +851,8 @@ class Journal:
             return False
         if self._deferred is not None or self._cut is not None or self._swap_left is not None:
             return False
+        if self.newer is not None:
+            return False
         entries = game_lines(record)
         try:
             head = self._before_game()
@@ -862,7 +901,7 @@ class Journal:
             start = data.rfind(b"\n", 0, end - 1) + 1
             line = data[start:end]
             if b'"game"' in line:  # a look before the parse: most lines are not
-                entry, _ = _parse(line.rstrip(b"\n"))
+                entry, _ = _parse(line.rstrip(b"\n"), self.path)
                 if entry is not None and entry["kind"] == "game":
                     return data[:start]
             end = start

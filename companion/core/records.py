@@ -8,6 +8,10 @@ notice and the box starts with no records, never a crash.
 
 Each result belongs to one game session (``key``): when the same game ends again after an
 undo, its result replaces the old one, and an undo past the end withdraws it.
+
+The file says its format (``version``; none is version 1). One of a newer version is a newer
+release's: it is left as it is, the box starts with no records and writes none over it
+(``formats.Refused``) while it is there.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from dataclasses import asdict, field, replace
 from pathlib import Path
 from typing import Any
 
-from companion.core import statefile
+from companion.core import formats, statefile
 from companion.core.durable import replace_whole
 from companion.core.values import value
 from companion.errors import DataError
@@ -76,6 +80,10 @@ def from_report(key: str, game: str, report: Mapping[str, Any], date: str) -> Re
 
 
 def _parse(data: Any, where: str) -> list[Result]:
+    if isinstance(data, dict):
+        formats.check(data.get("version"), VERSION, where)
+        if "version" not in data:
+            data = {**data, "version": 1}  # written before versions
     if not isinstance(data, dict) or data.get("version") != VERSION:
         raise DataError(f"{where}: not a version {VERSION} records file")
     items = data.get("results")
@@ -98,6 +106,7 @@ class Records:
     def __init__(self, path: Path, read: bool = True) -> None:
         self.path = path
         self.results: list[Result] = []
+        self.newer: formats.NewerFormat | None = None  # a newer release's file: left alone
         if read:
             try:
                 text = statefile.read_text(path, statefile.RECORDS.cap)
@@ -111,6 +120,11 @@ class Records:
         """For the daemon: damaged records are kept aside for a human, never a reason to stop."""
         try:
             return cls(path), ""
+        except formats.NewerFormat as err:
+            log.error("records %s; starting with none, and keeping none meanwhile", err)
+            records = cls(path, read=False)
+            records.newer = err
+            return records, str(err)
         except DataError as err:
             message = statefile.set_aside(path, str(err), "starting with no records")
             return cls(path, read=False), message
@@ -172,6 +186,8 @@ class Records:
             self.results.remove(old)
 
     def _save(self) -> None:
+        if self.newer is not None and statefile.exists(self.path):
+            raise formats.Refused(self.newer)
         data = {"version": VERSION, "results": [asdict(r) for r in self.results]}
         text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
         self.path.parent.mkdir(parents=True, exist_ok=True)

@@ -1,5 +1,9 @@
 """The card registry: which tagged card is which game card. A TOML file in the state directory,
-written atomically, so a power cut during enrolment leaves the old registry or the new one."""
+written atomically, so a power cut during enrolment leaves the old registry or the new one.
+
+The file says its format (``format = 1`` at the top; none is 1, as every file before it). One of
+a newer format is a newer release's: refused whole (``formats.NewerFormat``), left as it is, no
+card enrolled or forgotten over it (``formats.Refused``) while it is there."""
 
 from __future__ import annotations
 
@@ -13,7 +17,7 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any
 
-from companion.core import durable, statefile, values
+from companion.core import durable, formats, statefile, values
 from companion.core.tomltext import toml_value
 from companion.errors import DataError
 
@@ -21,6 +25,7 @@ log = logging.getLogger(__name__)
 
 UID_RE = re.compile(r"^[0-9A-F]{2,20}$")
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+FORMAT = 1
 
 
 @values.value
@@ -48,6 +53,7 @@ class Registry:
         self.cards: dict[str, Card] = {}
         self.demo: dict[str, Card] = {c.uid: c for c in demo}
         self._mtime: float | None = None
+        self.newer: formats.NewerFormat | None = None  # a newer release's file: left alone
         if read:
             self._reload()
         else:
@@ -82,6 +88,7 @@ class Registry:
             raise DataError(f"{self.path}: card registry unreadable: {err.why}") from None
         except ValueError as err:  # not TOML
             raise DataError(f"{self.path}: card registry unreadable ({err})") from None
+        formats.check(data.get("format"), FORMAT, self.path)
         table = data.get("cards", {})
         if not isinstance(table, dict):
             raise DataError(
@@ -112,6 +119,11 @@ class Registry:
         """For the daemon: a broken registry file is kept aside, never a reason to stop."""
         try:
             return cls(path, demo), ""
+        except formats.NewerFormat as err:
+            log.error("card registry %s; starting with no enrolled cards", err)
+            registry = cls(path, demo, read=False)
+            registry.newer = err
+            return registry, str(err)
         except DataError as err:
             message = statefile.set_aside(path, str(err), "starting with no enrolled cards")
             return cls(path, demo, read=False), message
@@ -152,8 +164,11 @@ class Registry:
         return card
 
     def save(self) -> None:
+        if self.newer is not None and statefile.exists(self.path):
+            raise formats.Refused(self.newer)
         lines = [
             "# Trap Companion card registry: UID -> card. Edit with `trap-companion cards`.",
+            f"format = {FORMAT}",
             "",
         ]
         for uid in sorted(self.cards):

@@ -18,10 +18,15 @@ A change the storage refuses before move 2 happens (a write, an fsync, a rename 
 box running on) drops its plan at once (``drop_plan``).
 A waiting game that is also the journal's game in play (a cut after a game was taken up) is
 dropped from the waiting file: the journal holds it.
+
+The header and every line carry the format version (``v``; none is version 1). A waiting file
+(or a next file) of a newer version is a newer release's: no game waits, and neither file is
+moved, rewritten or removed while it is there (``formats.Refused`` for a change).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -30,7 +35,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from companion.core import durable, statefile
+from companion.core import durable, formats, statefile
 from companion.core.journal import GameRecord, fold, game_lines, read_journal
 from companion.core.nesting import json_too_deep
 from companion.core.values import value
@@ -101,6 +106,8 @@ def _read(path: Path) -> Waiting | None:
         header = None if json_too_deep(head) else json.loads(head.decode("utf-8"))
     except ValueError:
         header = None
+    if isinstance(header, dict):
+        formats.check(header.get("v"), VERSION, path)
     if not isinstance(header, dict) or header.get("kind") != "waiting":
         raise statefile.Unreadable(path, "does not start as a file of games set aside")
     was = header.get("was")
@@ -134,11 +141,31 @@ class Shelf:
         self.history = state_dir / "history"
         self.games: dict[str, GameRecord] = {}
         self.checked = True  # False: the waiting file may hold a game that has ended (retire)
+        self.newer: formats.NewerFormat | None = None  # a newer release's file: left alone
 
-    def open(self, in_play: GameRecord | None) -> dict[str, GameRecord]:
-        """Read the waiting games, finishing or undoing a change a power cut interrupted."""
-        self.settle(in_play)
+    def open(
+        self, in_play: GameRecord | None, journal_newer: formats.NewerFormat | None = None
+    ) -> dict[str, GameRecord]:
+        """Read the waiting games, finishing or undoing a change a power cut interrupted. A
+        newer release's file, this one or the journal (``journal_newer``: its game in play is
+        not known): none wait, nothing is touched (``newer`` says why)."""
+        if journal_newer is not None:
+            self.refuse(journal_newer)
+            return self.games
+        with contextlib.suppress(formats.Refused):  # refused, and said so
+            self.settle(in_play)
         return self.games
+
+    def refuse(self, err: formats.NewerFormat) -> None:
+        """Leave the files as they are: no game waits, and no change is written while a newer
+        release's file is there (the journal's is one too: its game in play is not known)."""
+        if self.newer is None:
+            log.error("games set aside: %s; none wait meanwhile", err)
+        self.newer, self.games, self.checked = err, {}, True
+
+    def _refusing(self) -> None:
+        if self.newer is not None:
+            raise formats.Refused(self.newer)
 
     def _load(self, path: Path) -> Waiting | None:
         try:
@@ -168,12 +195,15 @@ class Shelf:
 
     def plan(self, games: dict[str, GameRecord], was: GameRecord | None) -> None:
         """Move 1: the waiting games as they will be once the journal has changed its game."""
+        self._refusing()
         _write(self.next, Waiting(games, identity(was), self.checked))
         durable.fsync_dir(self.next.parent)
 
     def drop_plan(self) -> None:
         """A change the journal refused (its game in play never changed): the plan goes, so
         that no later change of the game in play passes for it. A start drops it too."""
+        if self.newer is not None:
+            return
         try:
             self.next.unlink(missing_ok=True)
             durable.fsync_dir(self.next.parent)
@@ -182,7 +212,16 @@ class Shelf:
 
     def settle(self, in_play: GameRecord | None) -> None:
         """Move 3 (and the start's check): keep the planned games if the journal's game in play
-        changed since the plan, else the old ones; a game in play never also waits."""
+        changed since the plan, else the old ones; a game in play never also waits.
+        ``formats.Refused`` (nothing changed) when either file is a newer release's."""
+        self._refusing()
+        try:
+            self._settle(in_play)
+        except formats.NewerFormat as err:
+            self.refuse(err)
+            raise formats.Refused(err) from None
+
+    def _settle(self, in_play: GameRecord | None) -> None:
         current = identity(in_play)
         now = self._load(self.path) if statefile.exists(self.path) else None
         games = dict(now.games) if now else {}
@@ -214,6 +253,7 @@ class Shelf:
     def retire(self, records: list[GameRecord]) -> None:
         """Waiting games that are over: kept in history/, no longer waiting; the file then says
         that none of its games has ended (none: it is only marked so)."""
+        self._refusing()
         if records:
             self._to_history(records)
         kept = {k: r for k, r in self.games.items() if r not in records}

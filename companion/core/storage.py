@@ -16,23 +16,37 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
+from companion.core import formats
+
 log = logging.getLogger(__name__)
 
 OK = "ok"
 FULL = "full"
 READ_ONLY = "read-only"
 FAILING = "failing"  # an I/O error: a card wearing out
+NEWER = "newer"  # a file there is a newer release's: left as it is, nothing written over it
 
 # What the table is told while the condition lasts (STATUS says it too).
 NOTICES = {
     FULL: "storage full: moves not saved",
     READ_ONLY: "storage read-only",
     FAILING: "storage error: moves not saved",
+    NEWER: "newer release's file: not saved",
 }
 # The same, short enough for the title line of every screen.
-TITLES = {FULL: "Storage full", READ_ONLY: "Read-only", FAILING: "Storage error"}
+TITLES = {
+    FULL: "Storage full",
+    READ_ONLY: "Read-only",
+    FAILING: "Storage error",
+    NEWER: "Newer files",
+}
 # The condition in "its storage is ...".
-WORDS = {FULL: "full", READ_ONLY: "read-only", FAILING: "failing"}
+WORDS = {
+    FULL: "full",
+    READ_ONLY: "read-only",
+    FAILING: "failing",
+    NEWER: "holding a newer release's file",
+}
 
 RETRY_SECONDS = 5.0  # how soon unwritten moves are tried again
 _FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
@@ -41,6 +55,8 @@ _READ_ONLY = {errno.EROFS, errno.EACCES, errno.EPERM}
 
 def condition_of(err: OSError) -> str:
     """The storage condition an error of a write means."""
+    if isinstance(err, formats.Refused) or isinstance(err.__cause__, formats.Refused):
+        return NEWER
     if err.errno in _FULL:
         return FULL
     if err.errno in _READ_ONLY:

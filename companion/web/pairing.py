@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from companion.core import statefile, storage
+from companion.core import formats, statefile, storage
 from companion.core.durable import replace_whole
 from companion.errors import DataError
 
@@ -157,6 +157,7 @@ class Pairing:
         self.phones: dict[str, float] = {}
         self.unsaved = ""  # the storage condition that kept the last time-keeping write out
         self.problem = ""
+        self.newer: formats.NewerFormat | None = None  # a newer release's file: left alone
         self._lock = threading.Lock()
         self._load()
 
@@ -164,12 +165,16 @@ class Pairing:
 
     def _load(self) -> None:
         """Read as every state file is (statefile): a FIFO, a device, a link, a file too big,
-        nesting too deep or a number too long is set aside, and no phone is paired."""
+        nesting too deep or a number too long is set aside, and no phone is paired. A newer
+        release's file is left as it is: no phone is paired, and none paired over it."""
         try:
             text = statefile.read_text(self.path, statefile.PHONES.cap)
             if text is not None:
                 version, times = _parse(statefile.parse_json(self.path, text), str(self.path))
                 self.phones = self._from_wall(times) if version == 1 else self._from_left(times)
+        except formats.NewerFormat as err:
+            log.error("phones %s; no phone paired meanwhile", err)
+            self.newer, self.problem, self.phones = err, str(err), {}
         except DataError as err:  # statefile.Unreadable is one too
             why = err.why if isinstance(err, statefile.Unreadable) else str(err)
             message = f"{self.path}: unreadable ({why})"
@@ -191,6 +196,9 @@ class Pairing:
     def _save(self, phones: dict[str, float] | None = None) -> None:
         """Write ``phones`` (the paired phones by default) whole, as the seconds each has left;
         NotSaved when the state dir refuses (nothing is half written)."""
+        if self.newer is not None and statefile.exists(self.path):
+            refused = formats.Refused(self.newer)
+            raise NotSaved(refused) from refused
         now = self.clock()
         phones = self.phones if phones is None else phones
         items = [
@@ -352,6 +360,7 @@ class Pairing:
 def _parse(data: Any, where: str) -> tuple[int, dict[str, float]]:
     """The version and each phone's time: its end on the wall clock (1) or seconds left (2)."""
     version = data.get("version") if isinstance(data, dict) else None
+    formats.check(version, VERSION, where)
     if version not in (1, VERSION) or isinstance(version, bool):
         raise DataError(f"{where}: not a version {VERSION} phones file")
     key = "until" if version == 1 else "left"

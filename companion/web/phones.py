@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.app.phones import box_only
+from companion.core import formats
 from companion.core.events import Call
 from companion.ui import menus
 from companion.web.pace import Pace
@@ -104,7 +105,11 @@ class PhoneService:
         """Bind the port and start serving; if it is taken, say so and try again later."""
         app = self.app
         if self.pairing.problem:  # logged by the pairing; no phone is paired now
-            app.notice(("Phones file unreadable", "set aside, see log"))
+            app.notice(
+                formats.notice("Phones file")
+                if self.pairing.newer
+                else ("Phones file unreadable", "set aside, see log")
+            )
         app.phones = self
         app.faces.add(self)
         if importlib.util.find_spec("aiohttp") is None:

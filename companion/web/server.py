@@ -65,6 +65,24 @@ Render = Callable[[Any], dict[str, Any]]  # a shown snapshot (anything with ``se
 Allowed = Callable[[web.Request], bool]
 
 
+def _wake_once(server: Any) -> None:
+    """asyncio's Server wakes its waiters once only, as CPython's fix for gh-109564 has it.
+    Python 3.13 detaches a transport from its server when it is collected unclosed (a flood's,
+    let go of by its handler with reading or writing paused), and once the server has closed
+    and woken its waiters, such a detach woke them again: "Exception ignored ... TypeError"
+    on stderr at every stop under a flood (Debian 13's 3.13.5 has it; 3.11 never detaches
+    so). Only this process's own servers are guarded, and only where the bug can be."""
+    wakeup = getattr(server, "_wakeup", None)
+    if wakeup is None or not hasattr(server, "_waiters"):
+        return
+
+    def once() -> None:
+        if server._waiters is not None:
+            wakeup()
+
+    server._wakeup = once
+
+
 class WebServer:
     def __init__(
         self,
@@ -197,6 +215,7 @@ class WebServer:
             await runner.cleanup()
             raise
         self._runner = runner
+        _wake_once(site._server)
         for listening in getattr(site._server, "sockets", None) or []:
             # the system's queue longer than the burst asyncio takes at once (same socket)
             queue = socket.socket(fileno=listening.fileno())

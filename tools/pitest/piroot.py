@@ -1,11 +1,12 @@
-"""The Pi's CPUs on this machine: a cached Debian 12 root for arm64 or armhf, run by QEMU.
+"""The Pi's CPUs on this machine: a cached Debian root for arm64 or armhf, run by QEMU.
 
 `make pitest` and `make systest ARCH=...` share it. The kernel runs the root's ARM programs
 through binfmt_misc and qemu-user-static; the handlers Debian registers lack the C flag
 (credentials), without which a setuid program inside (sudo) fails, so they are registered again
 with it. The root is built once by debootstrap from tools/systest/recipe.toml's package list plus
 tools/pitest/recipe.toml's for the architecture, keyed by the hash of both texts and the
-architecture.
+architecture; another Debian release than the recipe's (SUITE=trixie) has its own key and cache
+directory beside the default one (pi-arm64-trixie).
 """
 
 from __future__ import annotations
@@ -36,7 +37,11 @@ class NoEmulation(Exception):
 
 
 def pi_recipe(
-    base_text: bytes, pi_text: bytes, arch: str, where: str = "recipe.toml"
+    base_text: bytes,
+    pi_text: bytes,
+    arch: str,
+    where: str = "recipe.toml",
+    suite: str | None = None,
 ) -> systest.Recipe:
     """systest's recipe for ARCH: its packages plus the architecture's, its own cache key."""
     if arch not in ARCHES:
@@ -48,24 +53,31 @@ def pi_recipe(
         raise ValueError(f"{where}: {err}") from err
     if not isinstance(extra, list) or not all(isinstance(p, str) for p in extra):
         raise ValueError(f"{where}: [{arch}] include must be a list of package names")
-    return dataclasses.replace(
+    recipe = dataclasses.replace(
         base,
         include=base.include + tuple(p for p in extra if p not in base.include),
         arch=arch,
         digest=systest.recipe_digest(base_text + b"\0" + pi_text + b"\0" + arch.encode()),
     )
+    return systest.with_suite(recipe, suite)
 
 
-def load(arch: str) -> systest.Recipe:
-    return pi_recipe(systest.RECIPE.read_bytes(), PI_RECIPE.read_bytes(), arch, str(PI_RECIPE))
+def load(arch: str, suite: str | None = None) -> systest.Recipe:
+    return pi_recipe(
+        systest.RECIPE.read_bytes(), PI_RECIPE.read_bytes(), arch, str(PI_RECIPE), suite
+    )
 
 
-def cache_dir(env: dict[str, str], arch: str) -> Path:
-    """PITEST_CACHE, else beside systest's cache: ~/.cache/trap-companion/pi-ARCH."""
+def cache_dir(env: dict[str, str], arch: str, suite: str | None = None) -> Path:
+    """PITEST_CACHE, else beside systest's cache: ~/.cache/trap-companion/pi-ARCH; another Debian
+    release than the recipe's in its own directory beside it (pi-ARCH-SUITE)."""
     if env.get("PITEST_CACHE"):
-        return Path(env["PITEST_CACHE"]) / arch
-    base = Path(env["XDG_CACHE_HOME"]) if env.get("XDG_CACHE_HOME") else Path.home() / ".cache"
-    return base / systest.NAME / f"pi-{arch}"
+        cache = Path(env["PITEST_CACHE"]) / arch
+    else:
+        base = Path(env["XDG_CACHE_HOME"]) if env.get("XDG_CACHE_HOME") else Path.home() / ".cache"
+        cache = base / systest.NAME / f"pi-{arch}"
+    default = systest.load_recipe(systest.RECIPE.read_bytes(), str(systest.RECIPE)).suite
+    return systest.cache_for(cache, suite or default, default)
 
 
 def with_flags(line: str, flags: str = FLAGS) -> str:
@@ -122,17 +134,18 @@ def ensure_emulation(arch: str) -> str:
     return f"qemu-{cpu} registered again with flags {FLAGS} (was {flags or 'absent'})"
 
 
-def root(arch: str, log: systest.Log, rebuild: bool = False) -> Path:
+def root(arch: str, log: systest.Log, rebuild: bool = False, suite: str | None = None) -> Path:
     """The cached root for ARCH, built when missing (about 9 minutes under emulation)."""
-    return systest.root_fs(cache_dir(dict(os.environ), arch), load(arch), log, rebuild)
+    cache = cache_dir(dict(os.environ), arch, suite)
+    return systest.root_fs(cache, load(arch, suite), log, rebuild)
 
 
-if __name__ == "__main__":  # python3 tools/pitest/piroot.py ARCH: build (or find) the root
+if __name__ == "__main__":  # python3 tools/pitest/piroot.py ARCH [SUITE]: build (or find) it
     import time
 
-    arch = sys.argv[1]
+    arch, suite = sys.argv[1], (sys.argv[2] if len(sys.argv) > 2 else None)
     print(ensure_emulation(arch), flush=True)
-    cache = cache_dir(dict(os.environ), arch)
+    cache = cache_dir(dict(os.environ), arch, suite)
     (cache / "logs").mkdir(parents=True, exist_ok=True)
     log = systest.Log(cache / "logs" / f"{time.strftime('%Y%m%d-%H%M%S')}-root.log")
-    print(root(arch, log), flush=True)
+    print(root(arch, log, suite=suite), flush=True)

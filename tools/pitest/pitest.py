@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """`make pitest ARCH=arm64|armhf`: the box installed and its tests run on the Pi's CPU, emulated.
 
-Boots the cached Debian 12 root for the architecture (tools/pitest/piroot.py: debootstrap, QEMU
-through binfmt_misc) as a container, copies this checkout into the owner's home and installs the
-box the way docs/raspberry-pi.md tells an owner (`sudo make install`, with SKIP_APT=1
-SKIP_FIRMWARE=1 NO_START=1: Debian has no python3-lgpio, so the lgpio wheel from PyPI goes into
-the venv, as pyproject's `pi` extra says; a container has no boot partition, and nothing to
-start the daemon for). Then the test suite runs inside, in the venv `make test` makes, while the
-same tests run natively here at the same time; the report says which ran, which failed, and
-each test whose outcome differs from x86_64, with the reason.
+Boots the cached Debian 12 root for the architecture (SUITE=trixie: Debian 13's, Python 3.13;
+tools/pitest/piroot.py: debootstrap, QEMU through binfmt_misc) as a container, copies this
+checkout into the owner's home and installs the box the way docs/raspberry-pi.md tells an owner
+(`sudo make install`, with SKIP_APT=1 SKIP_FIRMWARE=1 NO_START=1: Debian has no python3-lgpio,
+so the lgpio wheel from PyPI goes into the venv, as pyproject's `pi` extra says; a container has
+no boot partition, and nothing to start the daemon for). Then the test suite runs inside, in the
+venv `make test` makes, while the same tests run natively here at the same time; the report says
+which ran, which failed, and each test whose outcome differs from x86_64, with the reason.
 
 --ci runs the part CI runs (hardware layer, daemon, journal, every replay script: CI_TESTS);
 without it the whole suite runs (about half an hour to an hour under emulation).
@@ -278,7 +278,14 @@ def install(box: systest.Container, test_venv: bool = True) -> dict[str, float]:
     return times
 
 
-def run(arch: str, ci: bool, rebuild: bool, bench: bool = False, alone: bool = False) -> int:
+def run(
+    arch: str,
+    ci: bool,
+    rebuild: bool,
+    bench: bool = False,
+    alone: bool = False,
+    suite: str | None = None,
+) -> int:
     problem = systest.host_problem(os.geteuid(), shutil.which)
     if problem:
         say(f"pitest: skipped: {problem}")
@@ -293,7 +300,7 @@ def run(arch: str, ci: bool, rebuild: bool, bench: bool = False, alone: bool = F
     except (OSError, ValueError) as err:
         say(f"pitest: {err}")
         return EXIT_USAGE
-    cache = piroot.cache_dir(dict(os.environ), arch)
+    cache = piroot.cache_dir(dict(os.environ), arch, suite)
     logs = cache / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     name = f"trap-pitest-{arch}-{os.getpid()}"
@@ -302,11 +309,11 @@ def run(arch: str, ci: bool, rebuild: bool, bench: bool = False, alone: bool = F
     for pattern in ("*.log", "*.console", "*.md", "*.xml", "*.out"):
         for old in sorted(logs.glob(pattern), key=lambda p: p.stat().st_mtime)[:-12]:
             old.unlink()
-    say(f"pitest: {arch}: {said}; log {log.path}")
+    say(f"pitest: {arch}, {systest.describe(piroot.load(arch, suite))}: {said}; log {log.path}")
     files = selection(ci)
     with systest.terminate_as_interrupt(), contextlib.ExitStack() as stack:
         try:
-            root = piroot.root(arch, log, rebuild)
+            root = piroot.root(arch, log, rebuild, suite)
             if systest.fs_type(systest.NSPAWN_RUN) != "tmpfs":
                 systest.one_run_at_a_time(stack)
                 systest.nspawn_tmpfs(stack, log)
@@ -324,6 +331,10 @@ def run(arch: str, ci: bool, rebuild: bool, bench: bool = False, alone: bool = F
             booted = box.boot()
             say(f"pitest: {arch} container booted in {booted:.1f} s")
             systest.prepare(box, merged)
+            # The tests run as root from the owner's checkout, and one takes root's DAC override
+            # away (tests/test_storage_refused.py): Debian 13 makes a home 0700 (login.defs'
+            # HOME_MODE), Debian 12 0755, as the tests expect.
+            box.sh(f"chmod 0755 /home/{systest.OWNER}")
             times = install(box, test_venv=not bench)
             times["boot"] = booted
             if bench:
@@ -564,8 +575,13 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="with --bench: the emulated run first, then the native one (not side by side)",
     )
+    parser.add_argument(
+        "--suite",
+        choices=sorted(systest.SUITES),
+        help="the Debian release of the root (default: the recipe's, bookworm)",
+    )
     args = parser.parse_args(argv)
-    return run(args.arch, args.ci, args.rebuild, args.bench, args.alone)
+    return run(args.arch, args.ci, args.rebuild, args.bench, args.alone, args.suite)
 
 
 if __name__ == "__main__":

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import fcntl
 import hashlib
 import json
@@ -88,7 +89,7 @@ CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt"  # the host's: pip checks the i
 OWNER = "owner"  # the Pi's login user, who cloned the repository
 CLONE = f"/home/{OWNER}/{NAME}"
 INSTALL = "sudo make install SKIP_APT=1 SKIP_FIRMWARE=1"
-# The Python of the bundle step 1 installs (Debian 12's).
+# The Python of the bundles the steps install: the Debian release's (SUITES; main sets it).
 BUNDLE_PYTHON = "3.11"
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 NSPAWN_RUN = Path("/run/systemd/nspawn")
@@ -150,7 +151,36 @@ def recipe_digest(text: bytes) -> str:
     return hashlib.sha256(text).hexdigest()[:16]
 
 
-def load_recipe(text: bytes, where: str = "recipe.toml") -> Recipe:
+# The Debian releases a run may take (SUITE=, --suite): each one's version and Python, for the
+# messages. The recipe's own suite (bookworm) keeps its cache key and directory; another is built
+# beside it, in a directory of its own (cache_for), so the roots in use stay where they are.
+SUITES = {"bookworm": ("Debian 12", "3.11"), "trixie": ("Debian 13", "3.13")}
+
+
+def with_suite(recipe: Recipe, suite: str | None) -> Recipe:
+    """The recipe for another Debian release: its key is the file's text and the suite's name."""
+    if not suite or suite == recipe.suite:
+        return recipe
+    if suite not in SUITES:
+        raise ValueError(f"SUITE={suite}: not one of {', '.join(SUITES)}")
+    digest = recipe_digest(f"{recipe.digest}\0suite={suite}".encode())
+    return dataclasses.replace(recipe, suite=suite, digest=digest)
+
+
+def cache_for(cache: Path, suite: str, default: str) -> Path:
+    """The cache directory for SUITE: the default suite's own, else one beside it (-SUITE), so a
+    build for one release never clears the roots of another."""
+    return cache if suite == default else cache.with_name(f"{cache.name}-{suite}")
+
+
+def describe(recipe: Recipe) -> str:
+    """'Debian 13 (trixie)': how the messages name the release."""
+    return f"{SUITES.get(recipe.suite, ('Debian',))[0]} ({recipe.suite})"
+
+
+def load_recipe(text: bytes, where: str = "recipe.toml", suite: str | None = None) -> Recipe:
+    if suite:
+        return with_suite(load_recipe(text, where), suite)
     try:
         data = tomllib.loads(text.decode())
         missing = [key for key in ("suite", "variant", "include", "mirror") if key not in data]
@@ -473,6 +503,10 @@ class Container:
             "--keep-unit",
             f"--machine={self.name}",
             "--console=pipe",
+            # A Pi's systemd has it: PrivateNetwork= brings up the loopback of the daemon's own
+            # network with it. Without it Debian 13's systemd (257) proceeds with no private
+            # network at all (Debian 12's set one up all the same).
+            "--capability=CAP_NET_ADMIN",
             *(f"--bind-ro={path}" for path in self.binds),
             *(f"--bind={path}" for path in self.binds_rw),
         ]
@@ -529,8 +563,12 @@ class Container:
                     top.rmdir()
 
     def _find_init(self, deadline: float) -> int:
-        """The container's init: nspawn's child."""
+        """The container's init: nspawn's child in a PID namespace of its own. nspawn forks an
+        outer child first, in its own PID namespace, which starts the init and exits: taken for
+        the init, it is gone by the first command (seen with Debian 13's root, whose outer child
+        lives long enough to be found)."""
         assert self.proc is not None
+        own = os.readlink(f"/proc/{self.proc.pid}/ns/pid")
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 tail = self.console.read_text(errors="replace").splitlines()[-5:]
@@ -543,10 +581,13 @@ class Container:
                 except (OSError, IndexError):
                     continue
                 # nspawn's child is first a copy of nspawn itself, which starts init and goes:
-                # only the child that is systemd is the init (a boot in a loaded moment caught
-                # the copy once, and every command after went to a process that was gone).
+                # only the child that is systemd, in a PID namespace of its own, is the init (a
+                # boot in a loaded moment caught the copy once, and every command after went to
+                # a process that was gone; Debian 13's root showed it too).
                 if int(fields[1]) == self.proc.pid and _comm(stat.parent) == "systemd":
-                    return int(stat.parent.name)
+                    with contextlib.suppress(OSError):
+                        if os.readlink(stat.parent / "ns" / "pid") != own:
+                            return int(stat.parent.name)
             time.sleep(0.1)
         raise StepFailed(f"systemd-nspawn started no init within {30 * self.pace:.0f} s")
 
@@ -1258,7 +1299,7 @@ class Systest:
         if start and not Path(start).is_file():
             raise StepFailed(f"SYSTEST_UPDATE_FROM={start}: no such file")
         bundles = update_cut.make_bundles(
-            out, self.box.emulated or "native", Path(start) if start else None
+            out, self.box.emulated or "native", Path(start) if start else None, BUNDLE_PYTHON
         )
         suite = update_cut.UpdateCut(self, bundles, StepFailed, wait_for, UNIT, CLONE)
         return suite.run()
@@ -1312,6 +1353,25 @@ def prepare(box: Container, merged: Path) -> None:
     box.sh(f"chown -R {OWNER}:{OWNER} {CLONE}")
 
 
+def services_start(box: Container) -> None:
+    """Skip (exit 77) where the emulated root's systemd starts no service at all: Debian 13's
+    (257, which starts each through systemd-executor) fails even `/bin/true` under the QEMU
+    of a Debian 12 host (7.2) with "Result: resources", as it does dbus.service."""
+    unit = "/run/systemd/system/systest-probe.service"
+    proc = box.sh(
+        f"printf '[Service]\\nType=oneshot\\nExecStart=/bin/true\\n' > {unit} && "
+        "systemctl daemon-reload && systemctl start systest-probe",
+        timeout=60,
+    )
+    result = box.sh("systemctl show -p Result --value systest-probe").stdout.strip()
+    box.sh(f"rm -f {unit}; systemctl daemon-reload")
+    if proc.returncode != 0:
+        raise Skip(
+            f"the emulated root's systemd starts no service under this QEMU (`/bin/true` as a "
+            f"unit: result {result!r}); a newer qemu-user-static may"
+        )
+
+
 def run_steps(
     suite: Systest, started: float, budget: float = BUDGET_SECONDS, only: set[str] | None = None
 ) -> list[str]:
@@ -1361,7 +1421,7 @@ def terminate_as_interrupt() -> Iterator[None]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="systest",
-        description="Install the box in a booted Debian 12 container and check it under systemd.",
+        description="Install the box in a booted Debian container and check it under systemd.",
     )
     parser.add_argument("--rebuild", action="store_true", help="build the root file system again")
     parser.add_argument(
@@ -1372,6 +1432,11 @@ def main(argv: list[str] | None = None) -> int:
         metavar="STEP[,STEP]",
         help="install, then only these steps (e.g. update); for working on one step",
     )
+    parser.add_argument(
+        "--suite",
+        choices=sorted(SUITES),
+        help="the Debian release (default: the recipe's, bookworm)",
+    )
     args = parser.parse_args(argv)
 
     problem = host_problem(os.geteuid(), shutil.which)
@@ -1379,11 +1444,14 @@ def main(argv: list[str] | None = None) -> int:
         say(f"systest: skipped: {problem}")
         return EXIT_SKIP
     try:
-        recipe = load_recipe(RECIPE.read_bytes(), str(RECIPE))
+        default = load_recipe(RECIPE.read_bytes(), str(RECIPE)).suite
+        recipe = load_recipe(RECIPE.read_bytes(), str(RECIPE), args.suite)
     except (OSError, ValueError) as err:
         say(f"systest: {err}")
         return EXIT_USAGE
-    cache = cache_dir(dict(os.environ))
+    cache = cache_for(cache_dir(dict(os.environ)), recipe.suite, default)
+    global BUNDLE_PYTHON
+    BUNDLE_PYTHON = SUITES[recipe.suite][1]
     budget, pace = BUDGET_SECONDS, 1.0
     if args.arch:
         sys.path.insert(0, str(REPO / "tools" / "pitest"))
@@ -1392,14 +1460,14 @@ def main(argv: list[str] | None = None) -> int:
 
         try:
             say(f"systest: {args.arch}: {piroot.ensure_emulation(args.arch)}")
-            recipe = piroot.load(args.arch)
+            recipe = piroot.load(args.arch, args.suite)
         except piroot.NoEmulation as err:
             say(f"systest: skipped: {err}")
             return EXIT_SKIP
         except (OSError, ValueError) as err:
             say(f"systest: {err}")
             return EXIT_USAGE
-        cache = piroot.cache_dir(dict(os.environ), args.arch)
+        cache = piroot.cache_dir(dict(os.environ), args.arch, args.suite)
         budget, pace = EMULATED_BUDGET_SECONDS[args.arch], EMULATED_PACE
     (cache / "logs").mkdir(parents=True, exist_ok=True)
     name = f"trap-systest-{args.arch + '-' if args.arch else ''}{os.getpid()}"
@@ -1407,7 +1475,7 @@ def main(argv: list[str] | None = None) -> int:
     for pattern in ("*.log", "*.console"):
         for old in sorted((cache / "logs").glob(pattern), key=lambda p: p.stat().st_mtime)[:-10]:
             old.unlink()
-    say(f"systest: log {log.path}")
+    say(f"systest: {describe(recipe)}; log {log.path}")
 
     failed: list[str] = []
     with terminate_as_interrupt(), contextlib.ExitStack() as stack:
@@ -1428,6 +1496,8 @@ def main(argv: list[str] | None = None) -> int:
             stack.callback(box.stop)
             booted = box.boot()
             say(f"systest: container {name} booted in {booted:.1f} s")
+            if args.arch:
+                services_start(box)
             prepare(box, merged)
             only = set(args.only.split(",")) if args.only else None
             failed = run_steps(Systest(box, log), started, budget, only)

@@ -61,12 +61,14 @@ class Bundles:
         return bundle.check_bundle(path).version
 
 
-def make_bundles(out: Path, arch: str = "native", start: Path | None = None) -> Bundles:
+def make_bundles(
+    out: Path, arch: str = "native", start: Path | None = None, python: str = "3.11"
+) -> Bundles:
     """A from the checkout, B and the broken one beside it (their own program wheel only).
     ``start`` (CI: the previous commit's bundle, SYSTEST_UPDATE_FROM): the box starts on it
     and B is this checkout's own bundle."""
     out.mkdir(parents=True, exist_ok=True)
-    here = bundle_build.build(REPO, arch, "3.11", out)
+    here = bundle_build.build(REPO, arch, python, out)
     base = bundle.check_bundle(here).version
     broken = variant(here, f"{base}.sysx", out, BROKEN_PATCH)
     if start is not None:
