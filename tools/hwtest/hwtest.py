@@ -89,7 +89,6 @@ CLONE = "/root/trap-companion"
 STATE = "/var/lib/trap-companion"
 CONFIG = "/etc/trap-companion/config.toml"
 UNIT = "trap-companion.service"
-SITE = "/opt/trap-companion/venv/lib/python3.11/site-packages/companion"
 BAUD_RDM6300 = 9600
 # Buttons (BCM) and outputs of the config as installed (companion/data/config.example.toml).
 BUTTONS = {"up": 5, "down": 6, "ok": 13, "back": 19, "green": 26, "red": 21}
@@ -792,6 +791,8 @@ class Run:
     figures: dict[str, str] = field(default_factory=dict)
     watch: bytearray | None = None  # a frame that may show only for a moment (a notice)
     seen: bool = False
+    bin: str = ""  # the installed program's bin folder and package (installed_program)
+    site: str = ""
 
     def shown_at_some_point(self, want: list[list[int]], guard: float = FRAME_GUARD) -> bool:
         """Whether the panel showed WANT after any write from now on (bounded): a notice
@@ -888,6 +889,7 @@ def step_install(r: Run, started: float) -> None:
             f"make install exit {answer['rc']} after {took:.0f} s: {' | '.join(tail)}; the "
             f"daemon said: {' | '.join(why.strip().splitlines()[-4:])}"
         )
+    r.bin, r.site = installed_program(a)
     if r.fault:
         inject(r)
         a.sh(f"systemctl restart {UNIT}", timeout=180)
@@ -904,12 +906,6 @@ def step_install(r: Run, started: float) -> None:
     revision = a.sh(
         "od -An -tx1 /proc/device-tree/system/linux,revision | tr -d ' \\n'", check=False
     ).strip()
-    factory = a.sh(
-        "cd /tmp && /opt/trap-companion/venv/bin/python -c 'import gpiozero, lgpio; "
-        'print(gpiozero.Device.pin_factory or "")\' 2>&1; '
-        f"journalctl -u {UNIT} -b -o cat | grep -ci traceback || true",
-        check=False,
-    )
     ok = (
         show.get("ActiveState") == "active"
         and show.get("SubState") == "running"
@@ -924,7 +920,22 @@ def step_install(r: Run, started: float) -> None:
         f"{installed == shipped}, drop-ins: {show.get('DropInPaths') or 'none'}; "
         f'device tree revision {revision}; STATUS "{show.get("StatusText", "")}"',
     )
-    _ = factory
+
+
+def installed_program(a: Agent) -> tuple[str, str]:
+    """Where the installer put the program, as the installed unit's ExecStart names it (the
+    layout is the installer's business): its bin folder and its companion package."""
+    bin_dir = a.sh(
+        f"sed -n 's|^ExecStart=\\(/[^ ]*\\)/trap-companion .*|\\1|p' "
+        f"$(systemctl show -P FragmentPath {UNIT})"
+    ).strip()
+    if not bin_dir:
+        raise Failed(f"the installed {UNIT} has no ExecStart=.../trap-companion")
+    site = a.sh(
+        f"cd /tmp && {bin_dir}/python -c 'import companion, os; "
+        "print(os.path.dirname(companion.__file__))'"
+    ).strip()
+    return bin_dir, site
 
 
 def inject(r: Run) -> None:
@@ -940,26 +951,26 @@ def inject(r: Run) -> None:
             "     '                    return\\n' + old)\n"
             "s=s.replace(old, new) + '\\n_DROPPED = [0]\\n'\nopen(p,'w').write(s)\n"
         )
-        target = f"{SITE}/hal/buttons.py"
+        target = f"{r.site}/hal/buttons.py"
     elif r.fault == "wrong-frame":
         script = (
             "import sys\np=sys.argv[1]\ns=open(p).read()\n"
             "s+='\\n_render = render\\n\\ndef render(*a, **k):\\n    image = _render(*a, **k)\\n"
             "    image.putpixel((127, 63), 1)\\n    return image\\n'\nopen(p,'w').write(s)\n"
         )
-        target = f"{SITE}/ui/render.py"
+        target = f"{r.site}/ui/render.py"
     elif r.fault == "miss-card":
         script = (
             "import sys\np=sys.argv[1]\ns=open(p).read()\n"
             "s=s.replace('STX = 0x02', 'STX = 0x7F')\nopen(p,'w').write(s)\n"
         )
-        target = f"{SITE}/hal/readers/rdm6300.py"
+        target = f"{r.site}/hal/readers/rdm6300.py"
     else:
         raise Failed(f"HWTEST_FAULT={r.fault}: one of {', '.join(FAULTS)}")
     answer = a.call(["python3", "-c", script, target], timeout=60)
     if answer["rc"] != 0:
         raise Failed(f"HWTEST_FAULT={r.fault}: the patch failed: {answer['err'][-300:]}")
-    a.sh(f"find {SITE} -name __pycache__ -prune -exec rm -rf {{}} +")
+    a.sh(f"find {r.site} -name __pycache__ -prune -exec rm -rf {{}} +")
     say(f"hwtest: HWTEST_FAULT={r.fault}: {target} patched in the VM; the checks must FAIL")
 
 
@@ -1236,7 +1247,7 @@ def step_pn532(r: Run) -> None:
     a.sh(
         f'sed -i -e \'/^\\[reader\\]/,/^\\[/{{s|^type = .*|type = "pn532"|;'
         f's|^port = .*|port = "{PN532_PORT}"|}}\' {CONFIG} && '
-        f"/opt/trap-companion/venv/bin/trap-companion config check {CONFIG}"
+        f"{r.bin}/trap-companion config check {CONFIG}"
     )
     a.sh(f"systemctl restart {UNIT}", timeout=180)
     ready = wait_status(r, lambda st: "reader ready: PN532" in st)
