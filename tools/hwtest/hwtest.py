@@ -82,6 +82,7 @@ BOOT_GUARD = 300.0
 COMMAND_GUARD = 120.0
 INSTALL_GUARD = 1500.0
 FRAME_GUARD = 60.0
+QUIET_GUARD = 15.0  # a differing panel without a write this long is final (a frame: 0.3 s p99)
 AGENT_PORT = "hwtest.agent"
 VIRTFS = "security_model=none,readonly=on"
 SHARE_TAG = "hwtest"
@@ -830,21 +831,27 @@ class Run:
         self.writes += writes
         return writes
 
-    def settle_on(self, want: list[list[int]], guard: float = FRAME_GUARD) -> tuple[int, float]:
+    def settle_on(
+        self, want: list[list[int]], guard: float = FRAME_GUARD, quiet: float = QUIET_GUARD
+    ) -> tuple[int, float]:
         """Take writes until the panel shows WANT and a quiet second keeps it so (bounded);
-        the pixels that differ at the end, and how long it took."""
-        started = time.monotonic()
+        the pixels that differ at the end, and how long it took. A panel that differs and got
+        no write for QUIET seconds is final (a box drawing the wrong frame is not kept waiting
+        for the whole guard, frame after frame)."""
+        started = last_write = time.monotonic()
         while True:
             diff = ssd1306.differing(self.panel.pixels(), want)
             if diff == 0:
-                quiet = self.agent.guest("drain", "1.0")
-                self.feed(quiet["log"])
+                settled = self.agent.guest("drain", "1.0")
+                self.feed(settled["log"])
                 diff = ssd1306.differing(self.panel.pixels(), want)
                 if diff == 0:
                     return 0, time.monotonic() - started
-            if time.monotonic() - started > guard:
-                return diff, time.monotonic() - started
-            self.feed(self.agent.guest("drain", "0.5")["log"])
+            now = time.monotonic()
+            if now - started > guard or now - last_write > quiet:
+                return diff, now - started
+            if self.feed(self.agent.guest("drain", "0.5")["log"]):
+                last_write = time.monotonic()
 
     def press(self, button: str, seconds: float, bounce: int = 0) -> dict[str, Any]:
         answer = self.agent.guest(
@@ -1287,7 +1294,7 @@ def step_panel_gone(r: Run) -> None:
     r.press("down", PRESS_SECONDS)
     r.sim.press("down", PRESS_SECONDS)
     r.agent.sh(f"echo Y > {present}")
-    diff, took = r.settle_on(r.sim.frame())
+    diff, took = r.settle_on(r.sim.frame(), quiet=FRAME_GUARD)  # the display's retry deadline
     back = wait_status(r, lambda st: "display ok" in st)
     r.record(
         "panel gone",
@@ -1356,7 +1363,7 @@ def step_power_cut(r: Run) -> None:
     # The box comes back at boot and draws its screen: the frame it showed before the cut.
     r.panel = ssd1306.Ssd1306()
     wait_status(r, lambda st: "menu" not in st.lower() and bool(st))
-    diff, _ = r.settle_on(before)
+    diff, _ = r.settle_on(before, quiet=FRAME_GUARD)
     text = a.sh(f"journalctl -u {UNIT} -b -o cat", check=False)
     resumed = systest.last_resumed(text)
     r.save_frame("frame-after-power-cut")
