@@ -210,3 +210,27 @@ def test_the_buzzer_must_toggle_during_the_cue_and_end_still_and_low() -> None:
     assert not ok and "toggled 0 times" in text
     ok, _ = hwtest.buzzer_verdict({}, low, [])  # the sampler's answer never came
     assert not ok
+
+
+class _QuietAgent:
+    """An agent whose box never writes again."""
+
+    def __init__(self) -> None:
+        self.drains = 0
+
+    def guest(self, *args: str) -> dict[str, str]:
+        self.drains += 1
+        return {"log": ""}
+
+
+def test_a_wrong_frame_no_longer_drawn_is_final_after_the_quiet_guard() -> None:
+    from types import SimpleNamespace
+
+    agent = _QuietAgent()
+    run = hwtest.Run(SimpleNamespace(agent=agent), None, None, "", None, None)  # type: ignore[arg-type]
+    want = [[0] * ssd1306.WIDTH for _ in range(ssd1306.HEIGHT)]
+    want[63][127] = 1  # the panel is blank: one pixel off
+    diff, took = run.settle_on(want, guard=30.0, quiet=0.05)
+    assert diff == 1 and took < 30.0 and agent.drains >= 1
+    diff, _ = run.settle_on([[0] * ssd1306.WIDTH for _ in range(ssd1306.HEIGHT)], quiet=0.05)
+    assert diff == 0
