@@ -234,3 +234,10 @@ def test_a_wrong_frame_no_longer_drawn_is_final_after_the_quiet_guard() -> None:
     assert diff == 1 and took < 30.0 and agent.drains >= 1
     diff, _ = run.settle_on([[0] * ssd1306.WIDTH for _ in range(ssd1306.HEIGHT)], quiet=0.05)
     assert diff == 0
+
+
+def test_a_glitch_check_says_why_it_proves_nothing() -> None:
+    assert hwtest.stretched_note("pulse", True, 1, 0) == ""
+    assert "no pulse under 4.0 ms in 5 tries" in hwtest.stretched_note("pulse", False, 5, 0)
+    said = hwtest.stretched_note("bounce", False, 1, 1232)
+    assert "1232 px off" in said and "tries" not in said

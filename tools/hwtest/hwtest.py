@@ -1062,6 +1062,18 @@ def apply_stimulus(
     return answer, intervals, STIMULUS_TRIES, 0
 
 
+def stretched_note(what: str, valid: bool, tries: int, stretched_diff: int) -> str:
+    """Why a glitch or bounce check proves nothing about the filter, if it does not."""
+    if stretched_diff:
+        return (
+            f"; a {what} stretched past {GLITCH_VALID_MS} ms (try {tries}) already left the box "
+            f"{stretched_diff} px off the simulator, which took it alike"
+        )
+    if not valid:
+        return f"; no {what} under {GLITCH_VALID_MS} ms in {tries} tries (host load)"
+    return ""
+
+
 def step_glitch_and_bounce(r: Run) -> None:
     answer, intervals, tries, stretched_diff = apply_stimulus(r, "down", GLITCH_SECONDS, 0)
     held_ms = intervals[0]
@@ -1075,9 +1087,7 @@ def step_glitch_and_bounce(r: Run) -> None:
         f"a {held_ms:.1f} ms low pulse on GPIO{BUTTONS['down']} (as applied, "
         f"{'try' if tries == 1 else 'tries'} {tries}) then one press: the frame is "
         f"{'one press on' if diff == 0 else 'NOT one press on'} ({diff} pixels differ from the "
-        f"simulator's)"
-        + ("" if valid else f"; no pulse under {GLITCH_VALID_MS} ms in {tries} tries (host load)")
-        + (f"; {stretched_diff} px off after a stretched pulse" if stretched_diff else ""),
+        f"simulator's)" + stretched_note("pulse", valid, tries, stretched_diff),
     )
     answer, intervals, tries, stretched_diff = apply_stimulus(r, "up", PRESS_SECONDS, 3)
     valid = stimulus_valid(intervals, hold_last=True)
@@ -1089,9 +1099,7 @@ def step_glitch_and_bounce(r: Run) -> None:
         f"{len(answer['edges'])} edges in {span:.1f} ms then held (as applied, "
         f"{'try' if tries == 1 else 'tries'} {tries}, longest bounce {max(intervals[:-1]):.1f} "
         f"ms): counted as one press ({diff} pixels differ from the simulator's frame after one "
-        f"press)"
-        + ("" if valid else f"; no bounce under {GLITCH_VALID_MS} ms in {tries} tries (host load)")
-        + (f"; {stretched_diff} px off after a stretched bounce" if stretched_diff else ""),
+        f"press)" + stretched_note("bounce", valid, tries, stretched_diff),
     )
 
 
