@@ -77,6 +77,7 @@ def press(pin: int, seconds: float, bounce: int, quiet: float) -> dict:
     before = read_log()
     edges = []
     try:
+        t_before = time.monotonic_ns()  # the kernel stamps the edge inside the write
         t_down = pull(fd, down)
         edges.append(t_down)
         for _ in range(bounce):  # contact bounce: up and down again within a few ms
@@ -90,6 +91,7 @@ def press(pin: int, seconds: float, bounce: int, quiet: float) -> dict:
         os.close(fd)
     after = drain(quiet)
     return {
+        "t_before": t_before,
         "t_down": t_down,
         "t_up": t_up,
         "edges": edges,
