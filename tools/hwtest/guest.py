@@ -85,7 +85,7 @@ def press(pin: int, seconds: float, bounce: int, quiet: float) -> dict:
             edges.append(pull(fd, up))
             hold(fd, edges[-1], 0.0002)
             edges.append(pull(fd, down))
-        hold(fd, t_down, seconds)
+        hold(fd, t_before, seconds)  # the whole pulse, its first write included
         t_up = pull(fd, up)
     finally:
         os.close(fd)
