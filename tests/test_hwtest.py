@@ -159,3 +159,85 @@ def test_the_recipe_names_every_piece() -> None:
     assert "drivers/gpio/gpio-sim.c" in recipe["source_files"]
     with pytest.raises(ValueError, match="missing"):
         hwtest.load_recipe(b'kernel_meta = "x"\n')
+
+
+def _answer(marks_ms: list[float]) -> dict[str, object]:
+    ns = [int(m * 1e6) for m in marks_ms]
+    return {"edges": ns[:-1], "t_down": ns[0], "t_up": ns[-1]}
+
+
+def test_a_glitch_stretched_by_host_load_is_not_taken_for_one() -> None:
+    meant = hwtest.line_intervals(_answer([0.0, 3.1]))
+    assert meant == pytest.approx([3.1])
+    assert hwtest.stimulus_valid(meant, hold_last=False)
+    stretched = hwtest.line_intervals(_answer([0.0, 8.7]))
+    assert not hwtest.stimulus_valid(stretched, hold_last=False)
+    assert not hwtest.stimulus_valid([], hold_last=False)
+
+
+def test_a_bounce_counts_its_pulses_not_its_hold() -> None:
+    # down, up, down, up, down (bounces of 0.3 ms), then held 100 ms and let go
+    marks = [0.0, 0.3, 0.6, 0.9, 1.2, 101.2]
+    intervals = hwtest.line_intervals(_answer(marks))
+    assert len(intervals) == 5 and intervals[-1] == pytest.approx(100.0)
+    assert hwtest.stimulus_valid(intervals, hold_last=True)
+    late = hwtest.line_intervals(_answer([0.0, 0.3, 6.3, 6.6, 6.9, 106.9]))
+    assert not hwtest.stimulus_valid(late, hold_last=True)
+
+
+@given(st.lists(st.floats(0.01, 50.0), min_size=1, max_size=9))
+def test_intervals_add_up_to_the_press(gaps: list[float]) -> None:
+    marks = [0.0]
+    for gap in gaps:
+        marks.append(marks[-1] + gap)
+    intervals = hwtest.line_intervals(_answer(marks))
+    assert sum(intervals) == pytest.approx(marks[-1], abs=1e-3)
+    assert hwtest.stimulus_valid(intervals, hold_last=False) == all(
+        g < hwtest.GLITCH_VALID_MS for g in intervals
+    )
+
+
+def test_the_buzzer_must_toggle_during_the_cue_and_end_still_and_low() -> None:
+    pin = str(hwtest.BUZZER)
+    during = {"samples": 2000, "edges": {pin: 80}}
+    low = {"edges": {pin: 0}, "duty": {pin: 0.0}, "last": {pin: False}}
+    ok, text = hwtest.buzzer_verdict(during, low, ["card_unknown"])
+    assert ok and "still and low" in text
+    left_high = {"edges": {pin: 0}, "duty": {pin: 1.0}, "last": {pin: True}}
+    ok, text = hwtest.buzzer_verdict(during, left_high, ["card_unknown"])
+    assert not ok and "HIGH" in text
+    ok, text = hwtest.buzzer_verdict({"samples": 2000, "edges": {pin: 0}}, low, [])
+    assert not ok and "toggled 0 times" in text
+    ok, _ = hwtest.buzzer_verdict({}, low, [])  # the sampler's answer never came
+    assert not ok
+
+
+class _QuietAgent:
+    """An agent whose box never writes again."""
+
+    def __init__(self) -> None:
+        self.drains = 0
+
+    def guest(self, *args: str) -> dict[str, str]:
+        self.drains += 1
+        return {"log": ""}
+
+
+def test_a_wrong_frame_no_longer_drawn_is_final_after_the_quiet_guard() -> None:
+    from types import SimpleNamespace
+
+    agent = _QuietAgent()
+    run = hwtest.Run(SimpleNamespace(agent=agent), None, None, "", None, None)  # type: ignore[arg-type]
+    want = [[0] * ssd1306.WIDTH for _ in range(ssd1306.HEIGHT)]
+    want[63][127] = 1  # the panel is blank: one pixel off
+    diff, took = run.settle_on(want, guard=30.0, quiet=0.05)
+    assert diff == 1 and took < 30.0 and agent.drains >= 1
+    diff, _ = run.settle_on([[0] * ssd1306.WIDTH for _ in range(ssd1306.HEIGHT)], quiet=0.05)
+    assert diff == 0
+
+
+def test_a_glitch_check_says_why_it_proves_nothing() -> None:
+    assert hwtest.stretched_note("pulse", True, 1, 0) == ""
+    assert "no pulse under 4.0 ms in 5 tries" in hwtest.stretched_note("pulse", False, 5, 0)
+    said = hwtest.stretched_note("bounce", False, 1, 1232)
+    assert "1232 px off" in said and "tries" not in said

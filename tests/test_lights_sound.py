@@ -124,3 +124,36 @@ def test_a_late_loop_delays_a_cue_but_keeps_each_note_its_length(factory):
     loop.advance_to(clock.now() + 0.01)
     assert pin.frequency is None
     sound.close()
+
+
+class WaveStoppedHighPin(MockPWMPin):
+    """lgpio's software PWM: stopping it (frequency None) leaves the line where the wave was;
+    here the worst case, high (hwtest's VM saw 8 stops in 20 end so)."""
+
+    def _set_frequency(self, value):
+        self._frequency = value
+        if value is None:
+            self._change_state(1.0)
+
+
+def test_a_cue_and_a_rest_end_with_the_line_driven_low_whatever_the_pwm_left():
+    factory = MockFactory(pin_class=WaveStoppedHighPin)
+    try:
+        _, loop, sound = _sound(factory, 1.0)
+        pin = factory.pin(18)
+        sound.play("card_unknown")  # a note, a rest, a note
+        loop.drain()
+        first, rest, _ = CUES["card_unknown"]
+        assert rest[0] == "rest"
+        loop.advance_to(first[1] + 0.001)
+        assert pin.frequency is None and pin.state == 0  # the rest is silent, line low
+        loop.advance_to(sum(s for _, s in CUES["card_unknown"]) + 0.01)
+        assert pin.frequency is None and pin.state == 0
+        sound.play("tick")  # cut short by close: the line low before gpiozero frees it
+        loop.drain()
+        sound._silence()
+        assert pin.state == 0
+        sound.close()
+    finally:
+        factory.reset()
+        factory.close()

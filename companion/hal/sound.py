@@ -74,16 +74,21 @@ class Sound:
         if self.buzzer is None:
             return
         if note == "rest":
-            self.buzzer.stop()
+            self._silence()
             return
         self.buzzer.play(Tone(note))
         self.buzzer.pwm_device.value = 0.5 * self.volume  # duty cycle sets loudness
 
     def _silence(self) -> None:
+        """Stop the tone and drive the line low. lgpio stops its software PWM wherever the
+        wave was (gpiozero's stop() asks for no more than that): a cue could end with the line
+        left high, a steady current through the buzzer's coil and transistor until the next
+        cue (hwtest saw 8 stops in 20 end high in its VM)."""
         if self.buzzer is not None:
             self.buzzer.stop()
+            self.buzzer.pwm_device.off()
 
     def close(self) -> None:
         if self.buzzer is not None:
-            self.buzzer.stop()
+            self._silence()
             self.buzzer.close()

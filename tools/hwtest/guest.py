@@ -3,7 +3,8 @@ output lines, take the I2C writes i2c-record kept. Run by the agent as root; one
 
     guest.py press PIN SECONDS [--bounce N] [--glitch]   then drain, as below
     guest.py drain [QUIET]     the I2C writes until none came for QUIET seconds (bounded)
-    guest.py sample PIN... SECONDS   each output line's share of time high and its edges
+    guest.py sample PIN... SECONDS [--ready FILE]   each output line's share of time high and
+                               its edges (FILE made once the first sample is taken)
     guest.py uart unplug|plug TTY    unbind or bind the UART's PCI device from its driver
     guest.py clock             CLOCK_MONOTONIC now (ns)
 
@@ -76,6 +77,7 @@ def press(pin: int, seconds: float, bounce: int, quiet: float) -> dict:
     before = read_log()
     edges = []
     try:
+        t_before = time.monotonic_ns()  # the kernel stamps the edge inside the write
         t_down = pull(fd, down)
         edges.append(t_down)
         for _ in range(bounce):  # contact bounce: up and down again within a few ms
@@ -83,12 +85,13 @@ def press(pin: int, seconds: float, bounce: int, quiet: float) -> dict:
             edges.append(pull(fd, up))
             hold(fd, edges[-1], 0.0002)
             edges.append(pull(fd, down))
-        hold(fd, t_down, seconds)
+        hold(fd, t_before, seconds)  # the whole pulse, its first write included
         t_up = pull(fd, up)
     finally:
         os.close(fd)
     after = drain(quiet)
     return {
+        "t_before": t_before,
         "t_down": t_down,
         "t_up": t_up,
         "edges": edges,
@@ -97,7 +100,9 @@ def press(pin: int, seconds: float, bounce: int, quiet: float) -> dict:
     }
 
 
-def sample(pins: list[int], seconds: float) -> dict:
+def sample(pins: list[int], seconds: float, ready: str = "") -> dict:
+    """Reads each line's value over and over (gpio-sim has no edge events on outputs): a tone
+    of a few hundred Hz is sampled, not resolved, so its edges count but its pitch does not."""
     files = {pin: open(line(pin, "value"), "rb", buffering=0) for pin in pins}  # noqa: SIM115
     high = dict.fromkeys(pins, 0)
     edges = dict.fromkeys(pins, 0)
@@ -105,6 +110,8 @@ def sample(pins: list[int], seconds: float) -> dict:
     n = 0
     end = time.monotonic() + seconds
     while time.monotonic() < end:
+        if n == 1 and ready:  # the host waits for it before its stimulus
+            open(ready, "w").close()
         n += 1
         for pin, f in files.items():
             f.seek(0)
@@ -114,7 +121,13 @@ def sample(pins: list[int], seconds: float) -> dict:
                 edges[pin] += 1
             last[pin] = value
         time.sleep(0.0005)
-    return {"samples": n, "duty": {p: high[p] / max(n, 1) for p in pins}, "edges": edges}
+    final = {pin: value == b"1" for pin, value in last.items()}
+    return {
+        "samples": n,
+        "duty": {p: high[p] / max(n, 1) for p in pins},
+        "edges": edges,
+        "last": final,
+    }
 
 
 def uart(action: str, tty: str) -> dict:
@@ -141,7 +154,11 @@ def main(argv: list[str]) -> dict:
         quiet = float(args[0]) if args else 1.0
         return {"log": base64.b64encode(drain(quiet)).decode(), "t": time.monotonic_ns()}
     if command == "sample":
-        return sample([int(a) for a in args[:-1]], float(args[-1]))
+        ready = ""
+        if "--ready" in args:
+            at = args.index("--ready")
+            ready, args = args[at + 1], args[:at] + args[at + 2 :]
+        return sample([int(a) for a in args[:-1]], float(args[-1]), ready)
     if command == "uart":
         return uart(args[0], args[1])
     if command == "clock":
