@@ -94,10 +94,9 @@ class Table:
         if isinstance(reply, Ask):
             if len(reply.forms) == 1 and reply.forms[0].refused:
                 raise Rejected(reply.forms[0].refused)
-            walker = menus.FormMenu(reply)
-            before, self.menu = self.menu, walker
+            before = self.menu
             try:
-                return self._command(walker.start(), walker)
+                return self._command(menus.FormMenu(reply).start())
             except Rejected:
                 self.menu = before
                 raise
@@ -105,7 +104,10 @@ class Table:
             self.menu = menus.PageMenu(reply)
         return None
 
-    def _command(self, command: menus.Command, walker: Any) -> Action | None:
+    def _command(self, pressed: tuple[Any, menus.Command]) -> Action | None:
+        """A press gives the menu it leads to and what to do (ui/menus.py: menus are values)."""
+        walker, command = pressed
+        self.menu = walker
         if command.kind == "stay":
             return None
         if command.kind == "close":
@@ -126,7 +128,7 @@ class Table:
 
     def press(self, button: str, long: bool = False) -> Action | None:
         if self.menu is not None:
-            return self._command(self.menu.press(button, long), self.menu)
+            return self._command(self.menu.press(button, long))
         return self.answer(GAME.control(self.state, Press(button, long)))
 
     def tap(self, card_id: str, **fields: Any) -> Action | None:
