@@ -16,6 +16,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from companion.core.durable import fsync_dir as sync_dir  # the box's own, for its links
+
 log = logging.getLogger(__name__)
 
 OPT_DIR = Path("/opt/trap-companion")
@@ -119,15 +121,6 @@ class Layout:
         for version in gone:
             self.remove(version)
         return gone
-
-
-def sync_dir(path: Path) -> None:
-    """fsync a directory, so a rename or an unlink in it survives a power cut."""
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def write_durably(path: Path, text: str, mode: int = 0o644) -> None:
