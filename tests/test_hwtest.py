@@ -241,3 +241,73 @@ def test_a_glitch_check_says_why_it_proves_nothing() -> None:
     assert "no pulse under 4.0 ms in 5 tries" in hwtest.stretched_note("pulse", False, 5, 0)
     said = hwtest.stretched_note("bounce", False, 1, 1232)
     assert "1232 px off" in said and "tries" not in said
+
+
+def test_checks_to_repeat_are_read_from_hwtest_repeat() -> None:
+    assert hwtest.parse_repeat("") == {}
+    assert hwtest.parse_repeat("glitch,bounce:20") == {"glitch": 20, "bounce": 20}
+    assert hwtest.parse_repeat("glitch:30; bounce:5") == {"glitch": 30, "bounce": 5}
+    for bad, why in [
+        ("glitch", "give CHECKS:N"),
+        ("glitch:0", "give CHECKS:N"),
+        ("glitch:x", "give CHECKS:N"),
+        ("buttons:3", "'buttons' cannot be repeated"),
+        (":3", "'' cannot be repeated"),
+    ]:
+        with pytest.raises(ValueError, match=why):
+            hwtest.parse_repeat(bad)
+
+
+def test_only_names_checks_the_run_records() -> None:
+    assert hwtest.parse_only("glitch,bounce") == {"glitch", "bounce"}
+    assert hwtest.parse_only("power-cut") == {"power cut"}
+    with pytest.raises(ValueError, match="no check glitches"):
+        hwtest.parse_only("glitches")
+
+
+def test_a_repeated_check_passes_only_when_every_run_did() -> None:
+    runs = [hwtest.Attempt(True, "fine", t, ms) for t, ms in [(1, 3.1), (1, 3.4), (3, 3.2)]]
+    ok, text = hwtest.repeated("glitch", runs, [2.5, 4.0])
+    assert ok and text.startswith("3/3 runs passed; stimulus tries per run 1: 2, 3: 1 ")
+    assert "pulse at most 3.1-3.4 ms; load average 2.5-4.0" in text
+    runs.insert(1, hwtest.Attempt(False, "the frame is NOT one press on", 1, 3.0))
+    ok, text = hwtest.repeated("glitch", runs, [])
+    assert not ok and text.startswith("3/4 runs passed")
+    assert text.endswith("failed runs 2; run 2: the frame is NOT one press on")
+
+
+class _Log:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def write(self, text: str) -> None:
+        self.lines.append(text)
+
+
+def test_repeated_checks_take_turns_in_one_boot_and_the_default_runs_each_once(
+    monkeypatch,
+) -> None:
+    order: list[str] = []
+
+    def fake(name: str, fails_on: int = 0):
+        def check(r: hwtest.Run) -> hwtest.Attempt:
+            order.append(name)
+            n = order.count(name)
+            return hwtest.Attempt(n != fails_on, f"{name} run {n}", 1 + n % 2, 3.0 + n / 10)
+
+        return check
+
+    monkeypatch.setattr(hwtest, "CHECKS", {"glitch": fake("glitch"), "bounce": fake("bounce", 2)})
+    once = hwtest.Run(None, None, _Log(), "", None, None)  # type: ignore[arg-type]
+    hwtest.step_glitch_and_bounce(once)
+    assert [(x.name, x.ok, x.text) for x in once.results] == [
+        ("glitch", True, "glitch run 1"),
+        ("bounce", True, "bounce run 1"),
+    ]
+    order.clear()
+    many = hwtest.Run(None, None, _Log(), "", None, None, repeat={"glitch": 3, "bounce": 2})  # type: ignore[arg-type]
+    hwtest.step_glitch_and_bounce(many)
+    assert order == ["glitch", "bounce", "glitch", "bounce", "glitch"]
+    assert [(x.name, x.ok) for x in many.results] == [("glitch x3", True), ("bounce x2", False)]
+    assert many.results[0].text.startswith("3/3 runs passed; stimulus tries per run 1: 1, 2: 2")
+    assert "failed runs 2; run 2: bounce run 2" in many.results[1].text
