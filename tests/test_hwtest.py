@@ -7,6 +7,7 @@ from __future__ import annotations
 import struct
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import given
@@ -292,12 +293,15 @@ def test_repeated_checks_take_turns_in_one_boot_and_the_default_runs_each_once(
     def fake(name: str, fails_on: int = 0):
         def check(r: hwtest.Run) -> hwtest.Attempt:
             order.append(name)
-            n = order.count(name)
-            return hwtest.Attempt(n != fails_on, f"{name} run {n}", 1 + n % 2, 3.0 + n / 10)
+            n = order.count(name)  # a failed run is followed by a restart of both
+            ok = n != fails_on
+            return hwtest.Attempt(ok, f"{name} run {n}", 1 + n % 2, 3.0 + n / 10)
 
         return check
 
     monkeypatch.setattr(hwtest, "CHECKS", {"glitch": fake("glitch"), "bounce": fake("bounce", 2)})
+    monkeypatch.setattr(hwtest, "resync", lambda r: order.append("both restarted"))
+    monkeypatch.setattr(hwtest.Run, "save_frame", lambda self, name, pixels=None: None)
     once = hwtest.Run(None, None, _Log(), "", None, None)  # type: ignore[arg-type]
     hwtest.step_glitch_and_bounce(once)
     assert [(x.name, x.ok, x.text) for x in once.results] == [
@@ -305,9 +309,10 @@ def test_repeated_checks_take_turns_in_one_boot_and_the_default_runs_each_once(
         ("bounce", True, "bounce run 1"),
     ]
     order.clear()
-    many = hwtest.Run(None, None, _Log(), "", None, None, repeat={"glitch": 3, "bounce": 2})  # type: ignore[arg-type]
+    sim = SimpleNamespace(frame=lambda: [])
+    many = hwtest.Run(None, sim, _Log(), "", None, None, repeat={"glitch": 3, "bounce": 2})  # type: ignore[arg-type]
     hwtest.step_glitch_and_bounce(many)
-    assert order == ["glitch", "bounce", "glitch", "bounce", "glitch"]
+    assert order == ["glitch", "bounce", "glitch", "bounce", "both restarted", "glitch"]
     assert [(x.name, x.ok) for x in many.results] == [("glitch x3", True), ("bounce x2", False)]
     assert many.results[0].text.startswith("3/3 runs passed; stimulus tries per run 1: 1, 2: 2")
     assert "failed runs 2; run 2: bounce run 2" in many.results[1].text

@@ -887,10 +887,11 @@ class Run:
             answer["latency_ms"] = (min(firsts) - answer["t_up"]) / 1e6
         return answer
 
-    def save_frame(self, name: str) -> None:
+    def save_frame(self, name: str, pixels: list[list[int]] | None = None) -> None:
+        """The panel's frame (or ``pixels``) as a PNG in the run's folder (--keep keeps it)."""
         from PIL import Image
 
-        pixels = self.panel.pixels()
+        pixels = self.panel.pixels() if pixels is None else pixels
         image = Image.new("1", (ssd1306.WIDTH, ssd1306.HEIGHT))
         image.putdata([p for row in pixels for p in row])
         image.save(self.vm.run_dir.parent / f"{name}.png")
@@ -1191,9 +1192,27 @@ def step_glitch_and_bounce(r: Run) -> None:
             )
             say(f"  {line}")
             r.log.write(line)
+            if not attempt.ok:
+                r.save_frame(f"frame-{name}-{n + 1}-box")
+                r.save_frame(f"frame-{name}-{n + 1}-sim", r.sim.frame())
+                resync(r)
     for name, attempts in runs.items():
         if len(attempts) > 1:
             r.record(f"{name} x{len(attempts)}", *repeated(name, attempts, loads))
+
+
+def resync(r: Run) -> None:
+    """After a repeated check failed, the box and the simulator start again (each from its own
+    journal), so that the next run is judged on its own, not on the press the last one lost."""
+    r.agent.sh(f"systemctl restart {UNIT}", timeout=180)
+    wait_status(r, lambda st: "reader ready" in st)
+    r.sim.restart("rdm6300")
+    diff, _ = r.settle_on(r.sim.frame())
+    r.log.write(f"box and simulator restarted: {diff} pixels differ")
+    if diff:
+        raise Failed(
+            f"restarted after a failed run, the box's frame is {diff} px off the simulator's"
+        )
 
 
 def repeated(name: str, attempts: list[Attempt], loads: list[float]) -> tuple[bool, str]:
