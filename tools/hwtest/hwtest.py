@@ -1203,16 +1203,15 @@ def step_glitch_and_bounce(r: Run) -> None:
 
 def resync(r: Run) -> None:
     """After a repeated check failed, the box and the simulator start again (each from its own
-    journal), so that the next run is judged on its own, not on the press the last one lost."""
+    journal), so that the next run is judged on its own, not on the press the last one lost.
+    A box that draws wrong frames stays off the simulator: the next runs fail on their own."""
     r.agent.sh(f"systemctl restart {UNIT}", timeout=180)
     wait_status(r, lambda st: "reader ready" in st)
     r.sim.restart("rdm6300")
     diff, _ = r.settle_on(r.sim.frame())
-    r.log.write(f"box and simulator restarted: {diff} pixels differ")
-    if diff:
-        raise Failed(
-            f"restarted after a failed run, the box's frame is {diff} px off the simulator's"
-        )
+    line = f"box and simulator restarted: {diff} pixels differ"
+    say(f"  {line}")
+    r.log.write(line)
 
 
 def repeated(name: str, attempts: list[Attempt], loads: list[float]) -> tuple[bool, str]:
