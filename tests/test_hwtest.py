@@ -316,3 +316,27 @@ def test_repeated_checks_take_turns_in_one_boot_and_the_default_runs_each_once(
     assert [(x.name, x.ok) for x in many.results] == [("glitch x3", True), ("bounce x2", False)]
     assert many.results[0].text.startswith("3/3 runs passed; stimulus tries per run 1: 1, 2: 2")
     assert "failed runs 2; run 2: bounce run 2" in many.results[1].text
+
+
+class _DrawingAgent:
+    """An agent whose box draws one more frame, then nothing."""
+
+    def __init__(self, writes: list[str]) -> None:
+        self.writes = writes
+        self.asked: list[tuple[str, ...]] = []
+
+    def guest(self, *args: str) -> dict[str, str]:
+        self.asked.append(args)
+        return {"log": self.writes.pop(0) if self.writes else ""}
+
+
+def test_a_stretched_try_is_read_once_the_box_has_drawn_all_it_will(monkeypatch) -> None:
+    agent = _DrawingAgent(["late frame"])
+    run = hwtest.Run(SimpleNamespace(agent=agent), None, _Log(), "", None, None)  # type: ignore[arg-type]
+    fed: list[str] = []
+    monkeypatch.setattr(
+        hwtest.Run, "feed", lambda self, b64: fed.append(b64) or ([1] if b64 else [])
+    )
+    run.quiet(hwtest.STRETCHED_QUIET)
+    assert fed == ["late frame", ""]  # the late frame taken, then a quiet spell to end on
+    assert agent.asked == [("drain", "3.0")] * 2

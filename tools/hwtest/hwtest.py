@@ -105,6 +105,7 @@ GLITCH_SECONDS = 0.003
 DEBOUNCE_MS = 5.0  # debounce_ms in the config as installed: a glitch must be shorter
 GLITCH_VALID_MS = DEBOUNCE_MS - 1.0  # a pulse applied longer is no glitch: applied again
 STIMULUS_TRIES = 12  # a try takes about 2 s; at load 3 five in a row were stretched once
+STRETCHED_QUIET = 3.0  # s without an I2C write: the box has drawn what a stretched try made
 DEBOUNCE_BAND_MS = 1.0  # the simulator's pulse on the side of the debounce the box took
 LED_TOLERANCE = 0.1  # a duty cycle estimated from samples of the line
 HOLD_SECONDS = 1.5  # hold_seconds is 1.0
@@ -874,6 +875,14 @@ class Run:
             if self.feed(self.agent.guest("drain", "0.5")["log"]):
                 last_write = time.monotonic()
 
+    def quiet(self, seconds: float, guard: float = FRAME_GUARD) -> None:
+        """Take the box's writes until none came for SECONDS (bounded by GUARD): it has drawn
+        all that what it was given makes it draw."""
+        end = time.monotonic() + guard
+        while time.monotonic() < end:
+            if not self.feed(self.agent.guest("drain", f"{seconds}")["log"]):
+                return
+
     def press(self, button: str, seconds: float, bounce: int = 0) -> dict[str, Any]:
         answer = self.agent.guest(
             "press", str(BUTTONS[button]), f"{seconds}", "--bounce", str(bounce), "--quiet", "0.5"
@@ -1087,7 +1096,10 @@ def apply_stimulus(
             # a vCPU descheduled inside a write puts the stamp anywhere in it (7.2 ms "at most"
             # here was under 5 ms for the box once, at load 7). The box's panel tells (a press
             # it took redraws the screen) and the simulator follows: this try is no verdict.
-            r.feed(r.agent.guest("drain", "1.0")["log"])
+            # The box is read once it has drawn all it will for this try (under load a press's
+            # frame can come more than a second late: read too early, the simulator fell a
+            # press behind the box and the next verdict failed).
+            r.quiet(STRETCHED_QUIET)
             took = ssd1306.differing(r.panel.pixels(), r.sim.frame()) != 0
             side = DEBOUNCE_MS + DEBOUNCE_BAND_MS if took else DEBOUNCE_MS - DEBOUNCE_BAND_MS
             r.sim.replay(button, [side])
@@ -1095,15 +1107,17 @@ def apply_stimulus(
         else:
             # A stretched bounce may be more than one press for the box (a bounce down and up
             # for 5 ms each): the simulator takes one, then follows the box a press at a time,
-            # at most one for each bounce; a box showing none of these frames is off.
+            # at most one for each bounce; a box showing none of these frames is off. The box
+            # is read once it has drawn all it will for this try, as for a glitch.
             one = [min(ms, DEBOUNCE_MS - DEBOUNCE_BAND_MS) for ms in intervals[:-1]]
             r.sim.replay(button, [*one, intervals[-1]])
-            diff, _ = r.settle_on(r.sim.frame(), quiet=3.0)
+            r.quiet(STRETCHED_QUIET)
+            diff = ssd1306.differing(r.panel.pixels(), r.sim.frame())
             for _ in range(bounce):
                 if not diff:
                     break
                 r.sim.press(button, PRESS_SECONDS)
-                diff, _ = r.settle_on(r.sim.frame(), quiet=3.0)
+                diff = ssd1306.differing(r.panel.pixels(), r.sim.frame())
         if diff:
             return answer, intervals, tries, diff
     return answer, intervals, STIMULUS_TRIES, 0
