@@ -340,3 +340,58 @@ def test_a_stretched_try_is_read_once_the_box_has_drawn_all_it_will(monkeypatch)
     run.quiet(hwtest.STRETCHED_QUIET)
     assert fed == ["late frame", ""]  # the late frame taken, then a quiet spell to end on
     assert agent.asked == [("drain", "3.0")] * 2
+
+
+@pytest.mark.parametrize("fault", sorted(hwtest.FAULTS))
+def test_each_fault_still_patches_the_box_as_it_is(tmp_path, fault) -> None:
+    """HWTEST_FAULT patches the installed package by text: a change of the product's lines
+    must not leave a fault that no longer applies (lose-press did, once the button edges took
+    lgpio's stamps)."""
+    import shutil
+    import subprocess
+
+    site = tmp_path / "companion"
+    shutil.copytree(REPO / "companion", site)
+    script, target = hwtest.fault_patch(fault, str(site))
+    before = Path(target).read_text()
+    proc = subprocess.run([sys.executable, "-c", script, target], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    after = Path(target).read_text()
+    assert after != before
+    compile(after, target, "exec")
+
+
+def test_the_lose_press_fault_drops_every_third_press(tmp_path) -> None:
+    import importlib.util
+    import subprocess
+
+    from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+    from companion.core.clock import VirtualClock
+
+    target = tmp_path / "buttons.py"
+    target.write_text((REPO / "companion" / "hal" / "buttons.py").read_text())
+    script, _ = hwtest.fault_patch("lose-press", str(tmp_path))
+    subprocess.run([sys.executable, "-c", script, str(target)], check=True)
+    spec = importlib.util.spec_from_file_location("lossy_buttons", target)
+    assert spec is not None and spec.loader is not None
+    lossy = importlib.util.module_from_spec(spec)
+    sys.modules["lossy_buttons"] = lossy  # its dataclasses look their module up
+    try:
+        spec.loader.exec_module(lossy)
+    finally:
+        del sys.modules["lossy_buttons"]
+    factory = MockFactory(pin_class=MockPWMPin)
+    posted: list = []
+    pins = lossy.ButtonPins({"green": 26}, factory, posted.append, VirtualClock())
+    try:
+        pin = factory.pin(26)
+        for _ in range(6):
+            pin.drive_low()
+            pin.drive_high()
+        # the third and the sixth press never reach the loop; every release does
+        assert [sum(e.pressed == p for e in posted) for p in (True, False)] == [4, 6]
+    finally:
+        pins.close()
+        factory.reset()
+        factory.close()

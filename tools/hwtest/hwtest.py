@@ -128,6 +128,10 @@ ONLY = {
     "power_cut": ("power cut",),
 }
 
+# Where lose-press drops a press: the line of hal/buttons.py that posts an edge (indented 12
+# spaces; tests/test_hwtest.py checks it is there once).
+LOSE_PRESS_ANCHOR = "post(ButtonEdge(name, pressed, "
+
 FAULTS = {
     "lose-press": "the button layer drops every third press (hal/buttons.py)",
     "wrong-frame": "every frame rendered gets one pixel more (ui/render.py)",
@@ -976,35 +980,42 @@ def installed_program(a: Agent) -> tuple[str, str]:
     return bin_dir, site
 
 
-def inject(r: Run) -> None:
-    """HWTEST_FAULT: patch the installed copy so the box misbehaves; the checks must FAIL."""
-    a = r.agent
-    if r.fault == "lose-press":
+def fault_patch(fault: str, site: str) -> tuple[str, str]:
+    """HWTEST_FAULT's patch: a Python script that rewrites one file of the installed package at
+    ``site``, and that file."""
+    if fault == "lose-press":
         script = (
             "import sys\np=sys.argv[1]\ns=open(p).read()\n"
-            "old='            post(ButtonEdge(name, pressed, clock.now()))\\n'\n"
-            "assert old in s\n"
-            "new=('            if pressed:\\n                _DROPPED[0] += 1\\n'\n"
+            f"old={LOSE_PRESS_ANCHOR!r}\n"
+            "assert s.count(old) == 1\n"
+            "new=('if pressed:\\n                _DROPPED[0] += 1\\n'\n"
             "     '                if _DROPPED[0] % 3 == 0:\\n'\n"
-            "     '                    return\\n' + old)\n"
+            "     '                    return\\n            ' + old)\n"
             "s=s.replace(old, new) + '\\n_DROPPED = [0]\\n'\nopen(p,'w').write(s)\n"
         )
-        target = f"{r.site}/hal/buttons.py"
-    elif r.fault == "wrong-frame":
+        target = f"{site}/hal/buttons.py"
+    elif fault == "wrong-frame":
         script = (
             "import sys\np=sys.argv[1]\ns=open(p).read()\n"
             "s+='\\n_render = render\\n\\ndef render(*a, **k):\\n    image = _render(*a, **k)\\n"
             "    image.putpixel((127, 63), 1)\\n    return image\\n'\nopen(p,'w').write(s)\n"
         )
-        target = f"{r.site}/ui/render.py"
-    elif r.fault == "miss-card":
+        target = f"{site}/ui/render.py"
+    elif fault == "miss-card":
         script = (
             "import sys\np=sys.argv[1]\ns=open(p).read()\n"
             "s=s.replace('STX = 0x02', 'STX = 0x7F')\nopen(p,'w').write(s)\n"
         )
-        target = f"{r.site}/hal/readers/rdm6300.py"
+        target = f"{site}/hal/readers/rdm6300.py"
     else:
-        raise Failed(f"HWTEST_FAULT={r.fault}: one of {', '.join(FAULTS)}")
+        raise Failed(f"HWTEST_FAULT={fault}: one of {', '.join(FAULTS)}")
+    return script, target
+
+
+def inject(r: Run) -> None:
+    """HWTEST_FAULT: patch the installed copy so the box misbehaves; the checks must FAIL."""
+    a = r.agent
+    script, target = fault_patch(r.fault, r.site)
     answer = a.call(["python3", "-c", script, target], timeout=60)
     if answer["rc"] != 0:
         raise Failed(f"HWTEST_FAULT={r.fault}: the patch failed: {answer['err'][-300:]}")
