@@ -83,7 +83,8 @@ pitest: $(STAMP)
 # The box through real kernel drivers in a booted Debian 12 arm64 VM under qemu-system-aarch64
 # (root; tools/hwtest/hwtest.py, docs/raspberry-pi.md): buttons on gpio-sim, the OLED on a
 # recording I2C adapter, card readers on PCI UARTs. HWTEST_FAULT=lose-press|wrong-frame|miss-card
-# patches the box in the VM to show the checks fail.
+# patches the box in the VM to show the checks fail. HWTEST_REPEAT=glitch,bounce:30 repeats those
+# checks in one boot; HWTEST_ONLY=glitch,bounce leaves the others out.
 hwtest: $(STAMP)
 	@test -n "$(ARCH)" || { echo "make hwtest: say which CPU: ARCH=arm64"; exit 2; }
 	@$(BIN)/python tools/hwtest/hwtest.py --arch $(ARCH) $(HWTEST_ARGS)

@@ -310,7 +310,7 @@ def phones_idle(seconds: float = 10.0) -> dict[str, float]:
         try:
             _start_game(box, watch, "dice")
             time.sleep(0.5)
-            if not phones.ready.wait(10):
+            if not phones.ready.wait(START_WAIT):
                 raise RuntimeError(f"the phones' server did not start on port {port}")
             time.sleep(0.5)
             cpu, wakeups = _idle_for(seconds)
@@ -369,7 +369,10 @@ def timer_precision(turns: int = 5, seconds: float = 2.0) -> dict[str, float]:
     }
 
 
-START_WAIT = 120.0  # seconds for READY=1: a loaded machine emulating a Pi Zero can take 10
+# Hang guards, never timings (the figures are measured, not bounded). Under QEMU at load 11 a
+# start took READY=1 in 10 s, the phones' server in-process 5 s, as a child (nice 10) 36 s.
+START_WAIT = 120.0  # READY=1, or the phones' server answering
+STOP_WAIT = 60.0  # the daemon's exit after SIGTERM (it ends the phones' child, 2 s at most)
 
 
 def daemon_start(runs: int = 3, phones: bool = False) -> dict[str, float]:
@@ -421,7 +424,7 @@ def daemon_start(runs: int = 3, phones: bool = False) -> dict[str, float]:
                 rss = max(rss, _peak_rss_mb(proc.pid))
                 t1 = time.perf_counter()
                 proc.send_signal(signal.SIGTERM)
-                proc.wait(timeout=10)
+                proc.wait(timeout=STOP_WAIT)
                 stop.append(time.perf_counter() - t1)
             finally:
                 if proc.returncode is None:
@@ -438,9 +441,9 @@ def daemon_start(runs: int = 3, phones: bool = False) -> dict[str, float]:
     }
 
 
-def _wait_for_port(port: int, seconds: float = 60.0) -> None:
-    """Until the phones' server answers HTTP on 127.0.0.1:port (the bench's own waiting; 60 s
-    guards a hang: the server is a child process, slow to start on a loaded machine)."""
+def _wait_for_port(port: int, seconds: float = START_WAIT) -> None:
+    """Until the phones' server answers HTTP on 127.0.0.1:port (the bench's own waiting;
+    START_WAIT guards a hang: the server is a child process, slow to start on a loaded machine)."""
     end = time.monotonic() + seconds
     while time.monotonic() < end:
         try:
@@ -726,7 +729,7 @@ def phones_under_load(presses: int = 200, slow: int = SLOW_CLIENTS) -> dict[str,
         phones.pace = Pace(rate=1e6, burst=10**6)  # the press's path is timed here, not its pace
         box.loop.post(Call(phones.start))
         try:
-            if not phones.ready.wait(10):
+            if not phones.ready.wait(START_WAIT):
                 raise RuntimeError(f"the phones' server did not start on port {port}")
             _start_game(box, watch, "dice")
             host = f"127.0.0.1:{port}"

@@ -2,6 +2,9 @@
 docs/performance.md); these check that each measurement runs and reports what it claims."""
 
 import json
+import socket
+
+import pytest
 
 from companion import bench
 
@@ -56,6 +59,16 @@ def test_the_phones_figures_run():
     started = bench.daemon_start(runs=1, phones=True)
     assert started["phones_peak_rss_mb"] > 10
     assert "phones_peak_rss_mb" in bench.TARGETS
+
+
+def test_the_wait_for_the_phones_server_still_ends_when_nothing_answers():
+    """The phones' waits are hang guards (bench.START_WAIT, long enough for an emulated Pi
+    under load): with nothing listening the wait still ends, saying so."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]  # bound, never listening: refused
+        with pytest.raises(RuntimeError, match=f"nothing answered on port {port}"):
+            bench._wait_for_port(port, seconds=0.3)
 
 
 def test_start_is_measured_by_journal_size():

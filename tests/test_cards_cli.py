@@ -15,7 +15,7 @@ def _cards(tmp_path, *args):
         [sys.executable, "-m", "companion", "cards", *args, "--config", str(config)],
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=120,  # a hang guard: 0.15 s here, 2.3-4 s a command under QEMU at load 11
     )
 
 
@@ -106,7 +106,7 @@ def test_the_catalog_shows_each_values_range(tmp_path):
         [sys.executable, "-m", "companion", "cards", "catalog", "deathtrap-dungeon"],
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=120,  # a hang guard: 0.15 s here, 2.3-4 s a command under QEMU at load 11
     )
     assert "Goblin (asks value 1..99)" in proc.stdout
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import struct
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import given
@@ -241,3 +242,156 @@ def test_a_glitch_check_says_why_it_proves_nothing() -> None:
     assert "no pulse under 4.0 ms in 5 tries" in hwtest.stretched_note("pulse", False, 5, 0)
     said = hwtest.stretched_note("bounce", False, 1, 1232)
     assert "1232 px off" in said and "tries" not in said
+
+
+def test_checks_to_repeat_are_read_from_hwtest_repeat() -> None:
+    assert hwtest.parse_repeat("") == {}
+    assert hwtest.parse_repeat("glitch,bounce:20") == {"glitch": 20, "bounce": 20}
+    assert hwtest.parse_repeat("glitch:30; bounce:5") == {"glitch": 30, "bounce": 5}
+    for bad, why in [
+        ("glitch", "give CHECKS:N"),
+        ("glitch:0", "give CHECKS:N"),
+        ("glitch:x", "give CHECKS:N"),
+        ("buttons:3", "'buttons' cannot be repeated"),
+        (":3", "'' cannot be repeated"),
+    ]:
+        with pytest.raises(ValueError, match=why):
+            hwtest.parse_repeat(bad)
+
+
+def test_only_names_checks_the_run_records() -> None:
+    assert hwtest.parse_only("glitch,bounce") == {"glitch", "bounce"}
+    assert hwtest.parse_only("power-cut") == {"power cut"}
+    with pytest.raises(ValueError, match="no check glitches"):
+        hwtest.parse_only("glitches")
+
+
+def test_a_repeated_check_passes_only_when_every_run_did() -> None:
+    runs = [hwtest.Attempt(True, "fine", t, ms) for t, ms in [(1, 3.1), (1, 3.4), (3, 3.2)]]
+    ok, text = hwtest.repeated("glitch", runs, [2.5, 4.0])
+    assert ok and text.startswith("3/3 runs passed; stimulus tries per run 1: 2, 3: 1 ")
+    assert "pulse at most 3.1-3.4 ms; load average 2.5-4.0" in text
+    runs.insert(1, hwtest.Attempt(False, "the frame is NOT one press on", 1, 3.0))
+    ok, text = hwtest.repeated("glitch", runs, [])
+    assert not ok and text.startswith("3/4 runs passed")
+    assert text.endswith("failed runs 2; run 2: the frame is NOT one press on")
+
+
+class _Log:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def write(self, text: str) -> None:
+        self.lines.append(text)
+
+
+def test_repeated_checks_take_turns_in_one_boot_and_the_default_runs_each_once(
+    monkeypatch,
+) -> None:
+    order: list[str] = []
+
+    def fake(name: str, fails_on: int = 0):
+        def check(r: hwtest.Run) -> hwtest.Attempt:
+            order.append(name)
+            n = order.count(name)  # a failed run is followed by a restart of both
+            ok = n != fails_on
+            return hwtest.Attempt(ok, f"{name} run {n}", 1 + n % 2, 3.0 + n / 10)
+
+        return check
+
+    monkeypatch.setattr(hwtest, "CHECKS", {"glitch": fake("glitch"), "bounce": fake("bounce", 2)})
+    monkeypatch.setattr(hwtest, "resync", lambda r: order.append("both restarted"))
+    monkeypatch.setattr(hwtest.Run, "save_frame", lambda self, name, pixels=None: None)
+    once = hwtest.Run(None, None, _Log(), "", None, None)  # type: ignore[arg-type]
+    hwtest.step_glitch_and_bounce(once)
+    assert [(x.name, x.ok, x.text) for x in once.results] == [
+        ("glitch", True, "glitch run 1"),
+        ("bounce", True, "bounce run 1"),
+    ]
+    order.clear()
+    sim = SimpleNamespace(frame=lambda: [])
+    many = hwtest.Run(None, sim, _Log(), "", None, None, repeat={"glitch": 3, "bounce": 2})  # type: ignore[arg-type]
+    hwtest.step_glitch_and_bounce(many)
+    assert order == ["glitch", "bounce", "glitch", "bounce", "both restarted", "glitch"]
+    assert [(x.name, x.ok) for x in many.results] == [("glitch x3", True), ("bounce x2", False)]
+    assert many.results[0].text.startswith("3/3 runs passed; stimulus tries per run 1: 1, 2: 2")
+    assert "failed runs 2; run 2: bounce run 2" in many.results[1].text
+
+
+class _DrawingAgent:
+    """An agent whose box draws one more frame, then nothing."""
+
+    def __init__(self, writes: list[str]) -> None:
+        self.writes = writes
+        self.asked: list[tuple[str, ...]] = []
+
+    def guest(self, *args: str) -> dict[str, str]:
+        self.asked.append(args)
+        return {"log": self.writes.pop(0) if self.writes else ""}
+
+
+def test_a_stretched_try_is_read_once_the_box_has_drawn_all_it_will(monkeypatch) -> None:
+    agent = _DrawingAgent(["late frame"])
+    run = hwtest.Run(SimpleNamespace(agent=agent), None, _Log(), "", None, None)  # type: ignore[arg-type]
+    fed: list[str] = []
+    monkeypatch.setattr(
+        hwtest.Run, "feed", lambda self, b64: fed.append(b64) or ([1] if b64 else [])
+    )
+    run.quiet(hwtest.STRETCHED_QUIET)
+    assert fed == ["late frame", ""]  # the late frame taken, then a quiet spell to end on
+    assert agent.asked == [("drain", "3.0")] * 2
+
+
+@pytest.mark.parametrize("fault", sorted(hwtest.FAULTS))
+def test_each_fault_still_patches_the_box_as_it_is(tmp_path, fault) -> None:
+    """HWTEST_FAULT patches the installed package by text: a change of the product's lines
+    must not leave a fault that no longer applies (lose-press did, once the button edges took
+    lgpio's stamps)."""
+    import shutil
+    import subprocess
+
+    site = tmp_path / "companion"
+    shutil.copytree(REPO / "companion", site)
+    script, target = hwtest.fault_patch(fault, str(site))
+    before = Path(target).read_text()
+    proc = subprocess.run([sys.executable, "-c", script, target], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    after = Path(target).read_text()
+    assert after != before
+    compile(after, target, "exec")
+
+
+def test_the_lose_press_fault_drops_every_third_press(tmp_path) -> None:
+    import importlib.util
+    import subprocess
+
+    from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+    from companion.core.clock import VirtualClock
+
+    target = tmp_path / "buttons.py"
+    target.write_text((REPO / "companion" / "hal" / "buttons.py").read_text())
+    script, _ = hwtest.fault_patch("lose-press", str(tmp_path))
+    subprocess.run([sys.executable, "-c", script, str(target)], check=True)
+    spec = importlib.util.spec_from_file_location("lossy_buttons", target)
+    assert spec is not None and spec.loader is not None
+    lossy = importlib.util.module_from_spec(spec)
+    sys.modules["lossy_buttons"] = lossy  # its dataclasses look their module up
+    try:
+        spec.loader.exec_module(lossy)
+    finally:
+        del sys.modules["lossy_buttons"]
+    factory = MockFactory(pin_class=MockPWMPin)
+    posted: list = []
+    pins = lossy.ButtonPins({"green": 26}, factory, posted.append, VirtualClock())
+    try:
+        pin = factory.pin(26)
+        for _ in range(6):
+            pin.drive_low()
+            pin.drive_high()
+        # the third and the sixth press never reach the loop; every release does
+        assert [sum(e.pressed == p for e in posted) for p in (True, False)] == [4, 6]
+    finally:
+        pins.close()
+        factory.reset()
+        factory.close()

@@ -3,7 +3,9 @@ nothing touched. The real switch under systemd is the systest's (tools/systest, 
 
 from __future__ import annotations
 
+import importlib
 import json
+import subprocess
 import sys
 import types
 from pathlib import Path
@@ -11,9 +13,15 @@ from pathlib import Path
 import pytest
 
 import companion.release
-from companion.cli import main
+import companion.release.bundle as bundle_module
+from companion.cli import COMMANDS, main
+from companion.commands.update import UPDATE_RUNNING, UpdateRunning
+from companion.core.formats import NewerFormat
+from companion.errors import CompanionError
 from companion.release import lock
 from companion.release.layout import CURRENT, PREVIOUS, RELEASE_FILE, Layout
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(autouse=True)
@@ -102,9 +110,68 @@ def test_update_while_an_update_runs(capsys, tmp_path):
     root = box(tmp_path, "0.1", "0.2")
     with lock.held():
         status, said = run(capsys, "update", "--rollback", "--opt-dir", str(root))
-    assert status == 75
+    assert status == UPDATE_RUNNING == 4
     assert said.startswith("trap-companion: another update is running") and "\n" not in said
     assert Layout(root).current == "0.2"
+
+
+def test_another_update_in_another_process_is_named_by_its_pid(capsys, tmp_path):
+    """A second process holds the lock, as a first `update` does: the refusal names it."""
+    root = box(tmp_path, "0.1", "0.2")
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_THE_LOCK, str(lock.LOCK_FILE)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        status, said = run(capsys, "update", "--rollback", "--opt-dir", str(root))
+    finally:
+        holder.communicate("", timeout=30)
+    assert (status, said) == (
+        4,
+        f"trap-companion: another update is running (process {holder.pid} holds "
+        f"{lock.LOCK_FILE}): wait for it to end",
+    )
+    assert Layout(root).current == "0.2"
+    with lock.held():  # free again once the other ended: Busy otherwise
+        pass
+
+
+HOLD_THE_LOCK = """
+import sys
+from pathlib import Path
+from companion.release import lock
+with lock.held(Path(sys.argv[1])):
+    print("held", flush=True)
+    sys.stdin.read()
+"""
+
+
+def test_another_update_and_a_newer_format_have_statuses_of_their_own():
+    """75 is every command's "a kept file written by a newer release" (core/formats.py);
+    another update running is update's own status, which no other error of the CLI uses."""
+    for name in COMMANDS:
+        importlib.import_module(name)
+    errors, todo = [], [CompanionError]
+    while todo:
+        cls = todo.pop()
+        errors.append(cls)
+        todo.extend(cls.__subclasses__())
+    assert NewerFormat.exit_status == 75 != UPDATE_RUNNING
+    assert [e for e in errors if e.exit_status == UPDATE_RUNNING] == [UpdateRunning]
+    assert UPDATE_RUNNING not in {
+        value for key, value in vars(bundle_module).items() if key.startswith("EXIT_")
+    }
+
+
+@pytest.mark.parametrize("doc", ["README.md", "docs/raspberry-pi.md"])
+def test_the_docs_give_each_its_own_status(doc):
+    text = " ".join((ROOT / doc).read_text().split())
+    assert f"{UPDATE_RUNNING} another update is running" in text
+    assert "75 another update is running" not in text
+    assert "for `update`: another update is running" not in text
 
 
 def test_neither_file_nor_rollback(capsys):

@@ -6,9 +6,10 @@ itself (companion/release/update.py; the steps and what a power cut after each l
 
 Exit status: 0 updated (or already on that release), 1 the new release did not prove itself and
 the box is back on the old one, 2 bad command line, 3 the new release failed its check (nothing
-was switched), 65 not a release bundle or a changed one, 66 no such file, 69 nothing to update
-or go back to (not installed as releases, or no release kept), 75 another update is running,
-77 not root.
+was switched), 4 another update is running (``UPDATE_RUNNING``), 65 not a release bundle or a
+changed one, 66 no such file (or a bundle for another CPU or Python), 69 nothing to update or go
+back to (not installed as releases, or no release kept), 70 the release could not be built, 73
+not enough room, 77 not root.
 """
 
 from __future__ import annotations
@@ -29,6 +30,11 @@ if TYPE_CHECKING:
     from companion.release.layout import Layout
     from companion.release.update import Outcome, Service
 
+# Another update or rollback holds the lock: try again when it ends. Not 75 (sysexits'
+# TEMPFAIL): every command already exits 75 for a kept file written by a newer release
+# (core/formats.py:NewerFormat), which waiting does not mend; update's own statuses beside
+# sysexits' are small numbers (1 back on the old release, 3 the new one failed its check).
+UPDATE_RUNNING = 4
 STOP_AT = "TRAP_COMPANION_UPDATE_STOP_AT"  # the systest's power cut: stop after this step
 CHECK_SECONDS = 300.0  # the new release's own check, at an emulated Pi's pace too
 
@@ -44,7 +50,7 @@ class NothingToDo(CompanionError):
 
 
 class UpdateRunning(CompanionError):
-    exit_status = 75
+    exit_status = UPDATE_RUNNING
 
 
 class ReleaseCheckFailed(CompanionError):
@@ -66,9 +72,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "says so on the OLED and in the journal. Config and state (/etc/trap-companion, "
         "/var/lib/trap-companion) are never copied or moved. Exit status: 0 updated, 1 the "
         "new release failed and the box is back on the old one, 2 bad command line, 3 the new "
-        "release failed its check (nothing switched), 65 not a bundle or a changed one, 66 no "
-        "such file, 69 nothing installed as releases or no release to go back to, 75 another "
-        "update is running, 77 not root.",
+        f"release failed its check (nothing switched), {UPDATE_RUNNING} another update is "
+        "running, 65 not a bundle or a changed one, 66 no such file (or a bundle for another "
+        "CPU or Python), 69 nothing installed as releases or no release to go back to, 70 the "
+        "release could not be built, 73 not enough room, 77 not root.",
     )
     what = p.add_mutually_exclusive_group(required=True)
     what.add_argument("file", nargs="?", type=Path, metavar="FILE", help="the release bundle")

@@ -9,6 +9,11 @@ the last raw level when the window closes. A press whose line was down for less 
 
 An edge can reach us after its window closed (its thread was late to post it, or the window's
 deadline fired first): the window is then settled again with it, as if it had come in time.
+
+An edge's stamp is when the line changed, not when gpiozero's callback ran: lgpio hands each
+edge over with the kernel's own time, and its callback thread can run late (it waits for the
+GIL while the loop draws a frame, or for a CPU on a loaded box); stamped on arrival, a 3 ms
+glitch whose release came in 5 ms late was a press, and a bounce two.
 """
 
 from __future__ import annotations
@@ -34,19 +39,40 @@ class ButtonPins:
     """
 
     def __init__(
-        self, pins: dict[str, int], factory: Any, post: Callable[[Any], None], clock: Clock
+        self,
+        pins: dict[str, int],
+        factory: Any,
+        post: Callable[[Any], None],
+        clock: Clock,
+        edge_times: bool | None = None,
     ):
+        """``edge_times``: the factory's pins tell when each edge happened (None: as
+        ``stamps_edges`` says for the factory); each edge is then stamped that long ago."""
+        if edge_times is None:
+            edge_times = stamps_edges(factory)
         self.devices: dict[str, DigitalInputDevice] = {}
         for name, pin in pins.items():
             button = DigitalInputDevice(pin, pull_up=True, bounce_time=None, pin_factory=factory)
-            button.when_activated = self._edge(post, clock, name, True)
-            button.when_deactivated = self._edge(post, clock, name, False)
+            button.when_activated = self._edge(post, clock, name, True, button, edge_times)
+            button.when_deactivated = self._edge(post, clock, name, False, button, edge_times)
             self.devices[name] = button
 
     @staticmethod
-    def _edge(post: Callable[[Any], None], clock: Clock, name: str, pressed: bool):
+    def _edge(
+        post: Callable[[Any], None],
+        clock: Clock,
+        name: str,
+        pressed: bool,
+        device: DigitalInputDevice,
+        edge_times: bool,
+    ):
         def callback() -> None:
-            post(ButtonEdge(name, pressed, clock.now()))
+            late = 0.0
+            if edge_times:  # how long ago the line changed, by the factory's own ticks
+                since = device.active_time if pressed else device.inactive_time
+                if since is not None and 0.0 <= since <= MAX_LATE:  # else another origin
+                    late = since
+            post(ButtonEdge(name, pressed, clock.now() - late))
 
         return callback
 
@@ -70,6 +96,19 @@ class _Track:
     long_fired: bool = False
     confirmed: bool = False  # the line was still down when the press's window closed
     released_at: float | None = None  # a press's line went up inside its window, at this time
+
+
+# An edge handed over later than this is stamped on arrival: lgpio leaves the stamps' origin to
+# the kernel (monotonic since 5.7, the epoch before), and a stamp from another clock shows as a
+# negative or a huge lateness.
+MAX_LATE = 2.0
+
+
+def stamps_edges(factory: Any) -> bool:
+    """Whether the factory's pins hand each edge over with the time it happened: lgpio's, the
+    kernel's stamp. The others stamp it in the callback itself (RPi.GPIO, native) or, the mock,
+    when a test drives the pin, at once: nothing to take off, and a virtual clock left alone."""
+    return type(factory).__name__ == "LGPIOFactory"
 
 
 Schedule = Callable[[float, Callable[[], None], str], Any]

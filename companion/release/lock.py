@@ -30,10 +30,16 @@ def held(path: Path | None = None, wait_seconds: float = 0.0) -> Iterator[None]:
                 break
             except BlockingIOError:
                 if time.monotonic() >= deadline:
-                    raise Busy(f"another update is running (it holds {path})") from None
+                    raise Busy(f"another update is running ({_holder(fd)}holds {path})") from None
                 time.sleep(0.5)  # flock has no timeout of its own
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
         yield
     finally:
         os.close(fd)
+
+
+def _holder(fd: int) -> str:
+    """The holder as the refusal names it: by the pid it wrote, or "it" before it has."""
+    pid = os.pread(fd, 32, 0).decode(errors="replace").strip()
+    return f"process {pid} " if pid.isdigit() else "it "

@@ -37,6 +37,7 @@ from companion.app.phones import box_only
 from companion.core import formats
 from companion.core.events import Call
 from companion.ui import menus
+from companion.web.listen import bind
 from companion.web.pace import Pace
 from companion.web.pairing import SAVE_SECONDS, Pairing
 from companion.web.public import phone_view
@@ -473,31 +474,6 @@ class PhoneService:
             chosen[name] = int(raw)
         app.enrol_copies(kind, chosen, source="a phone")
         return {"card": kind.name, "count": 0}
-
-
-def bind(host: str, port: int) -> socket.socket:
-    """A listening socket: ``host`` alone, or every address (IPv6 with IPv4 mapped)."""
-    if host:
-        family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        sock = socket.socket(family, socket.SOCK_STREAM)
-        address: tuple[Any, ...] = (host, port)
-    else:
-        try:
-            sock = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
-            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
-            address = ("::", port)
-        except OSError:  # no IPv6 on this box
-            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            address = ("0.0.0.0", port)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(address)
-        sock.listen(32)
-        sock.setblocking(False)
-    except OSError:
-        sock.close()
-        raise
-    return sock
 
 
 def own_address() -> str:

@@ -180,8 +180,8 @@ class RemoteService:
 
 def serve(path: str, host: str, port: int, with_parent: bool = False) -> int:
     from companion.web.guard import Guard, own_names
+    from companion.web.listen import bind
     from companion.web.phone_routes import PhoneRoutes
-    from companion.web.phones import bind
     from companion.web.server import WebServer
 
     service = RemoteService(path)

@@ -23,6 +23,10 @@ on the next boot; the figures (press to first I2C write, card to panel, READY).
 HWTEST_FAULT=lose-press|wrong-frame|miss-card patches the installed copy in the VM to show that
 the checks catch such a box (they must FAIL).
 
+HWTEST_REPEAT=glitch,bounce:20 runs the named checks 20 times each in the one boot (one PASS or
+FAIL line each: the runs that passed, the tries each took, the figures' spread); HWTEST_ONLY=
+glitch,bounce leaves out the checks not named (install and the frame at start always run).
+
 Exit status: 0 every check passed, 1 one failed, 2 bad command line, 77 this machine cannot run
 it (one line says why: not root, no qemu-system-aarch64).
 """
@@ -31,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import collections
 import contextlib
 import fcntl
 import hashlib
@@ -99,7 +104,8 @@ PRESS_SECONDS = 0.1
 GLITCH_SECONDS = 0.003
 DEBOUNCE_MS = 5.0  # debounce_ms in the config as installed: a glitch must be shorter
 GLITCH_VALID_MS = DEBOUNCE_MS - 1.0  # a pulse applied longer is no glitch: applied again
-STIMULUS_TRIES = 12  # a try takes about 2 s; at load 3 five in a row were stretched once
+STIMULUS_TRIES = 20  # a try takes 2-5 s; at load 14 eleven in a row were stretched once
+STRETCHED_QUIET = 3.0  # s without an I2C write: the box has drawn what a stretched try made
 DEBOUNCE_BAND_MS = 1.0  # the simulator's pulse on the side of the debounce the box took
 LED_TOLERANCE = 0.1  # a duty cycle estimated from samples of the line
 HOLD_SECONDS = 1.5  # hold_seconds is 1.0
@@ -107,6 +113,24 @@ BUZZER_SAMPLE_SECONDS = 5.0  # the card's cue (0.28 s) comes well within it
 CARD_RDM6300 = "0F00A1B2C3"
 CARD_PN532 = "04A1B2C3D4E5F6"
 PN532_PORT = "/dev/ttyS1"  # the second PCI UART, wired to the host's FakePn532
+
+REPEATABLE = ("glitch", "bounce")  # checks that leave the box as the simulator expects it
+# The steps HWTEST_ONLY can leave out, by the checks they record (install and the frame at start
+# always run: the rest stands on them).
+ONLY = {
+    "buttons": ("buttons",),
+    "glitch_and_bounce": ("glitch", "bounce"),
+    "cards": ("card rdm6300", "buzzer"),
+    "unplug": ("reader unplugged",),
+    "panel_gone": ("panel gone",),
+    "pn532": ("card pn532",),
+    "leds": ("led",),
+    "power_cut": ("power cut",),
+}
+
+# Where lose-press drops a press: the line of hal/buttons.py that posts an edge (indented 12
+# spaces; tests/test_hwtest.py checks it is there once).
+LOSE_PRESS_ANCHOR = "post(ButtonEdge(name, pressed, "
 
 FAULTS = {
     "lose-press": "the button layer drops every third press (hal/buttons.py)",
@@ -795,6 +819,7 @@ class Run:
     seen: bool = False
     bin: str = ""  # the installed program's bin folder and package (installed_program)
     site: str = ""
+    repeat: dict[str, int] = field(default_factory=dict)  # HWTEST_REPEAT: check -> times
 
     def shown_at_some_point(self, want: list[list[int]], guard: float = FRAME_GUARD) -> bool:
         """Whether the panel showed WANT after any write from now on (bounded): a notice
@@ -854,6 +879,14 @@ class Run:
             if self.feed(self.agent.guest("drain", "0.5")["log"]):
                 last_write = time.monotonic()
 
+    def quiet(self, seconds: float, guard: float = FRAME_GUARD) -> None:
+        """Take the box's writes until none came for SECONDS (bounded by GUARD): it has drawn
+        all that what it was given makes it draw."""
+        end = time.monotonic() + guard
+        while time.monotonic() < end:
+            if not self.feed(self.agent.guest("drain", f"{seconds}")["log"]):
+                return
+
     def press(self, button: str, seconds: float, bounce: int = 0) -> dict[str, Any]:
         answer = self.agent.guest(
             "press", str(BUTTONS[button]), f"{seconds}", "--bounce", str(bounce), "--quiet", "0.5"
@@ -867,10 +900,11 @@ class Run:
             answer["latency_ms"] = (min(firsts) - answer["t_up"]) / 1e6
         return answer
 
-    def save_frame(self, name: str) -> None:
+    def save_frame(self, name: str, pixels: list[list[int]] | None = None) -> None:
+        """The panel's frame (or ``pixels``) as a PNG in the run's folder (--keep keeps it)."""
         from PIL import Image
 
-        pixels = self.panel.pixels()
+        pixels = self.panel.pixels() if pixels is None else pixels
         image = Image.new("1", (ssd1306.WIDTH, ssd1306.HEIGHT))
         image.putdata([p for row in pixels for p in row])
         image.save(self.vm.run_dir.parent / f"{name}.png")
@@ -946,35 +980,42 @@ def installed_program(a: Agent) -> tuple[str, str]:
     return bin_dir, site
 
 
-def inject(r: Run) -> None:
-    """HWTEST_FAULT: patch the installed copy so the box misbehaves; the checks must FAIL."""
-    a = r.agent
-    if r.fault == "lose-press":
+def fault_patch(fault: str, site: str) -> tuple[str, str]:
+    """HWTEST_FAULT's patch: a Python script that rewrites one file of the installed package at
+    ``site``, and that file."""
+    if fault == "lose-press":
         script = (
             "import sys\np=sys.argv[1]\ns=open(p).read()\n"
-            "old='            post(ButtonEdge(name, pressed, clock.now()))\\n'\n"
-            "assert old in s\n"
-            "new=('            if pressed:\\n                _DROPPED[0] += 1\\n'\n"
+            f"old={LOSE_PRESS_ANCHOR!r}\n"
+            "assert s.count(old) == 1\n"
+            "new=('if pressed:\\n                _DROPPED[0] += 1\\n'\n"
             "     '                if _DROPPED[0] % 3 == 0:\\n'\n"
-            "     '                    return\\n' + old)\n"
+            "     '                    return\\n            ' + old)\n"
             "s=s.replace(old, new) + '\\n_DROPPED = [0]\\n'\nopen(p,'w').write(s)\n"
         )
-        target = f"{r.site}/hal/buttons.py"
-    elif r.fault == "wrong-frame":
+        target = f"{site}/hal/buttons.py"
+    elif fault == "wrong-frame":
         script = (
             "import sys\np=sys.argv[1]\ns=open(p).read()\n"
             "s+='\\n_render = render\\n\\ndef render(*a, **k):\\n    image = _render(*a, **k)\\n"
             "    image.putpixel((127, 63), 1)\\n    return image\\n'\nopen(p,'w').write(s)\n"
         )
-        target = f"{r.site}/ui/render.py"
-    elif r.fault == "miss-card":
+        target = f"{site}/ui/render.py"
+    elif fault == "miss-card":
         script = (
             "import sys\np=sys.argv[1]\ns=open(p).read()\n"
             "s=s.replace('STX = 0x02', 'STX = 0x7F')\nopen(p,'w').write(s)\n"
         )
-        target = f"{r.site}/hal/readers/rdm6300.py"
+        target = f"{site}/hal/readers/rdm6300.py"
     else:
-        raise Failed(f"HWTEST_FAULT={r.fault}: one of {', '.join(FAULTS)}")
+        raise Failed(f"HWTEST_FAULT={fault}: one of {', '.join(FAULTS)}")
+    return script, target
+
+
+def inject(r: Run) -> None:
+    """HWTEST_FAULT: patch the installed copy so the box misbehaves; the checks must FAIL."""
+    a = r.agent
+    script, target = fault_patch(r.fault, r.site)
     answer = a.call(["python3", "-c", script, target], timeout=60)
     if answer["rc"] != 0:
         raise Failed(f"HWTEST_FAULT={r.fault}: the patch failed: {answer['err'][-300:]}")
@@ -1066,7 +1107,10 @@ def apply_stimulus(
             # a vCPU descheduled inside a write puts the stamp anywhere in it (7.2 ms "at most"
             # here was under 5 ms for the box once, at load 7). The box's panel tells (a press
             # it took redraws the screen) and the simulator follows: this try is no verdict.
-            r.feed(r.agent.guest("drain", "1.0")["log"])
+            # The box is read once it has drawn all it will for this try (under load a press's
+            # frame can come more than a second late: read too early, the simulator fell a
+            # press behind the box and the next verdict failed).
+            r.quiet(STRETCHED_QUIET)
             took = ssd1306.differing(r.panel.pixels(), r.sim.frame()) != 0
             side = DEBOUNCE_MS + DEBOUNCE_BAND_MS if took else DEBOUNCE_MS - DEBOUNCE_BAND_MS
             r.sim.replay(button, [side])
@@ -1074,15 +1118,17 @@ def apply_stimulus(
         else:
             # A stretched bounce may be more than one press for the box (a bounce down and up
             # for 5 ms each): the simulator takes one, then follows the box a press at a time,
-            # at most one for each bounce; a box showing none of these frames is off.
+            # at most one for each bounce; a box showing none of these frames is off. The box
+            # is read once it has drawn all it will for this try, as for a glitch.
             one = [min(ms, DEBOUNCE_MS - DEBOUNCE_BAND_MS) for ms in intervals[:-1]]
             r.sim.replay(button, [*one, intervals[-1]])
-            diff, _ = r.settle_on(r.sim.frame(), quiet=3.0)
+            r.quiet(STRETCHED_QUIET)
+            diff = ssd1306.differing(r.panel.pixels(), r.sim.frame())
             for _ in range(bounce):
                 if not diff:
                     break
                 r.sim.press(button, PRESS_SECONDS)
-                diff, _ = r.settle_on(r.sim.frame(), quiet=3.0)
+                diff = ssd1306.differing(r.panel.pixels(), r.sim.frame())
         if diff:
             return answer, intervals, tries, diff
     return answer, intervals, STIMULUS_TRIES, 0
@@ -1100,33 +1146,142 @@ def stretched_note(what: str, valid: bool, tries: int, stretched_diff: int) -> s
     return ""
 
 
-def step_glitch_and_bounce(r: Run) -> None:
-    answer, intervals, tries, stretched_diff = apply_stimulus(r, "down", GLITCH_SECONDS, 0)
+@dataclass
+class Attempt:
+    """One run of a glitch or bounce check: its verdict and line, the tries its stimulus took,
+    and its figure (the glitch's longest possible pulse, the bounce's longest bounce, in ms)."""
+
+    ok: bool
+    text: str
+    tries: int
+    ms: float
+
+
+def check_glitch(r: Run) -> Attempt:
+    _, intervals, tries, stretched_diff = apply_stimulus(r, "down", GLITCH_SECONDS, 0)
     held_ms = intervals[0]
     valid = stimulus_valid(intervals, hold_last=False)
     r.press("down", PRESS_SECONDS)  # the marker: the frame must be one press on, not two
     r.sim.press("down", PRESS_SECONDS)
     diff, _ = r.settle_on(r.sim.frame())
-    r.record(
-        "glitch",
+    return Attempt(
         valid and diff == 0 and stretched_diff == 0,
         f"a low pulse of at most {held_ms:.1f} ms on GPIO{BUTTONS['down']} (as applied, "
         f"{'try' if tries == 1 else 'tries'} {tries}) then one press: the frame is "
         f"{'one press on' if diff == 0 else 'NOT one press on'} ({diff} pixels differ from the "
         f"simulator's)" + stretched_note("pulse", valid, tries, stretched_diff),
+        tries,
+        held_ms,
     )
+
+
+def check_bounce(r: Run) -> Attempt:
     answer, intervals, tries, stretched_diff = apply_stimulus(r, "up", PRESS_SECONDS, 3)
     valid = stimulus_valid(intervals, hold_last=True)
     span = sum(intervals[:-1])
+    longest = max(intervals[:-1])
     diff, _ = r.settle_on(r.sim.frame())
-    r.record(
-        "bounce",
+    return Attempt(
         valid and diff == 0 and stretched_diff == 0,
         f"{len(answer['edges'])} edges in {span:.1f} ms then held (as applied, "
-        f"{'try' if tries == 1 else 'tries'} {tries}, longest bounce {max(intervals[:-1]):.1f} "
+        f"{'try' if tries == 1 else 'tries'} {tries}, longest bounce {longest:.1f} "
         f"ms): counted as one press ({diff} pixels differ from the simulator's frame after one "
         f"press)" + stretched_note("bounce", valid, tries, stretched_diff),
+        tries,
+        longest,
     )
+
+
+CHECKS = {"glitch": check_glitch, "bounce": check_bounce}
+FIGURE = {"glitch": "pulse at most", "bounce": "longest bounce"}
+
+
+def step_glitch_and_bounce(r: Run) -> None:
+    """The glitch then the bounce, each once (or as often as HWTEST_REPEAT says, taking turns:
+    the box and the simulator stay in step, a press on)."""
+    times = {name: r.repeat.get(name, 1) for name in CHECKS}
+    runs: dict[str, list[Attempt]] = {name: [] for name in CHECKS}
+    loads: list[float] = []
+    for n in range(max(times.values())):
+        for name, check in CHECKS.items():
+            if n >= times[name]:
+                continue
+            attempt = check(r)
+            runs[name].append(attempt)
+            if times[name] == 1:
+                r.record(name, attempt.ok, attempt.text)
+                continue
+            loads.append(os.getloadavg()[0])
+            line = (
+                f"{name} {n + 1}/{times[name]}: {'pass' if attempt.ok else 'FAIL'}: {attempt.text}"
+            )
+            say(f"  {line}")
+            r.log.write(line)
+            if not attempt.ok:
+                r.save_frame(f"frame-{name}-{n + 1}-box")
+                r.save_frame(f"frame-{name}-{n + 1}-sim", r.sim.frame())
+                resync(r)
+    for name, attempts in runs.items():
+        if len(attempts) > 1:
+            r.record(f"{name} x{len(attempts)}", *repeated(name, attempts, loads))
+
+
+def resync(r: Run) -> None:
+    """After a repeated check failed, the box and the simulator start again (each from its own
+    journal), so that the next run is judged on its own, not on the press the last one lost.
+    A box that draws wrong frames stays off the simulator: the next runs fail on their own."""
+    r.agent.sh(f"systemctl restart {UNIT}", timeout=180)
+    wait_status(r, lambda st: "reader ready" in st)
+    r.sim.restart("rdm6300")
+    diff, _ = r.settle_on(r.sim.frame())
+    line = f"box and simulator restarted: {diff} pixels differ"
+    say(f"  {line}")
+    r.log.write(line)
+
+
+def repeated(name: str, attempts: list[Attempt], loads: list[float]) -> tuple[bool, str]:
+    """The verdict of a repeated check (every run passed) and its line: the runs that passed,
+    how many tries each stimulus took, the spread of its figure and the load it ran under."""
+    passed = sum(a.ok for a in attempts)
+    tries = sorted(collections.Counter(a.tries for a in attempts).items())
+    text = (
+        f"{passed}/{len(attempts)} runs passed; stimulus tries per run "
+        + ", ".join(f"{t}: {k}" for t, k in tries)
+        + f" (at most {STIMULUS_TRIES}); {FIGURE[name]} "
+        f"{min(a.ms for a in attempts):.1f}-{max(a.ms for a in attempts):.1f} ms"
+        + (f"; load average {min(loads):.1f}-{max(loads):.1f}" if loads else "")
+    )
+    failed = [(n, a) for n, a in enumerate(attempts, start=1) if not a.ok]
+    if failed:
+        n, first = failed[0]
+        text += f"; failed runs {', '.join(str(n) for n, _ in failed)}; run {n}: {first.text}"
+    return not failed, text
+
+
+def parse_repeat(text: str) -> dict[str, int]:
+    """HWTEST_REPEAT: "glitch,bounce:20" (the checks, then how many times), groups joined by
+    ";" ("glitch:30;bounce:10"). ValueError names what is wrong."""
+    times: dict[str, int] = {}
+    for group in filter(None, (g.strip() for g in text.split(";"))):
+        names, sep, count = group.rpartition(":")
+        if not sep or not count.strip().isdigit() or not 1 <= int(count) <= 1000:
+            raise ValueError(f"{group!r}: give CHECKS:N, N from 1 to 1000 (glitch,bounce:20)")
+        for name in (n.strip() for n in names.split(",")):
+            if name not in REPEATABLE:
+                raise ValueError(f"{name!r} cannot be repeated: only {', '.join(REPEATABLE)}")
+            times[name] = int(count)
+    return times
+
+
+def parse_only(text: str) -> set[str]:
+    """HWTEST_ONLY: the checks to run, by name ("glitch,bounce"; "-" for a space); the steps
+    that record none of them are left out. ValueError names an unknown check."""
+    known = {check for checks in ONLY.values() for check in checks}
+    chosen = {n.strip().replace("-", " ") for n in text.split(",") if n.strip()}
+    unknown = sorted(chosen - known)
+    if unknown:
+        raise ValueError(f"no check {', '.join(unknown)}: one of {', '.join(sorted(known))}")
+    return chosen
 
 
 def journal_since(r: Run, cursor: str) -> str:
@@ -1428,6 +1583,12 @@ def main(argv: list[str] | None = None) -> int:
     if fault and fault not in FAULTS:
         say(f"hwtest: HWTEST_FAULT={fault}: use one of {', '.join(FAULTS)}")
         return EXIT_USAGE
+    try:
+        repeat = parse_repeat(os.environ.get("HWTEST_REPEAT", ""))
+        only = parse_only(os.environ.get("HWTEST_ONLY", ""))
+    except ValueError as err:
+        say(f"hwtest: HWTEST_REPEAT/HWTEST_ONLY: {err}")
+        return EXIT_USAGE
     cache = cache_dir()
     (cache / "logs").mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -1476,13 +1637,16 @@ def main(argv: list[str] | None = None) -> int:
             say(f"hwtest: booting the VM (qemu-system-aarch64, TCG, cortex-a72; load {load:.1f})")
             boot = vm.start()
             say(f"hwtest: the VM's agent answered {boot:.0f} s after QEMU started")
-            r = Run(vm, sim, log, fault, rdm, pn532)
+            r = Run(vm, sim, log, fault, rdm, pn532, repeat=repeat)
             r.figures["boot"] = f"{boot:.0f} s"
             install_started = time.monotonic()
             step_install(r, install_started)
             for step in (step_start_frame, step_buttons, step_glitch_and_bounce,
                          step_leds, step_cards, step_unplug, step_panel_gone,
                          step_pn532, step_power_cut):  # fmt: skip
+                checks = ONLY.get(step.__name__.removeprefix("step_"), ())
+                if only and checks and not only.intersection(checks):
+                    continue
                 try:
                     step(r)
                 except Failed as err:
