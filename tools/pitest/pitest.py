@@ -324,7 +324,8 @@ def install(box: systest.Container, test_venv: bool = True) -> dict[str, float]:
     )
     machine = box.sh(f"{VENV}/bin/python -c 'import platform; print(platform.machine())'")
     say(
-        f"pitest: lgpio from PyPI in {VENV}: {times['lgpio']:.0f} s; "
+        f"pitest: {'lgpio from PyPI, ' if install else ''}the venv's libraries import in {VENV}: "
+        f"{times['lgpio']:.0f} s; "
         f"the venv's Python runs as {machine.stdout.strip()}"
     )
     if not test_venv:
