@@ -75,7 +75,9 @@ systest:
 	@$(PYTHON) tools/systest/systest.py $(if $(ARCH),--arch $(ARCH)) $(if $(SUITE),--suite $(SUITE))
 
 # The test suite on the Pi's CPU under QEMU (ARCH=arm64 or armhf), installed as an owner installs
-# it, beside the same tests run natively (hence the venv); PITEST_ARGS=--ci runs CI's part only.
+# it, beside the same tests run natively (hence the venv); PITEST_ARGS=--ci runs CI's part only;
+# PITEST_ARGS=--shard K/N part K of N of the whole suite (N runs side by side: all of it once),
+# PITEST_ARGS='--tests tests/test_x.py::name' only those.
 pitest: $(STAMP)
 	@test -n "$(ARCH)" || { echo "make pitest: say which CPU: ARCH=arm64 or ARCH=armhf"; exit 2; }
 	@$(PYTHON) tools/pitest/pitest.py --arch $(ARCH) $(if $(SUITE),--suite $(SUITE)) $(PITEST_ARGS)

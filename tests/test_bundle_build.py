@@ -109,3 +109,28 @@ def test_a_bundle_file_is_the_same_bytes_for_the_same_contents(tmp_path: Path) -
     with tarfile.open(first) as tar:
         assert tar.getnames()[0] == "manifest.json"
         assert tar.getmember("install.sh").mode == 0o755
+
+
+@pytest.mark.parametrize(
+    ("wheel", "swig", "extras", "apt"),
+    [
+        (True, False, ["web", "pi"], []),  # Debian 12's 3.11: PyPI's wheel
+        (False, True, ["web", "pi"], []),  # no wheel, but pip can build it
+        (False, False, ["web"], ["python3-lgpio"]),  # Debian 13's 3.13, no swig: apt's
+    ],
+)
+def test_a_pis_own_bundle_takes_lgpio_from_where_it_can_be_had(
+    monkeypatch, wheel, swig, extras, apt
+) -> None:
+    monkeypatch.setattr(build.platform, "machine", lambda: "aarch64")
+
+    def run(cmd, **_):
+        if "import lgpio" in cmd:
+            return subprocess.CompletedProcess(cmd, 1)
+        assert "--only-binary=:all:" in cmd and "lgpio>=0.2" in cmd
+        return subprocess.CompletedProcess(cmd, 0 if wheel else 1)
+
+    monkeypatch.setattr(build.subprocess, "run", run)
+    monkeypatch.setattr(build.shutil, "which", lambda name: f"/usr/bin/{name}" if swig else None)
+    arch, _, got_extras, got_apt = build.native_target()
+    assert (arch, got_extras, got_apt) == ("arm64", extras, apt)

@@ -167,3 +167,45 @@ def test_pitest_takes_the_suite(capsys) -> None:
         pitest.main(["--arch", "arm64", "--suite", "buster"])
     assert exit_.value.code == 2
     assert "invalid choice: 'buster'" in capsys.readouterr().err
+
+
+def test_the_parts_of_the_suite_hold_every_file_once_and_about_equal_in_time() -> None:
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    @given(
+        st.dictionaries(
+            st.from_regex(r"tests/test_[a-z]{1,6}\.py", fullmatch=True),
+            st.floats(0, 500),
+            min_size=1,
+            max_size=40,
+        ),
+        st.integers(1, 5),
+    )
+    def check(seconds: dict[str, float], n: int) -> None:
+        files = sorted(seconds)
+        parts = [pitest.shard(files, k, n, seconds) for k in range(1, n + 1)]
+        assert sorted(f for part in parts for f in part) == files
+        totals = [sum(seconds[f] for f in part) for part in parts]
+        # Greedy longest-first: no part exceeds another by more than its longest file.
+        assert max(totals) - min(totals) <= max(seconds.values()) + 1e-6
+        assert parts == [pitest.shard(files, k, n, seconds) for k in range(1, n + 1)]
+
+    check()
+
+
+def test_a_junit_report_gives_seconds_per_file() -> None:
+    text = (
+        '<testsuites><testsuite><testcase classname="tests.test_a" name="x" time="1.5"/>'
+        '<testcase classname="tests.test_a" name="y" time="2"/>'
+        '<testcase classname="tests.test_b" name="z" time="0.25"/></testsuite></testsuites>'
+    )
+    assert pitest.file_seconds(text) == {"tests/test_a.py": 3.5, "tests/test_b.py": 0.25}
+
+
+def test_a_bad_shard_is_refused_in_one_line(capsys) -> None:
+    for bad in ("3/2", "0/2", "x", "1/"):
+        with pytest.raises(SystemExit) as stop:
+            pitest.main(["--arch", "arm64", "--shard", bad])
+        assert stop.value.code == 2
+        assert f"--shard {bad}" in capsys.readouterr().err

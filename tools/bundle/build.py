@@ -371,11 +371,34 @@ def native_target() -> tuple[str, str, list[str], list[str]]:
     if not arch:
         raise SystemExit(f"bundle: this machine is {machine}, not one of {list(bundle.MACHINES)}")
     python = f"{sys.version_info[0]}.{sys.version_info[1]}"
-    extras = ["web"]
+    extras, apt = ["web"], []
     has_lgpio = subprocess.run([sys.executable, "-c", "import lgpio"], capture_output=True)
     if arch != "amd64" and has_lgpio.returncode != 0:
-        extras.append("pi")
-    return arch, python, extras, []
+        if lgpio_wheel_or_compiler():
+            extras.append("pi")
+        else:
+            # Debian 13 has no python3-lgpio, PyPI no lgpio wheel for 3.13: Raspberry Pi OS's
+            # archive has the package, which install.sh's apt step brings.
+            say(
+                f"no wheel of lgpio for Python {python} and no swig to build one: the venv "
+                "takes python3-lgpio from apt (Raspberry Pi OS has it)"
+            )
+            apt.append("python3-lgpio")
+    return arch, python, extras, apt
+
+
+def lgpio_wheel_or_compiler() -> bool:
+    """Whether pip can put lgpio (pyproject's `pi` extra) in the venv here: a wheel for this
+    Python, or the swig and C compiler its source needs."""
+    if shutil.which("swig") and shutil.which("cc"):
+        return True
+    with tempfile.TemporaryDirectory(prefix="trap-lgpio-") as dest:
+        proc = subprocess.run(
+            [sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check",
+             "--no-deps", "--only-binary=:all:", "--dest", dest, "lgpio>=0.2"],
+            capture_output=True, timeout=600,
+        )  # fmt: skip
+    return proc.returncode == 0
 
 
 # --- the file --------------------------------------------------------------------------------

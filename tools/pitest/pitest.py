@@ -216,6 +216,45 @@ def say(text: str) -> None:
     print(text, flush=True)
 
 
+def file_seconds(junit_text: str) -> dict[str, float]:
+    """Seconds per test file in a junit report ("tests.test_x" -> "tests/test_x.py")."""
+    seconds: dict[str, float] = {}
+    for case in ET.fromstring(junit_text).iter("testcase"):
+        parts = (case.get("classname") or "").split(".")
+        if len(parts) < 2 or parts[0] != "tests":
+            continue
+        name = f"tests/{parts[1]}.py"
+        seconds[name] = seconds.get(name, 0.0) + float(case.get("time") or 0.0)
+    return seconds
+
+
+def shard(files: list[str], k: int, n: int, seconds: dict[str, float]) -> list[str]:
+    """Part K of N of the test files, the parts about equal in time: the longest file first into
+    the part with the least so far (seconds from an earlier native run; a file never timed
+    counts as the mean). Every file is in exactly one part, and the same inputs give the same
+    parts, so N runs with K = 1..N run the whole suite once."""
+    mean = sum(seconds.values()) / len(seconds) if seconds else 1.0
+    weight = {f: seconds.get(f, mean) for f in files}
+    parts: list[list[str]] = [[] for _ in range(n)]
+    totals = [0.0] * n
+    for f in sorted(files, key=lambda f: (-weight[f], f)):
+        least = min(range(n), key=lambda i: (totals[i], i))
+        parts[least].append(f)
+        totals[least] += weight[f]
+    return sorted(parts[k - 1])
+
+
+def shard_selection(k: int, n: int, logs: Path, repo: Path = REPO) -> list[str]:
+    """Part K of N of the whole suite's files, timed by the newest native report in LOGS."""
+    files = sorted(str(p.relative_to(repo)) for p in (repo / "tests").glob("test_*.py"))
+    reports = sorted(logs.glob("*-native.xml"), key=lambda p: p.stat().st_mtime)
+    seconds: dict[str, float] = {}
+    if reports:
+        with contextlib.suppress(ET.ParseError, OSError):
+            seconds = file_seconds(reports[-1].read_text())
+    return shard(files, k, n, seconds)
+
+
 def pytest_args(files: list[str], junit: str) -> list[str]:
     return ["-p", "no:randomly", "-p", "no:cacheprovider", "-q", f"--junitxml={junit}", *files]
 
@@ -258,16 +297,35 @@ def install(box: systest.Container, test_venv: bool = True) -> dict[str, float]:
             f"`{INSTALL}` exited {proc.returncode}: " + (systest.failure_tail(proc, 6))
         )
     say(f"pitest: {INSTALL}: {times['install']:.0f} s")
+    # pyproject's spec: a bare `lgpio` takes PyPI's 0.0.0.2, an empty lgpio.py, where no wheel
+    # of the real one exists (Python 3.13: a Pi takes python3-lgpio from Raspberry Pi OS's
+    # archive, which Debian 13 has not).
+    wheel = box.sh(
+        f"{VENV}/bin/python -m pip download --quiet --no-deps --only-binary=:all: "
+        f"--dest /var/tmp/lgpio 'lgpio>=0.2'"
+    )
+    libraries = "gpiozero, luma.oled, PIL, serial, aiohttp"
+    if wheel.returncode == 0:
+        install, libraries = (
+            f"{VENV}/bin/python -m pip install --quiet 'lgpio>=0.2' && ",
+            f"lgpio, {libraries}",
+        )
+    else:
+        install = ""
+        say(
+            "pitest: PyPI has no lgpio wheel for this Python (on a Pi: python3-lgpio from "
+            "Raspberry Pi OS's archive); the venv without it"
+        )
     times["lgpio"] = inside(
         box,
-        f"{VENV}/bin/python -m pip install --quiet --prefer-binary lgpio && "
-        f"{VENV}/bin/python -c 'import lgpio, gpiozero, luma.oled, PIL, serial, aiohttp'",
+        f"{install}{VENV}/bin/python -c 'import {libraries}'",
         1800,
         "lgpio's wheel (pyproject's pi extra) in the venv",
     )
     machine = box.sh(f"{VENV}/bin/python -c 'import platform; print(platform.machine())'")
     say(
-        f"pitest: lgpio from PyPI in {VENV}: {times['lgpio']:.0f} s; "
+        f"pitest: {'lgpio from PyPI, ' if install else ''}the venv's libraries import in {VENV}: "
+        f"{times['lgpio']:.0f} s; "
         f"the venv's Python runs as {machine.stdout.strip()}"
     )
     if not test_venv:
@@ -285,6 +343,8 @@ def run(
     bench: bool = False,
     alone: bool = False,
     suite: str | None = None,
+    part: tuple[int, int] | None = None,
+    tests: list[str] | None = None,
 ) -> int:
     problem = systest.host_problem(os.geteuid(), shutil.which)
     if problem:
@@ -310,7 +370,13 @@ def run(
         for old in sorted(logs.glob(pattern), key=lambda p: p.stat().st_mtime)[:-12]:
             old.unlink()
     say(f"pitest: {arch}, {systest.describe(piroot.load(arch, suite))}: {said}; log {log.path}")
-    files = selection(ci)
+    if tests:
+        files = tests
+    elif part:
+        files = shard_selection(*part, logs)
+        say(f"pitest: part {part[0]} of {part[1]}: {len(files)} test files")
+    else:
+        files = selection(ci)
     with systest.terminate_as_interrupt(), contextlib.ExitStack() as stack:
         try:
             root = piroot.root(arch, log, rebuild, suite)
@@ -580,8 +646,24 @@ def main(argv: list[str] | None = None) -> int:
         choices=sorted(systest.SUITES),
         help="the Debian release of the root (default: the recipe's, bookworm)",
     )
+    parser.add_argument(
+        "--shard",
+        metavar="K/N",
+        help="part K of N of the whole suite (N runs, one per part, run it all once)",
+    )
+    parser.add_argument("--tests", nargs="+", metavar="TEST", help="only these tests (pytest ids)")
     args = parser.parse_args(argv)
-    return run(args.arch, args.ci, args.rebuild, args.bench, args.alone, args.suite)
+    part = None
+    if args.shard:
+        k, _, n = args.shard.partition("/")
+        if not (k.isdigit() and n.isdigit() and 1 <= int(k) <= int(n)):
+            parser.error(f"--shard {args.shard}: say K/N with 1 <= K <= N, e.g. 1/2")
+        part = (int(k), int(n))
+    if sum(map(bool, (args.ci, part, args.tests, args.bench))) > 1:
+        parser.error("say one of --ci, --shard, --tests, --bench")
+    return run(
+        args.arch, args.ci, args.rebuild, args.bench, args.alone, args.suite, part, args.tests
+    )
 
 
 if __name__ == "__main__":
