@@ -123,8 +123,10 @@ def least_width(text: str, size: int, face: str = "regular") -> int:
     each character's advance and each pair's kerning, measured once per character and pair, so
     a size a new text is too wide for (a roll's count grown a digit) is ruled out without
     FreeType laying the whole text out: a line costs the same at any count. 0 for blank text
-    (its box is empty) and for Pillow's bitmap font."""
-    if not text.strip() or not isinstance(font(size, face), ImageFont.FreeTypeFont):
+    (its box is empty) and for a font not laid out by the basic engine (Pillow's fallback
+    font: a shaping engine's advances are not a sum of pairs)."""
+    chosen = font(size, face)
+    if not text.strip() or getattr(chosen, "layout_engine", None) != LAYOUT:
         return 0
     units, before = 0, ""
     for char in text:
