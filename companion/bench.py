@@ -1234,3 +1234,62 @@ def press_cpu_by_game_length(
     )
     out["press_cpu_presses"] = presses
     return out
+
+
+def _loop_cpu(box: SimulatedBox, watch: _FrameWatch, marks: list[float]) -> None:
+    """The CPU time of the box's loop thread so far, read on that thread, then a press."""
+    box.loop.post(Call(lambda: marks.append(time.thread_time())))
+    _green(box, watch)
+
+
+def press_cpu_paired(lengths: tuple[int, ...] = PRESS_STEPS, presses: int = 400) -> dict[str, Any]:
+    """A press's CPU at each step, measured side by side: a box on each game (phones on, an
+    event stream read), running at once, the presses alternated between them, each box's
+    loop-thread CPU per press. A busy machine slows both alike, so their ratio holds where
+    press_cpu_by_game_length's (one game, then the other, a minute apart) follows the load."""
+    out: dict[str, Any] = {}
+    with contextlib.ExitStack() as stack:
+        boxes: dict[int, tuple[SimulatedBox, _FrameWatch]] = {}
+        for steps in lengths:
+            state = Path(stack.enter_context(tempfile.TemporaryDirectory()))
+            long_journal(state, steps)
+            watch = _FrameWatch()
+            box, consumer = _running_box(state, watch, "none")
+            stack.callback(_stop, box, consumer)
+            stack.enter_context(_web_face(box))
+            boxes[steps] = (box, watch)
+        for _ in range(20):  # warm: the first frames import and cache
+            for box, watch in boxes.values():
+                _green(box, watch)
+        marks: dict[int, list[float]] = {steps: [] for steps in boxes}
+        for steps, (box, watch) in boxes.items():
+            _loop_cpu(box, watch, marks[steps])
+        for n in range(presses):
+            for steps in lengths if n % 2 else lengths[::-1]:
+                _green(*boxes[steps])
+        for steps, (box, watch) in boxes.items():
+            _loop_cpu(box, watch, marks[steps])
+    for steps, (start, end) in marks.items():
+        out[f"press_loop_cpu_ms_paired_step_{steps}"] = round(
+            (end - start) / (presses + 1) * 1000, 3
+        )
+    short, long = min(lengths), max(lengths)
+    out["press_loop_cpu_ratio_paired"] = round(
+        out[f"press_loop_cpu_ms_paired_step_{long}"]
+        / out[f"press_loop_cpu_ms_paired_step_{short}"],
+        2,
+    )
+    out["press_cpu_paired_presses"] = presses
+    return out
+
+
+def game_length(quick: bool = False) -> dict[str, Any]:
+    """Only a press by a game's length (issue 31 point 2), one game after the other and side by
+    side: what `trap-companion bench --game-length` prints, quick enough to run alone in an
+    emulated root."""
+    results: dict[str, Any] = {}
+    results.update(press_cpu_by_game_length(presses=200 if quick else 600))
+    results.update(press_cpu_paired(presses=100 if quick else 400))
+    results["load_average"] = [round(n, 2) for n in os.getloadavg()]
+    results["machine"] = {"python": sys.version.split()[0], "arch": platform.machine()}
+    return results

@@ -134,3 +134,12 @@ def test_a_game_of_any_length_is_measured_from_a_journal_the_rules_made(tmp_path
     assert press["standing_steps_step_1200"] <= 1_000
     for key in ("ready_ratio_game_long_to_short", "press_cpu_ratio_long_to_short"):
         assert key in bench.TARGETS
+
+
+def test_a_press_by_game_length_is_also_measured_side_by_side() -> None:
+    """Both games' boxes running at once, the presses alternated: each box's loop did the
+    presses (its CPU counted on its own thread), and the two are compared."""
+    paired = bench.press_cpu_paired((5, 1_200), presses=4)
+    assert paired["press_loop_cpu_ms_paired_step_5"] > 0
+    assert paired["press_loop_cpu_ms_paired_step_1200"] > 0
+    assert paired["press_loop_cpu_ratio_paired"] > 0 and paired["press_cpu_paired_presses"] == 4

@@ -21,12 +21,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="only the figures `make pibench` compares with the Pi's CPU under emulation",
     )
+    p.add_argument(
+        "--game-length",
+        action="store_true",
+        help="only a press's CPU at step 10 and step 100,000 of a game, one after the other "
+        "and side by side (issue 31's flat cost; a few minutes under emulation)",
+    )
     p.set_defaults(func=main)
 
 
 def main(args: argparse.Namespace) -> int:
-    from companion.bench import pi_class, run_all
+    from companion.bench import game_length, pi_class, run_all
 
-    measure = pi_class if args.pi_class else run_all
+    measure = game_length if args.game_length else pi_class if args.pi_class else run_all
     print(json.dumps(measure(quick=args.quick), indent=2))
     return 0

@@ -111,6 +111,34 @@ def stamp(text: str, size: int, face: str = "regular") -> tuple[Image.Image, int
 
 
 @lru_cache(maxsize=8192)
+def _pen_units(text: str, size: int, face: str) -> int:
+    """How far Pillow's basic layout moves the pen over ``text``, in FreeType's 26.6 units
+    (hinted advances and kerning, exactly as its layout sums them)."""
+    return round(font(size, face).getlength(text, mode="1") * 64)
+
+
+def least_width(text: str, size: int, face: str = "regular") -> int:
+    """A width ``text``'s ink box never falls short of: Pillow's box spans the pen's whole way
+    (0 to where the pen stops, in FreeType's rounding) besides the glyphs' ink. Summed from
+    each character's advance and each pair's kerning, measured once per character and pair, so
+    a size a new text is too wide for (a roll's count grown a digit) is ruled out without
+    FreeType laying the whole text out: a line costs the same at any count. 0 for blank text
+    (its box is empty) and for a font not laid out by the basic engine (Pillow's fallback
+    font: a shaping engine's advances are not a sum of pairs)."""
+    chosen = font(size, face)
+    if not text.strip() or getattr(chosen, "layout_engine", None) != LAYOUT:
+        return 0
+    units, before = 0, ""
+    for char in text:
+        units += _pen_units(char, size, face)
+        if before:  # the pair's kerning, as the layout adds it between the two
+            units += _pen_units(before + char, size, face)
+            units -= _pen_units(before, size, face) + _pen_units(char, size, face)
+        before = char
+    return (units + 32) // 64  # FreeType's PIXEL(): where the pen stops, in whole pixels
+
+
+@lru_cache(maxsize=8192)
 def band(
     text: str, size: int, face: str = "regular", reference: str = LINE_REFERENCE
 ) -> tuple[int, int]:

@@ -244,8 +244,11 @@ def _block(
         return len(shown) * line_height(size, shown) + (len(shown) - 1) * gap
 
     def fits(size: int, gap: int) -> bool:
-        return block_height(size, lines, gap) <= max_height and all(
-            wide(line, size) <= max_width for line in lines
+        # The pen's way first: a size a line is surely too wide for costs no FreeType layout.
+        return (
+            all(fonts.least_width(line, size, face) <= max_width for line in lines)
+            and block_height(size, lines, gap) <= max_height
+            and all(wide(line, size) <= max_width for line in lines)
         )
 
     chosen = next(
