@@ -625,3 +625,27 @@ def test_a_state_the_codec_cannot_write_never_stops_play(
         assert [e["kind"] for e in _lines(path)].count("action") == 12
     finally:
         sim.close()
+
+
+def test_line_numbers_go_on_rising_across_compactions_and_restarts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, small_window: int
+) -> None:
+    """A compacted journal holds fewer lines than its last number: a restart numbers the next
+    line after the last one, not after the count of lines (805 was written twice)."""
+    monkeypatch.setattr(os, "fsync", lambda fd: None)
+    path = tmp_path / statefile.JOURNAL.name
+    seen: list[int] = []
+    for part in range(3):
+        sim = _started(tmp_path)
+        try:
+            if part == 0:
+                sim.app.new_game("dice", {"die": "d6"})
+            for _ in range(60):
+                sim.app.submit(Action("roll"))
+            numbers = [e["seq"] for e in _lines(path)]
+            assert numbers == sorted(set(numbers)), numbers  # rising, none twice
+            assert len(numbers) < numbers[-1]  # compacted: fewer lines than numbers
+            assert not seen or numbers[-1] > seen[-1]
+            seen.append(numbers[-1])
+        finally:
+            sim.close()

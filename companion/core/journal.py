@@ -277,9 +277,13 @@ class Folder:
         self.record: GameRecord | None = None
         self.entries = 0  # entries taken, of every game
         self.game_lines = 0  # of those, the lines of the game in play (its entry first)
+        self.seq = 0  # the highest line number read (a compacted file has fewer lines)
 
     def take(self, entry: dict[str, Any], line: int = 0) -> None:
         self.entries += 1
+        seq = entry.get("seq")
+        if type(seq) is int and seq > self.seq:
+            self.seq = seq
         kind = entry["kind"]
         record = self.record
         if kind == "game":
@@ -440,7 +444,7 @@ class Journal:
             self._cut = None
             self.newer = err
             log.error("journal %s; play goes on, its moves not saved while it is there", err)
-        self._seq = folder.entries
+        self._seq = max(folder.entries, folder.seq)  # numbers go on from the file's last
         try:
             self._ready()
         except OSError as err:  # a read-only or full card: play goes on, in memory for now
@@ -733,9 +737,9 @@ class Journal:
         """Set aside a journal whose current game the rules refuse from one step on, and go on
         with the games before it and that game's first ``steps`` standing steps."""
         lines = [line for line in self._live.read_bytes().splitlines() if line.strip()]
-        kinds = [json.loads(line)["kind"] for line in lines]  # read whole by open() already
-        start = max(i for i, kind in enumerate(kinds) if kind == "game")
-        self._seq = start
+        entries = [json.loads(line) for line in lines]  # read whole by open() already
+        start = max(i for i, entry in enumerate(entries) if entry["kind"] == "game")
+        self._seq = max([start, *(e.get("seq", 0) for e in entries[:start])])
         kept = [line + b"\n" for line in lines[:start]]
         head = replace(record, steps=record.steps[:steps])
         kept += [self._line(entry) for entry in game_lines(head)]
