@@ -21,12 +21,12 @@ def probe(self):
     def check():
         try:
             port = self.config.phones.port
-            for _ in range(200):  # the phones start just after READY
+            for _ in range(2400):  # the phones start just after READY (guard: 120 s)
                 if self.phones is not None or not self.config.phones.enabled:
                     break
                 time.sleep(0.05)
             if self.phones is not None:
-                self.phones.ready.wait(10)
+                self.phones.ready.wait(120)  # a hang guard: 16-36 s under QEMU, loaded
                 try:
                     urllib.request.urlopen(f"http://127.0.0.1:{port}/api/state", timeout=5)
                 except urllib.error.HTTPError as err:
@@ -58,7 +58,7 @@ def run_probe(tmp_path: Path, phones: str) -> dict:
         [sys.executable, "-c", PROBE, str(config)],
         capture_output=True,
         text=True,
-        timeout=60,  # a guard against a hang: the probe stops the box whatever it finds
+        timeout=240,  # a guard against a hang: the probe stops the box whatever it finds
     )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
