@@ -1372,6 +1372,23 @@ def services_start(box: Container) -> None:
         )
 
 
+def newer_qemu_for(
+    stack: contextlib.ExitStack, merged: Path, arch: str, recipe: Recipe, log: Log
+) -> str:
+    """The QEMU the root's systemd can start services under, for the rest of STACK: the host's,
+    or Debian 13's registered on top of it (tools/pitest/newer_qemu.py); Skip where none."""
+    import newer_qemu  # beside piroot, on the path main gave it
+    import piroot
+
+    cpu = piroot.ARCHES[arch][0]
+    base = piroot.cache_dir(dict(os.environ), arch).parent  # ~/.cache/trap-companion
+    mirror = os.environ.get("SYSTEST_MIRROR") or recipe.mirror
+    try:
+        return newer_qemu.for_systemd(stack, merged, cpu, base, mirror, log.write)
+    except newer_qemu.Unavailable as err:
+        raise Skip(f"the root's systemd needs a newer QEMU than the host's: {err}") from err
+
+
 def run_steps(
     suite: Systest, started: float, budget: float = BUDGET_SECONDS, only: set[str] | None = None
 ) -> list[str]:
@@ -1489,6 +1506,10 @@ def main(argv: list[str] | None = None) -> int:
             pip_conf_text, pip_files = host_pip(log)
             binds = [p for p in pip_files if Path(p).is_dir()]
             furnish(merged, pip_conf_text, pip_files, emulated=bool(args.arch))
+            if args.arch:  # Debian 13's systemd needs a newer QEMU than Debian 12's
+                say(
+                    f"systest: {args.arch}: {newer_qemu_for(stack, merged, args.arch, recipe, log)}"
+                )
             box = Container(
                 merged, name, log, cache / "logs" / f"{name}.console", binds,
                 pace=pace, emulated=args.arch or "",
