@@ -1,14 +1,22 @@
 """A newer QEMU user-mode emulator than the host's, from Debian's own archive, for one run.
 
-Debian 13's systemd (257) starts every unit's process through glibc's pidfd_spawn (glibc 2.39
-and later), which clones with CLONE_PIDFD. QEMU 7.2, Debian 12's qemu-user-static, refuses that
-flag with EINVAL, so under it every service of an emulated Debian 13 root fails ("Failed to
-spawn executor: Invalid argument", result 'resources'). Debian 13's qemu-user (10.0) takes it.
+Debian 13's systemd (257) needs two things of QEMU's user-mode emulation that Debian 12's
+qemu-user-static (7.2) lacks:
+- It starts every unit's process through glibc's pidfd_spawn (glibc 2.39 and later), which
+  clones with CLONE_PIDFD: 7.2 refuses the flag (EINVAL), so every service fails ("Failed to
+  spawn executor: Invalid argument", result 'resources'). QEMU 10.0 (Debian 13) takes it.
+- It tells the root it prepared for a unit's mount namespace (a bind mount of /: same device
+  and inode) from the current one by statx's mount id. QEMU before 11 says it fills
+  stx_mnt_id and leaves it 0, so systemd takes the new root for the current one, skips its
+  pivot_root, and every unit with ProtectSystem=, PrivateTmp=, ReadWritePaths= ... fails
+  ("Failed to remount /run/systemd/incoming with MS_SLAVE: Invalid argument", 226/NAMESPACE).
+  QEMU 11.1 (Debian 13's backports) passes the mount id.
 
 So `make systest ARCH=... SUITE=trixie` first asks the root itself: PROBE runs the root's
-pidfd_spawn under the host's QEMU. Where it fails, Debian 13's qemu-user is fetched once
-(apt-get download from a private apt directory: apt checks the file against the signed
-index) into the project's cache, ~/.cache/trap-companion/qemu-VERSION/, and registered with
+pidfd_spawn and statx under the host's QEMU. Where either fails, Debian 13's backported
+qemu-user is fetched once (apt-get download from a private apt directory: apt checks the file
+against the signed index) into the project's cache, ~/.cache/trap-companion/qemu-VERSION/, and
+registered with
 binfmt_misc under a name of its own (trap-qemu-aarch64) on top of the host's entry, for the run
 only. The kernel tries the most recently registered entry first, so the new one takes every new
 ARM program at once and taking it away gives them back to the host's: the host's own entry is
@@ -30,7 +38,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 BINFMT = Path("/proc/sys/fs/binfmt_misc")
-SOURCE_SUITE = "trixie"  # Debian 13: its qemu-user (10.0) has static binaries, as the host needs
+SOURCE_SUITE = "trixie-backports"  # Debian 13's: qemu-user 11.1, static binaries
 PACKAGE = "qemu-user"
 KEYRING = Path("/usr/share/keyrings/debian-archive-keyring.gpg")
 CPUS = ("aarch64", "arm")  # what ARCHES (piroot) runs: arm64 and armhf
@@ -38,9 +46,10 @@ FLAGS = "POCF"  # as the host's after piroot: preserve argv[0], open-binary, cre
 PREFIX = "trap-"  # trap-qemu-aarch64: never the host's own name
 
 # Run by the root's python3 under the QEMU that binfmt_misc picks: what systemd 257 does to start
-# a unit's process. "absent": the root's glibc has no pidfd_spawn (Debian 12), nothing to prove.
+# a unit's process and set up its mount namespace. "absent": the root's glibc has no pidfd_spawn
+# (Debian 12, whose systemd 252 uses neither): nothing to prove.
 PROBE = """\
-import ctypes, os, sys
+import ctypes, os, struct, sys
 libc = ctypes.CDLL(None, use_errno=True)
 spawn = getattr(libc, "pidfd_spawn", None)
 if spawn is None:
@@ -48,9 +57,16 @@ if spawn is None:
 argv = (ctypes.c_char_p * 2)(b"/bin/true", None)
 fd = ctypes.c_int(-1)
 err = spawn(ctypes.byref(fd), b"/bin/true", None, None, argv, None)
-if err == 0:
-    os.wait()
-print("ok" if err == 0 else "fails: " + os.strerror(err)); sys.exit(0 if err == 0 else 3)
+if err:
+    print("pidfd_spawn fails: " + os.strerror(err)); sys.exit(3)
+os.wait()
+buf = ctypes.create_string_buffer(256)
+if libc.statx(-100, b"/", 0, 0x1000, buf):  # AT_FDCWD, STATX_MNT_ID
+    print("statx fails: " + os.strerror(ctypes.get_errno())); sys.exit(3)
+mask, mnt_id = struct.unpack_from("I", buf.raw, 0)[0], struct.unpack_from("Q", buf.raw, 0x90)[0]
+if mask & 0x1000 and not mnt_id:
+    print("statx says it gives the mount id, and gives 0"); sys.exit(3)
+print("ok")
 """
 
 Runner = Callable[..., subprocess.CompletedProcess[str]]
@@ -103,7 +119,7 @@ def probe_verdict(proc: subprocess.CompletedProcess[str]) -> str | None:
     if proc.returncode == 0 and said in ("ok", "absent"):
         return None
     tail = said or (proc.stderr.strip().splitlines() or ["no answer"])[-1]
-    return f"pidfd_spawn {tail} (exit {proc.returncode})"
+    return f"{tail} (exit {proc.returncode})"
 
 
 def sha256(path: Path) -> str:
@@ -124,8 +140,11 @@ def cached(base: Path) -> Path | None:
         if folder.suffix == ".partial" or not manifest.is_file():
             continue
         try:
-            files = json.loads(manifest.read_text())["files"]
-            if all(sha256(folder / name) == digest for name, digest in files.items()):
+            found = json.loads(manifest.read_text())
+            files = found["files"]
+            if found["suite"] == SOURCE_SUITE and all(
+                sha256(folder / name) == digest for name, digest in files.items()
+            ):
                 return folder
         except (OSError, ValueError, KeyError, TypeError):
             continue
@@ -286,7 +305,7 @@ def for_systemd(
     if problem is None:
         if host.stdout.strip() == "absent":
             return "the root's glibc has no pidfd_spawn: its systemd runs under the host's QEMU"
-        return "the host's QEMU runs the root's pidfd_spawn: its systemd runs under it"
+        return "the host's QEMU runs the root's pidfd_spawn and statx: its systemd runs under it"
     folder = fetch(cache_base, mirror, run)
     version = version_of(folder)
     conf = (folder / "binfmt.d" / f"qemu-{cpu}.conf").read_text()

@@ -77,6 +77,14 @@ EMULATION_DROPIN_TEXT = (
     "# Written by make systest ARCH=... only: QEMU's user-mode emulation cannot set these up.\n"
     "[Service]\nPrivateNetwork=no\nPrivateIPC=no\n"
 )
+# Debian 13's journald imports credentials (ImportCredential=journal.*): systemd sets their
+# directory up in a child cloned into a mount namespace of its own, and no QEMU's user-mode
+# emulation clones with namespace flags (EINVAL: 243/CREDENTIALS). Without journald step 2 has
+# nothing to read: under QEMU only, journald imports none (the box's units use no credentials).
+JOURNALD_DROPIN_TEXT = (
+    "# Written by make systest ARCH=... only: QEMU cannot clone into a new mount namespace.\n"
+    "[Service]\nImportCredential=\n"
+)
 GRACE_SECONDS = 5.0  # "within WatchdogSec plus a few seconds"
 
 NAME = "trap-companion"
@@ -1332,6 +1340,11 @@ def furnish(merged: Path, pip_conf_text: str, pip_files: list[str], emulated: bo
         dropin = merged / "etc" / "systemd" / "system" / f"{UNIT}.d" / EMULATION_DROPIN
         dropin.parent.mkdir(parents=True, exist_ok=True)
         dropin.write_text(EMULATION_DROPIN_TEXT)
+        journald = merged / "usr" / "lib" / "systemd" / "system" / "systemd-journald.service"
+        if journald.is_file() and "ImportCredential=" in journald.read_text():
+            dropin = merged / "etc" / "systemd" / "system" / "systemd-journald.service.d"
+            dropin.mkdir(parents=True, exist_ok=True)
+            (dropin / EMULATION_DROPIN).write_text(JOURNALD_DROPIN_TEXT)
     (merged / "etc" / "hostname").write_text(f"{HOSTNAME}\n")
     hosts = merged / "etc" / "hosts"
     hosts.write_text(f"127.0.1.1\t{HOSTNAME}\n" + (hosts.read_text() if hosts.exists() else ""))
