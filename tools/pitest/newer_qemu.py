@@ -259,10 +259,11 @@ def _write(path: Path, text: str) -> None:
 
 @contextlib.contextmanager
 def registered(
-    line: str, binfmt: Path = BINFMT, write: Callable[[Path, str], None] = _write
+    line: str, binfmt: Path | None = None, write: Callable[[Path, str], None] | None = None
 ) -> Iterator[str]:
     """LINE registered on top of the host's entry while the block runs; removed at its end, also
     on an error or Ctrl-C. One left behind by a run that was killed is replaced first."""
+    binfmt, write = binfmt or BINFMT, write or _write
     name = line.split(":")[1]
     if not name.startswith(PREFIX):
         raise ValueError(f"{name}: only our own entries ({PREFIX}*) are registered or removed")
@@ -295,12 +296,14 @@ def for_systemd(
     mirror: str,
     log: Callable[[str], None],
     run: Runner = subprocess.run,
+    binfmt: Path | None = None,
+    write: Callable[[Path, str], None] | None = None,
 ) -> str:
     """Make the QEMU that runs ROOT's ARM programs one its systemd can start services under: the
     host's where it can, else Debian 13's registered on top for the rest of STACK. Says what it
     did in one line; Unavailable where no QEMU here can."""
     host = run_probe(root, run)
-    log(f"probe under the host's QEMU: {shlex.join(host.args)}\n{host.stdout}{host.stderr}")
+    log(f"probe under the host's QEMU: {shlex.join(host.args[:3])} ...\n{host.stdout}{host.stderr}")
     problem = probe_verdict(host)
     if problem is None:
         if host.stdout.strip() == "absent":
@@ -310,7 +313,7 @@ def for_systemd(
     version = version_of(folder)
     conf = (folder / "binfmt.d" / f"qemu-{cpu}.conf").read_text()
     line = entry_line(conf, cpu, folder / "binfmt" / f"{cpu}-binfmt-P")
-    name = stack.enter_context(registered(line))
+    name = stack.enter_context(registered(line, binfmt, write))
     log(f"registered {line}")
     newer = run_probe(root, run)
     log(f"probe under {name}: {newer.stdout}{newer.stderr}")
