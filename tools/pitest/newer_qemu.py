@@ -6,8 +6,8 @@ qemu-user-static (7.2) lacks:
   clones with CLONE_PIDFD: 7.2 refuses the flag (EINVAL), so every service fails ("Failed to
   spawn executor: Invalid argument", result 'resources'). QEMU 10.0 (Debian 13) takes it.
 - It tells the root it prepared for a unit's mount namespace (a bind mount of /: same device
-  and inode) from the current one by statx's mount id. QEMU before 11 says it fills
-  stx_mnt_id and leaves it 0, so systemd takes the new root for the current one, skips its
+  and inode) from the current one by statx's mount id. QEMU 7.2 and 10.0 say they fill
+  stx_mnt_id and leave it 0, so systemd takes the new root for the current one, skips its
   pivot_root, and every unit with ProtectSystem=, PrivateTmp=, ReadWritePaths= ... fails
   ("Failed to remount /run/systemd/incoming with MS_SLAVE: Invalid argument", 226/NAMESPACE).
   QEMU 11.1 (Debian 13's backports) passes the mount id.
@@ -16,13 +16,12 @@ So `make systest ARCH=... SUITE=trixie` first asks the root itself: PROBE runs t
 pidfd_spawn and statx under the host's QEMU. Where either fails, Debian 13's backported
 qemu-user is fetched once (apt-get download from a private apt directory: apt checks the file
 against the signed index) into the project's cache, ~/.cache/trap-companion/qemu-VERSION/, and
-registered with
-binfmt_misc under a name of its own (trap-qemu-aarch64) on top of the host's entry, for the run
-only. The kernel tries the most recently registered entry first, so the new one takes every new
-ARM program at once and taking it away gives them back to the host's: the host's own entry is
-never removed, disabled or rewritten, and at no moment is there no entry for the CPU. While it
-is registered, every ARM program that starts on this machine runs under the newer QEMU, the
-other emulated runs' included.
+registered with binfmt_misc under a name of its own (trap-qemu-aarch64) on top of the host's
+entry, for the run only. The kernel tries the most recently registered entry first, so the
+new one takes every new ARM program at once and taking it away gives them back to the host's:
+the host's own entry is never removed, disabled or rewritten, and at no moment is there no
+entry for the CPU. While it is registered, every ARM program that starts on this machine runs
+under the newer QEMU, the other emulated runs' included.
 """
 
 from __future__ import annotations
