@@ -1376,7 +1376,8 @@ def prepare(box: Container, merged: Path) -> None:
 def services_start(box: Container) -> None:
     """Skip (exit 77) where the emulated root's systemd starts no service at all: Debian 13's
     (257, which starts each through systemd-executor) fails even `/bin/true` under the QEMU
-    of a Debian 12 host (7.2) with "Result: resources", as it does dbus.service."""
+    of a Debian 12 host (7.2) with "Result: resources", as it does dbus.service. (newer_qemu_for
+    gives it a newer QEMU first where the probe says so: this is the proof under systemd.)"""
     unit = "/run/systemd/system/systest-probe.service"
     proc = box.sh(
         f"printf '[Service]\\nType=oneshot\\nExecStart=/bin/true\\n' > {unit} && "
