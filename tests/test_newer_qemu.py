@@ -260,23 +260,30 @@ def test_no_newer_qemu_makes_the_systest_skip_in_one_line(tmp_path, monkeypatch)
     assert systest.EXIT_SKIP == 77  # main: "systest: skipped: ..." and this status
 
 
-def test_under_qemu_debian_13s_journald_imports_no_credentials(tmp_path) -> None:
-    units = tmp_path / "usr/lib/systemd/system"
-    units.mkdir(parents=True)
-    (units / "systemd-journald.service").write_text("[Service]\nImportCredential=journal.*\n")
-    (tmp_path / "etc").mkdir()
-    systest.furnish(tmp_path, "[global]\n", [], emulated=True)
-    dropin = tmp_path / "etc/systemd/system/systemd-journald.service.d" / systest.EMULATION_DROPIN
-    settings = [ln for ln in dropin.read_text().splitlines() if "=" in ln and ln[0] != "#"]
-    assert settings == ["ImportCredential="]
-    # Debian 12's journald imports none: no drop-in; nor natively.
-    for root, emulated, text in (
-        (tmp_path / "b", True, "[Service]\n"),
-        (tmp_path / "n", False, ""),
-    ):
-        (root / "usr/lib/systemd/system").mkdir(parents=True)
-        (root / "etc").mkdir()
-        journald = root / "usr/lib/systemd/system/systemd-journald.service"
-        journald.write_text(text or "[Service]\nImportCredential=journal.*\n")
-        systest.furnish(root, "[global]\n", [], emulated=emulated)
-        assert not (root / "etc/systemd/system/systemd-journald.service.d").exists()
+def settings(root: Path, unit: str) -> list[str]:
+    dropin = root / "etc/systemd/system" / f"{unit}.d" / systest.EMULATION_DROPIN
+    return [ln for ln in dropin.read_text().splitlines() if "=" in ln and ln[0] != "#"]
+
+
+def a_root(root: Path, journald: str) -> Path:
+    (root / "usr/lib/systemd/system").mkdir(parents=True)
+    (root / "usr/lib/systemd/system/systemd-journald.service").write_text(journald)
+    (root / "etc").mkdir()
+    return root
+
+
+def test_under_qemu_debian_13s_units_lose_only_what_qemu_cannot_set_up(tmp_path) -> None:
+    trixie = a_root(tmp_path / "t", "[Service]\nImportCredential=journal.*\n")
+    systest.furnish(trixie, "[global]\n", [], emulated=True)
+    assert settings(trixie, "systemd-journald.service") == ["ImportCredential="]
+    assert settings(trixie, "trap-companion-phones.service") == ["PrivateIPC=no", "PrivateUsers=no"]
+    assert settings(trixie, "trap-companion.service") == ["PrivateNetwork=no", "PrivateIPC=no"]
+    # Debian 12's journald imports none and its PrivateUsers= works: only the IPC namespace.
+    bookworm = a_root(tmp_path / "b", "[Service]\n")
+    systest.furnish(bookworm, "[global]\n", [], emulated=True)
+    assert not (bookworm / "etc/systemd/system/systemd-journald.service.d").exists()
+    assert settings(bookworm, "trap-companion-phones.service") == ["PrivateIPC=no"]
+    # Natively: none.
+    native = a_root(tmp_path / "n", "[Service]\nImportCredential=journal.*\n")
+    systest.furnish(native, "[global]\n", [])
+    assert not (native / "etc/systemd/system").exists()

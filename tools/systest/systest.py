@@ -85,6 +85,13 @@ JOURNALD_DROPIN_TEXT = (
     "# Written by make systest ARCH=... only: QEMU cannot clone into a new mount namespace.\n"
     "[Service]\nImportCredential=\n"
 )
+# The phones' server's unit (it has a network): no private IPC namespace under QEMU either, and
+# under Debian 13's systemd no private user namespace (PrivateUsers=: 217/USER, as above).
+PHONES_UNIT = "trap-companion-phones.service"
+PHONES_DROPIN_TEXT = (
+    "# Written by make systest ARCH=... only: QEMU's user-mode emulation cannot set these up.\n"
+    "[Service]\nPrivateIPC=no\n"
+)
 GRACE_SECONDS = 5.0  # "within WatchdogSec plus a few seconds"
 
 NAME = "trap-companion"
@@ -1297,6 +1304,9 @@ class Systest:
             left.append(f"the user {NAME}")
         if left:
             raise StepFailed(f"make uninstall PURGE=1 left {', '.join(left)}")
+        if self.box.emulated:  # the purge took the box's drop-ins, the emulation's too
+            emulation_dropins(self.box.root)
+            self.box.sh("systemctl daemon-reload")
         return (
             f"make install of the checkout (a bundle built inside) beside the bundle's release: "
             f"current -> {after}; kept config, cards and journal; uninstall stopped and disabled "
@@ -1332,19 +1342,29 @@ STEPS: list[tuple[str, str]] = [
 ]
 
 
+def emulation_dropins(merged: Path) -> None:
+    """Under QEMU only: what it cannot set up taken away, unit by unit (written again after
+    step 7's purge, which removes the box's)."""
+    units = merged / "etc" / "systemd" / "system"
+    journald = merged / "usr" / "lib" / "systemd" / "system" / "systemd-journald.service"
+    # systemd 254 and later (Debian 13) make credentials and user namespaces in children cloned
+    # with namespace flags; its journald imports credentials.
+    clones = journald.is_file() and "ImportCredential=" in journald.read_text()
+    dropins = {UNIT: EMULATION_DROPIN_TEXT, PHONES_UNIT: PHONES_DROPIN_TEXT}
+    if clones:
+        dropins[PHONES_UNIT] += "PrivateUsers=no\n"
+        dropins["systemd-journald.service"] = JOURNALD_DROPIN_TEXT
+    for unit, text in dropins.items():
+        (units / f"{unit}.d").mkdir(parents=True, exist_ok=True)
+        (units / f"{unit}.d" / EMULATION_DROPIN).write_text(text)
+
+
 def furnish(merged: Path, pip_conf_text: str, pip_files: list[str], emulated: bool = False) -> None:
     """Before the first boot: a hostname of its own, and the host's pip configuration and CA
     bundle (pip inside must reach the same package index as pip here); under emulation, the
     drop-in that takes away what QEMU cannot set up."""
     if emulated:
-        dropin = merged / "etc" / "systemd" / "system" / f"{UNIT}.d" / EMULATION_DROPIN
-        dropin.parent.mkdir(parents=True, exist_ok=True)
-        dropin.write_text(EMULATION_DROPIN_TEXT)
-        journald = merged / "usr" / "lib" / "systemd" / "system" / "systemd-journald.service"
-        if journald.is_file() and "ImportCredential=" in journald.read_text():
-            dropin = merged / "etc" / "systemd" / "system" / "systemd-journald.service.d"
-            dropin.mkdir(parents=True, exist_ok=True)
-            (dropin / EMULATION_DROPIN).write_text(JOURNALD_DROPIN_TEXT)
+        emulation_dropins(merged)
     (merged / "etc" / "hostname").write_text(f"{HOSTNAME}\n")
     hosts = merged / "etc" / "hosts"
     hosts.write_text(f"127.0.1.1\t{HOSTNAME}\n" + (hosts.read_text() if hosts.exists() else ""))
