@@ -278,11 +278,14 @@ def test_under_qemu_debian_13s_units_lose_only_what_qemu_cannot_set_up(tmp_path)
     assert settings(trixie, "systemd-journald.service") == ["ImportCredential="]
     assert settings(trixie, "trap-companion-phones.service") == ["PrivateIPC=no", "PrivateUsers=no"]
     assert settings(trixie, "trap-companion.service") == ["PrivateNetwork=no", "PrivateIPC=no"]
-    # Debian 12's journald imports none and its PrivateUsers= works: only the IPC namespace.
+    # Debian 12's journald imports none: no drop-in for it.
     bookworm = a_root(tmp_path / "b", "[Service]\n")
     systest.furnish(bookworm, "[global]\n", [], emulated=True)
     assert not (bookworm / "etc/systemd/system/systemd-journald.service.d").exists()
-    assert settings(bookworm, "trap-companion-phones.service") == ["PrivateIPC=no"]
+    assert settings(bookworm, "trap-companion-phones.service") == [
+        "PrivateIPC=no",
+        "PrivateUsers=no",
+    ]
     # Natively: none.
     native = a_root(tmp_path / "n", "[Service]\nImportCredential=journal.*\n")
     systest.furnish(native, "[global]\n", [])

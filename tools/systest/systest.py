@@ -85,12 +85,13 @@ JOURNALD_DROPIN_TEXT = (
     "# Written by make systest ARCH=... only: QEMU cannot clone into a new mount namespace.\n"
     "[Service]\nImportCredential=\n"
 )
-# The phones' server's unit (it has a network): no private IPC namespace under QEMU either, and
-# under Debian 13's systemd no private user namespace (PrivateUsers=: 217/USER, as above).
+# The phones' server's unit (it has a network): under QEMU no private IPC namespace either, nor
+# a private user namespace (PrivateUsers=: "Failed to set up user namespacing: Invalid
+# argument", 217/USER, on Debian 12 and 13 alike).
 PHONES_UNIT = "trap-companion-phones.service"
 PHONES_DROPIN_TEXT = (
     "# Written by make systest ARCH=... only: QEMU's user-mode emulation cannot set these up.\n"
-    "[Service]\nPrivateIPC=no\n"
+    "[Service]\nPrivateIPC=no\nPrivateUsers=no\n"
 )
 GRACE_SECONDS = 5.0  # "within WatchdogSec plus a few seconds"
 
@@ -1347,12 +1348,8 @@ def emulation_dropins(merged: Path) -> None:
     step 7's purge, which removes the box's)."""
     units = merged / "etc" / "systemd" / "system"
     journald = merged / "usr" / "lib" / "systemd" / "system" / "systemd-journald.service"
-    # systemd 254 and later (Debian 13) make credentials and user namespaces in children cloned
-    # with namespace flags; its journald imports credentials.
-    clones = journald.is_file() and "ImportCredential=" in journald.read_text()
     dropins = {UNIT: EMULATION_DROPIN_TEXT, PHONES_UNIT: PHONES_DROPIN_TEXT}
-    if clones:
-        dropins[PHONES_UNIT] += "PrivateUsers=no\n"
+    if journald.is_file() and "ImportCredential=" in journald.read_text():  # Debian 13's
         dropins["systemd-journald.service"] = JOURNALD_DROPIN_TEXT
     for unit, text in dropins.items():
         (units / f"{unit}.d").mkdir(parents=True, exist_ok=True)
