@@ -137,3 +137,30 @@ def test_a_pis_own_bundle_takes_lgpio_from_where_it_can_be_had(
     monkeypatch.setattr(build.shutil, "which", lambda name: f"/usr/bin/{name}" if swig else None)
     arch, _, got_extras, got_apt = build.native_target()
     assert (arch, got_extras, got_apt) == ("arm64", extras, apt)
+
+
+@pytest.mark.parametrize(
+    ("plain", "extras", "apt"), [(False, [], ["python3-lgpio"]), (True, [], [])]
+)
+def test_no_lgpio_wheel_takes_debians_or_on_plain_debian_none(
+    tmp_path: Path, monkeypatch, plain: bool, extras: list[str], apt: list[str]
+) -> None:
+    """Python 3.13 on ARM: PyPI has no lgpio wheel. Raspberry Pi OS has python3-lgpio; plain
+    Debian (make systest's root) has none, and mock pins need none."""
+    asked: list[list[str]] = []
+
+    def pip(cmd, **kwargs):
+        asked.append(cmd)
+        if len(asked) == 1:
+            return subprocess.CompletedProcess(
+                cmd, 1, "", "No matching distribution found for lgpio"
+            )
+        return subprocess.CompletedProcess(cmd, 0, "", "")
+
+    monkeypatch.setattr(build, "cache_dir", lambda arch, python: tmp_path / "cache")
+    monkeypatch.setattr(build.subprocess, "run", pip)
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    got = build.cross_wheels(ROOT, "arm64", "3.13", wheels, emulate=False, plain_debian=plain)
+    assert got == (["web", *extras], apt)
+    assert "lgpio>=0.2" in asked[0] and "lgpio>=0.2" not in asked[1]  # asked again without it

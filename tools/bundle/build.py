@@ -229,9 +229,11 @@ def pure_wheel(name: str, into: Path) -> Path | None:
 
 
 def cross_wheels(
-    repo: Path, arch: str, python: str, wheels: Path, emulate: bool
+    repo: Path, arch: str, python: str, wheels: Path, emulate: bool, plain_debian: bool = False
 ) -> tuple[list[str], list[str]]:
-    """Every library's wheel for ARCH and PYTHON into WHEELS; (extras, apt packages)."""
+    """Every library's wheel for ARCH and PYTHON into WHEELS; (extras, apt packages).
+    PLAIN_DEBIAN: for a Debian system without Raspberry Pi OS's packages (make systest's emulated
+    root): where PyPI has no lgpio wheel, no python3-lgpio from apt either (mock pins only)."""
     extras = ["web", "pi"] if arch in ("arm64", "armhf") else ["web"]
     apt: list[str] = []
     cache = cache_dir(arch, python)
@@ -254,6 +256,11 @@ def cross_wheels(
         if not match:
             raise SystemExit(f"bundle: pip download failed: {proc.stderr.strip()[-400:]}")
         name = match.group(1)
+        if name.lower() == "lgpio" and "pi" in extras and plain_debian:
+            say(f"no {arch} wheel of lgpio for Python {python} on PyPI, and plain Debian has no "
+                "python3-lgpio: a bundle without lgpio (mock pins only)")  # fmt: skip
+            extras.remove("pi")
+            continue
         if name.lower() == "lgpio" and "pi" in extras:
             # No wheel of lgpio for this Python (3.13): Debian's python3-lgpio, through the
             # venv's --system-site-packages.
@@ -364,8 +371,9 @@ def in_cgroups(cgroups: list[Path]) -> Any:
     return lambda: [(c / "cgroup.procs").write_text(str(os.getpid())) for c in cgroups]
 
 
-def native_target() -> tuple[str, str, list[str], list[str]]:
-    """(arch, python, extras, apt) of this machine."""
+def native_target(plain_debian: bool = False) -> tuple[str, str, list[str], list[str]]:
+    """(arch, python, extras, apt) of this machine. PLAIN_DEBIAN: no lgpio to be had (no wheel,
+    and the sdist needs swig and the lgpio C library Debian lacks): mock pins only."""
     machine = platform.machine()
     arch = next((a for a, names in bundle.MACHINES.items() if machine in names), "")
     if not arch:
@@ -373,7 +381,7 @@ def native_target() -> tuple[str, str, list[str], list[str]]:
     python = f"{sys.version_info[0]}.{sys.version_info[1]}"
     extras, apt = ["web"], []
     has_lgpio = subprocess.run([sys.executable, "-c", "import lgpio"], capture_output=True)
-    if arch != "amd64" and has_lgpio.returncode != 0:
+    if arch != "amd64" and has_lgpio.returncode != 0 and not plain_debian:
         if lgpio_wheel_or_compiler():
             extras.append("pi")
         else:
@@ -421,7 +429,9 @@ def write_tar(path: Path, members: dict[str, Path | bytes], manifest: bundle.Man
     partial.replace(path)
 
 
-def build(repo: Path, arch: str, python: str, out: Path, emulate: bool = False) -> Path:
+def build(
+    repo: Path, arch: str, python: str, out: Path, emulate: bool = False, plain_debian: bool = False
+) -> Path:
     started = time.monotonic()
     files = source_files(repo)
     release = version(repo, files)
@@ -432,7 +442,7 @@ def build(repo: Path, arch: str, python: str, out: Path, emulate: bool = False) 
         wheels.mkdir()
         src = stamped_source(repo, files, tmp / "src", release)
         if native:
-            arch, python, extras, apt = native_target()
+            arch, python, extras, apt = native_target(plain_debian)
             say(f"{release} for this machine ({arch}, Python {python}): pip wheel")
             run([sys.executable, "-m", "pip", "wheel", "--quiet", "--disable-pip-version-check",
                  "--prefer-binary", "--wheel-dir", str(wheels),
@@ -447,7 +457,7 @@ def build(repo: Path, arch: str, python: str, out: Path, emulate: bool = False) 
             say(f"{release} for {arch}, Python {python}")
             run([sys.executable, "-m", "pip", "wheel", "--quiet", "--disable-pip-version-check",
                  "--no-deps", "--wheel-dir", str(wheels), str(src)])  # fmt: skip
-            extras, apt = cross_wheels(repo, arch, python, wheels, emulate)
+            extras, apt = cross_wheels(repo, arch, python, wheels, emulate, plain_debian)
         members: dict[str, Path | bytes] = {
             f"wheels/{w.name}": w for w in sorted(wheels.glob("*.whl"))
         }
@@ -482,8 +492,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--emulate", action="store_true", help="build wheels PyPI lacks in the emulated root"
     )
+    parser.add_argument(
+        "--plain-debian",
+        action="store_true",
+        default=os.environ.get("BUNDLE_PLAIN_DEBIAN") == "1",  # make install BUNDLE_PLAIN_DEBIAN=1
+        help="for Debian without Raspberry Pi OS's python3-lgpio (make systest's root): where "
+        "PyPI has no lgpio wheel, a bundle without lgpio (mock pins only)",
+    )
     args = parser.parse_args(argv)
-    path = build(REPO, args.arch, args.python, args.out, args.emulate)
+    path = build(REPO, args.arch, args.python, args.out, args.emulate, args.plain_debian)
     print(path)
     return 0
 

@@ -77,6 +77,22 @@ EMULATION_DROPIN_TEXT = (
     "# Written by make systest ARCH=... only: QEMU's user-mode emulation cannot set these up.\n"
     "[Service]\nPrivateNetwork=no\nPrivateIPC=no\n"
 )
+# Debian 13's journald imports credentials (ImportCredential=journal.*): systemd sets their
+# directory up in a child cloned into a mount namespace of its own, and no QEMU's user-mode
+# emulation clones with namespace flags (EINVAL: 243/CREDENTIALS). Without journald step 2 has
+# nothing to read: under QEMU only, journald imports none (the box's units use no credentials).
+JOURNALD_DROPIN_TEXT = (
+    "# Written by make systest ARCH=... only: QEMU cannot clone into a new mount namespace.\n"
+    "[Service]\nImportCredential=\n"
+)
+# The phones' server's unit (it has a network): under QEMU no private IPC namespace either, nor
+# a private user namespace (PrivateUsers=: "Failed to set up user namespacing: Invalid
+# argument", 217/USER, on Debian 12 and 13 alike).
+PHONES_UNIT = "trap-companion-phones.service"
+PHONES_DROPIN_TEXT = (
+    "# Written by make systest ARCH=... only: QEMU's user-mode emulation cannot set these up.\n"
+    "[Service]\nPrivateIPC=no\nPrivateUsers=no\n"
+)
 GRACE_SECONDS = 5.0  # "within WatchdogSec plus a few seconds"
 
 NAME = "trap-companion"
@@ -708,6 +724,7 @@ class Systest:
         self.log = log
         self.good_config = ""
         self.played: dict[str, Any] = {}
+        self.plain_debian = False  # the bundles have no lgpio: bundle_install
 
     # helpers
 
@@ -750,7 +767,10 @@ class Systest:
         return self.box.sh("date '+%Y-%m-%d %H:%M:%S'").stdout.strip()
 
     def install(self) -> subprocess.CompletedProcess[str]:
-        return self.box.sh(f"cd {CLONE} && {INSTALL}", user=OWNER, timeout=600)
+        # Plain Debian where PyPI has no lgpio wheel for its Python (Debian 13's 3.13 on ARM):
+        # the bundle make install builds inside has no lgpio either, as step 1's (mock pins).
+        plain = " BUNDLE_PLAIN_DEBIAN=1" if self.plain_debian else ""
+        return self.box.sh(f"cd {CLONE} && {INSTALL}{plain}", user=OWNER, timeout=600)
 
     def bundle_install(self) -> tuple[subprocess.CompletedProcess[str], str]:
         """The owner's way from one file (issue 34): a bundle for the box's CPU built here
@@ -760,13 +780,14 @@ class Systest:
         out = self.box.root / "home" / OWNER
         built = subprocess.run(
             [sys.executable, str(REPO / "tools" / "bundle" / "build.py"), "--arch", arch,
-             "--python", BUNDLE_PYTHON, "--out", str(out)],
+             "--python", BUNDLE_PYTHON, "--out", str(out), "--plain-debian"],
             capture_output=True, text=True, timeout=1800, stdin=subprocess.DEVNULL,
         )  # fmt: skip
         self.log.write(built.stdout + built.stderr + f"[exit {built.returncode}]")
         if built.returncode != 0:
             raise StepFailed(f"make bundle ARCH={arch} failed: {failure_tail(built)}")
         bundle = Path(built.stdout.strip().splitlines()[-1])
+        self.plain_debian = bool(self.box.emulated) and "without lgpio" in built.stdout
         self.box.sh(f"chown {OWNER}:{OWNER} /home/{OWNER}/{shlex.quote(bundle.name)}")
         # Under QEMU's user-mode emulation a network namespace cannot be set up (as for the
         # unit's PrivateNetwork=): there `make bundletest` shows the install with no network.
@@ -785,6 +806,8 @@ class Systest:
             timeout=600,
         )
         where = "no network: lo only" if offline else "network left on under QEMU"
+        if self.plain_debian:
+            where += f"; no lgpio (none for Python {BUNDLE_PYTHON} in plain Debian: mock pins)"
         return proc, f"{bundle.name}, {bundle.stat().st_size / 2**20:.1f} MiB, {where}"
 
     def sha(self, path: str) -> str:
@@ -1282,6 +1305,9 @@ class Systest:
             left.append(f"the user {NAME}")
         if left:
             raise StepFailed(f"make uninstall PURGE=1 left {', '.join(left)}")
+        if self.box.emulated:  # the purge took the box's drop-ins, the emulation's too
+            emulation_dropins(self.box.root)
+            self.box.sh("systemctl daemon-reload")
         return (
             f"make install of the checkout (a bundle built inside) beside the bundle's release: "
             f"current -> {after}; kept config, cards and journal; uninstall stopped and disabled "
@@ -1317,14 +1343,25 @@ STEPS: list[tuple[str, str]] = [
 ]
 
 
+def emulation_dropins(merged: Path) -> None:
+    """Under QEMU only: what it cannot set up taken away, unit by unit (written again after
+    step 7's purge, which removes the box's)."""
+    units = merged / "etc" / "systemd" / "system"
+    journald = merged / "usr" / "lib" / "systemd" / "system" / "systemd-journald.service"
+    dropins = {UNIT: EMULATION_DROPIN_TEXT, PHONES_UNIT: PHONES_DROPIN_TEXT}
+    if journald.is_file() and "ImportCredential=" in journald.read_text():  # Debian 13's
+        dropins["systemd-journald.service"] = JOURNALD_DROPIN_TEXT
+    for unit, text in dropins.items():
+        (units / f"{unit}.d").mkdir(parents=True, exist_ok=True)
+        (units / f"{unit}.d" / EMULATION_DROPIN).write_text(text)
+
+
 def furnish(merged: Path, pip_conf_text: str, pip_files: list[str], emulated: bool = False) -> None:
     """Before the first boot: a hostname of its own, and the host's pip configuration and CA
     bundle (pip inside must reach the same package index as pip here); under emulation, the
     drop-in that takes away what QEMU cannot set up."""
     if emulated:
-        dropin = merged / "etc" / "systemd" / "system" / f"{UNIT}.d" / EMULATION_DROPIN
-        dropin.parent.mkdir(parents=True, exist_ok=True)
-        dropin.write_text(EMULATION_DROPIN_TEXT)
+        emulation_dropins(merged)
     (merged / "etc" / "hostname").write_text(f"{HOSTNAME}\n")
     hosts = merged / "etc" / "hosts"
     hosts.write_text(f"127.0.1.1\t{HOSTNAME}\n" + (hosts.read_text() if hosts.exists() else ""))
@@ -1356,7 +1393,8 @@ def prepare(box: Container, merged: Path) -> None:
 def services_start(box: Container) -> None:
     """Skip (exit 77) where the emulated root's systemd starts no service at all: Debian 13's
     (257, which starts each through systemd-executor) fails even `/bin/true` under the QEMU
-    of a Debian 12 host (7.2) with "Result: resources", as it does dbus.service."""
+    of a Debian 12 host (7.2) with "Result: resources", as it does dbus.service. (newer_qemu_for
+    gives it a newer QEMU first where the probe says so: this is the proof under systemd.)"""
     unit = "/run/systemd/system/systest-probe.service"
     proc = box.sh(
         f"printf '[Service]\\nType=oneshot\\nExecStart=/bin/true\\n' > {unit} && "
@@ -1370,6 +1408,23 @@ def services_start(box: Container) -> None:
             f"the emulated root's systemd starts no service under this QEMU (`/bin/true` as a "
             f"unit: result {result!r}); a newer qemu-user-static may"
         )
+
+
+def newer_qemu_for(
+    stack: contextlib.ExitStack, merged: Path, arch: str, recipe: Recipe, log: Log
+) -> str:
+    """The QEMU the root's systemd can start services under, for the rest of STACK: the host's,
+    or Debian 13's registered on top of it (tools/pitest/newer_qemu.py); Skip where none."""
+    import newer_qemu  # beside piroot, on the path main gave it
+    import piroot
+
+    cpu = piroot.ARCHES[arch][0]
+    base = piroot.cache_dir(dict(os.environ), arch).parent  # ~/.cache/trap-companion
+    mirror = os.environ.get("SYSTEST_MIRROR") or recipe.mirror
+    try:
+        return newer_qemu.for_systemd(stack, merged, cpu, base, mirror, log.write)
+    except newer_qemu.Unavailable as err:
+        raise Skip(f"the root's systemd needs a newer QEMU than the host's: {err}") from err
 
 
 def run_steps(
@@ -1489,6 +1544,10 @@ def main(argv: list[str] | None = None) -> int:
             pip_conf_text, pip_files = host_pip(log)
             binds = [p for p in pip_files if Path(p).is_dir()]
             furnish(merged, pip_conf_text, pip_files, emulated=bool(args.arch))
+            if args.arch:  # Debian 13's systemd needs a newer QEMU than Debian 12's
+                say(
+                    f"systest: {args.arch}: {newer_qemu_for(stack, merged, args.arch, recipe, log)}"
+                )
             box = Container(
                 merged, name, log, cache / "logs" / f"{name}.console", binds,
                 pace=pace, emulated=args.arch or "",

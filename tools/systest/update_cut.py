@@ -68,7 +68,7 @@ def make_bundles(
     ``start`` (CI: the previous commit's bundle, SYSTEST_UPDATE_FROM): the box starts on it
     and B is this checkout's own bundle."""
     out.mkdir(parents=True, exist_ok=True)
-    here = bundle_build.build(REPO, arch, python, out)
+    here = bundle_build.build(REPO, arch, python, out, plain_debian=True)  # a Debian root
     base = bundle.check_bundle(here).version
     broken = variant(here, f"{base}.sysx", out, BROKEN_PATCH)
     if start is not None:
