@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import select
 import socket
 import statistics
 import subprocess
@@ -36,6 +37,14 @@ THREADS = 4
 SOURCES = 5
 HELD = 160  # slow readers held at once
 Counts = dict[int, int]
+# The answers that show a flood is on, whatever the pace: the box refused a bomb as malformed,
+# held a slow reader, passed a phone's burst and refused its presses beyond its pace.
+FLOODING: dict[str, tuple[int, ...]] = {"json-bomb": (400,), "slow-read": (1,), "press": (200, 429)}
+# Hang guards, never timings (the figures are measured, not bounded), as bench.py's START_WAIT:
+# under QEMU at load 12 the phones' server took over 10 s to start and a request over 2 s.
+START_WAIT = 120.0  # the phones' server up; a flood's FLOODING answers all seen
+ANSWER_WAIT = 30.0  # one request's answer (0 counted if none): the box answers even when busy
+FRAME_WAIT = 60.0  # the frame of the box's own press
 
 
 def _count(counts: Counts, status: int) -> None:
@@ -43,7 +52,9 @@ def _count(counts: Counts, status: int) -> None:
 
 
 def _conn(port: int, source: str = "127.0.0.1") -> http.client.HTTPConnection:
-    return http.client.HTTPConnection("127.0.0.1", port, timeout=2, source_address=(source, 0))
+    return http.client.HTTPConnection(
+        "127.0.0.1", port, timeout=ANSWER_WAIT, source_address=(source, 0)
+    )
 
 
 def press_flood(port: int, stop: threading.Event, counts: Counts, token: str) -> None:
@@ -147,14 +158,29 @@ def flood(kind: str, port: int, token: str, stop: threading.Event) -> tuple[list
     return threads, counts
 
 
+def flooding(kind: str, counts: Counts, stop: threading.Event, guard: float = START_WAIT) -> bool:
+    """Wait until each of ``kind``'s FLOODING answers has come at least once (the flood is on
+    at whatever pace the box and this machine have); False if ``guard`` seconds or ``stop``
+    came first."""
+    end = time.monotonic() + guard
+    while not all(counts.get(status, 0) > 0 for status in FLOODING[kind]):
+        if time.monotonic() > end or stop.wait(0.05):
+            return False
+    return True
+
+
 def main(argv: list[str]) -> int:
     """``KIND PORT TOKEN SECONDS``: flood for at most SECONDS (or until stdin closes), then
-    print the counts of answers by status."""
+    print the counts of answers by status. A line ``flooding`` first, once each FLOODING
+    answer of the kind has come (none if the guard or SECONDS expires first)."""
     kind, port, token, seconds = argv[0], int(argv[1]), argv[2], float(argv[3])
     stop = threading.Event()
     threads, counts = flood(kind, port, token, stop)
     closer = threading.Thread(target=lambda: (sys.stdin.read(), stop.set()), daemon=True)
     closer.start()
+    if flooding(kind, counts, stop, min(seconds, START_WAIT)):
+        sys.stdout.write("flooding\n")
+        sys.stdout.flush()
     stop.wait(seconds)
     stop.set()
     for t in threads:
@@ -194,7 +220,7 @@ def button_under_floods(
         phones = PhoneService(box.app, port, host="127.0.0.1", apart=apart)
         box.loop.post(Call(phones.start))
         try:
-            if not phones.ready.wait(10):
+            if not phones.ready.wait(START_WAIT):
                 raise RuntimeError(f"the phones' server did not start on port {port}")
             bench_box.start_game(box, frames, "dice")  # type: ignore[arg-type]
             token = _pair(port, phones.pairing.new_code(), COOKIE)
@@ -217,7 +243,7 @@ def button_under_floods(
                     frames.event.clear()
                     t0 = time.perf_counter()
                     pin.drive_high()
-                    if not frames.event.wait(5):
+                    if not frames.event.wait(FRAME_WAIT):
                         raise RuntimeError(f"no frame for the box's own press {i}")
                     times.append((frames.at - t0) * 1000)
                     time.sleep(0.005)  # presses a person could not make faster anyway
@@ -236,17 +262,20 @@ def button_under_floods(
                     text=True,
                 )
                 try:
+                    _until_flooding(flooder, kind)
                     time.sleep(ramp)
                     loaded = timed()
                 finally:
-                    out, _ = flooder.communicate("", timeout=30)  # stdin closed: it stops
+                    # stdin closed: it stops (its threads' last requests within ANSWER_WAIT)
+                    out, _ = flooder.communicate("", timeout=START_WAIT)
                 key = kind.replace("-", "_")
                 results[f"own_press_{key}_p50_ms"] = round(statistics.median(loaded), 3)
                 results[f"own_press_{key}_p99_ms"] = round(_pct(loaded, 0.99), 3)
                 results[f"own_press_{key}_ratio_p99"] = round(
                     results[f"own_press_{key}_p99_ms"] / results["own_press_quiet_p99_ms"], 2
                 )
-                answered = json.loads(out.strip().splitlines()[-1]) if out.strip() else {}
+                said = [line for line in out.splitlines() if line.startswith("{")]
+                answered = json.loads(said[-1]) if said else {}
                 results[f"{key}_flood_requests"] = sum(answered.values())
                 if kind == "press":
                     results["press_flood_429"] = answered.get("429", 0)
@@ -258,6 +287,16 @@ def button_under_floods(
     if not apart:
         return {f"thread_{k}": v for k, v in results.items()}
     return results
+
+
+def _until_flooding(flooder: subprocess.Popen[str], kind: str) -> None:
+    """Wait for the flooder's ``flooding`` line: the flood is on however slowly this machine
+    runs (an emulated Pi's flooder, at nice 19, may take seconds for its first request)."""
+    assert flooder.stdout is not None
+    ready, _, _ = select.select([flooder.stdout], [], [], START_WAIT)
+    line = flooder.stdout.readline() if ready else ""
+    if line.strip() != "flooding":
+        raise RuntimeError(f"the {kind} flood never got the answers {FLOODING[kind]}: {line!r}")
 
 
 class _OwnFrames:

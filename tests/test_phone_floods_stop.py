@@ -2,7 +2,11 @@
 TimeoutStopSec while its phones' port is flooded (bounded loopback floods, only 127.0.0.0/8,
 a few seconds each): a paired phone pressing as fast as it can, a JSON-bomb flood, and slow
 readers from 5 addresses. Once a phone's 2,472 presses a second held a SIGTERM off for 120 s.
-How long the stop takes is measured by `bench`; here: it stops, cleanly, before systemd's kill."""
+How long the stop takes is measured by `bench`; here: it stops, cleanly, before systemd's kill.
+
+At any pace (a laptop, a Pi Zero, a Pi emulated on a loaded machine): the SIGTERM comes once the
+flood is on, i.e. the box has given each answer that shows it (bench_floods.FLOODING), within a
+hang guard; the clients' timeouts are guards too (bench_floods.ANSWER_WAIT)."""
 
 from __future__ import annotations
 
@@ -21,14 +25,14 @@ from pathlib import Path
 import pytest
 from test_daemon import _stop_timeout
 
-from companion.bench_floods import FLOODS, flood
+from companion.bench_floods import FLOODING, FLOODS, START_WAIT, flood, flooding
 from companion.core.config import Config
 from companion.sim.box import SimulatedBox
 from companion.web.pairing import PHONES_FILE, token_hash
 from companion.web.phones import bind
 
 TOKEN = "7" * 64
-FLOOD_SECONDS = 2.0  # the flood alone before SIGTERM; it goes on until the box has stopped
+FLOOD_SECONDS = 2.0  # the flood alone before SIGTERM at least; it goes on until the box stopped
 
 
 class Daemon:
@@ -64,7 +68,7 @@ class Daemon:
                 stdout=out,
                 stderr=subprocess.STDOUT,
             )
-        end = time.monotonic() + 60  # a loaded machine starts slowly
+        end = time.monotonic() + START_WAIT  # a hang guard: an emulated Pi starts slowly
         while time.monotonic() < end:
             with (
                 contextlib.suppress(OSError),
@@ -108,9 +112,12 @@ def daemon(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Daemon]:
 @pytest.mark.parametrize("kind", FLOODS)
 def test_the_box_stops_within_timeout_stop_sec_under_a_flood(daemon: Daemon, kind: str) -> None:
     stop = threading.Event()
+    started = time.monotonic()
     flooders, counts = flood(kind, daemon.port, TOKEN, stop)
     try:
-        time.sleep(FLOOD_SECONDS)
+        on = flooding(kind, counts, stop)  # or the hang guard, START_WAIT
+        stop.wait(max(0.0, started + FLOOD_SECONDS - time.monotonic()))
+        before = dict(counts)
         assert daemon.proc is not None
         daemon.proc.send_signal(signal.SIGTERM)  # the flood goes on meanwhile
         code = daemon.proc.wait(timeout=_stop_timeout())
@@ -119,12 +126,19 @@ def test_the_box_stops_within_timeout_stop_sec_under_a_flood(daemon: Daemon, kin
         for t in flooders:
             t.join(10)
     log = daemon.log.read_text()
+    # the box answered the flood: a 400 for each bomb, a connection to each slow reader,
+    # a phone's burst 200 and beyond its pace 429 (else: no limiter, or the box never answers)
+    assert on, f"no {FLOODING[kind]} within {START_WAIT:.0f} s of a {kind} flood: {counts}\n{log}"
+    if kind != "slow-read":
+        # every request before the SIGTERM answered: a 0 (no answer) is only the stop's, the
+        # box closing its port and connections; a slow reader's 0 is a connection the box
+        # refused beyond its share (the flood's whole point)
+        assert before.get(0, 0) == 0, (before, counts)
     assert code == 0, log
     assert "stopping (SIGTERM)" in log
     assert "Traceback" not in log
     rolls = _rolls_after_restart(daemon.state)
     if kind == "press":
-        assert counts.get(429, 0) > 0 and counts.get(200, 0) > 0, counts
         assert "faster than a person presses" in log
         # every roll answered 200 was journaled; a roll may be journaled and not answered
         # (the stop closed its connection), never the other way round
@@ -132,10 +146,6 @@ def test_the_box_stops_within_timeout_stop_sec_under_a_flood(daemon: Daemon, kin
         assert counts[200] <= rolls <= counts[200] + unanswered, (rolls, counts)
     else:
         assert rolls == 0
-    if kind == "json-bomb":
-        assert counts.get(400, 0) > 0, counts
-    if kind == "slow-read":
-        assert counts.get(1, 0) > 0, counts
 
 
 def _rolls_after_restart(state: Path) -> int:
@@ -156,7 +166,8 @@ def _rolls_after_restart(state: Path) -> int:
 def test_the_bench_times_the_box_s_own_press_quiet_and_under_each_flood() -> None:
     """`trap-companion bench`'s figures for issue 33 (docs/performance.md): the box's own press
     timed under each flood from a process of its own, the phone's presses refused beyond its
-    pace. The figures themselves are read in the docs, not asserted."""
+    pace. The figures themselves are read in the docs, not asserted. Each flood is timed once on
+    (bench_floods.FLOODING answered), at whatever pace this machine has."""
     from companion.bench_floods import button_under_floods
 
     got = button_under_floods(presses=3, ramp=0.3)

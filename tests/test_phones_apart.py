@@ -249,3 +249,44 @@ def http_connection(port: int):
     import http.client
 
     return http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+
+
+def test_a_phone_is_not_sent_to_pair_again_before_the_box_said_who_is_paired(
+    tmp_path: Path,
+) -> None:
+    """The phones' own process up before its link to the box (the box starting, or slow): a
+    phone's cookie is answered 503 "busy" (its page retries), not 401 (its page would show
+    pairing to a phone that is paired); a request with no cookie is still 401."""
+    import subprocess
+    import sys
+    from types import SimpleNamespace
+
+    from tests.test_phone_floods_stop import _quiet_port
+
+    port = _quiet_port()
+    root = str(Path(__file__).parents[1])
+    link_path = str(tmp_path / "none")
+    server = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "companion.web.phones_process", "--link", link_path),
+            *("--port", str(port), "--host", "127.0.0.1"),
+        ],
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": root},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 120  # a hang guard: an emulated Pi starts it slowly
+        while True:
+            with contextlib.suppress(OSError):
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            assert server.poll() is None and time.monotonic() < deadline
+            time.sleep(0.1)
+        phone = SimpleNamespace(port=port)
+        status, headers, body = request(phone, "POST", "/api/press/green", cookie="7" * 64)
+        assert status == 503 and headers["Retry-After"] == "1" and "busy" in body["error"]
+        assert request(phone, "GET", "/api/state")[0] == 401
+    finally:
+        server.kill()
+        server.wait()

@@ -16,7 +16,8 @@
                                          (companion/release/about.py, as `trap-companion version`)
 
 Every request first passes guard.py, as the simulator's page does; then everything under /api/
-but pairing needs the cookie of a paired phone (401 otherwise). A refused request changes
+but pairing needs the cookie of a paired phone (401 otherwise; 503 in the phones' own process
+until the box has said which phones are paired). A refused request changes
 nothing. What needs the box's data is asked on the box's loop (companion/web/phones.py).
 """
 
@@ -85,6 +86,12 @@ class PhoneRoutes:
         if paired and self.server is not None and request.remote:
             self.server.book.mark_phone(request.remote)  # the phones' share of connections
         if path.startswith("/api/") and path != "/api/pair" and not paired:
+            if request.cookies.get(COOKIE) and not getattr(self.service.pairing, "known", True):
+                # the phones' own process before its link to the box first came up: whether
+                # this phone is paired is not known yet
+                raise _error(
+                    web.HTTPServiceUnavailable, "the box is busy; try again", {"Retry-After": "1"}
+                )
             raise _error(web.HTTPUnauthorized, "pair this phone first")
         return await handler(request)
 

@@ -48,14 +48,18 @@ ERRORS: dict[str, type[Exception]] = {
 
 
 class RemotePairing:
-    """Which cookies belong to paired phones, as the game's process last said."""
+    """Which cookies belong to paired phones, as the game's process last said. ``known`` is
+    False until it first said: a cookie unknown then may well be paired (answered 503, not
+    401, which would send a paired phone's page back to pairing)."""
 
     def __init__(self) -> None:
         self.until: dict[str, float] = {}
+        self.known = False
 
     def update(self, left: dict[str, float]) -> None:
         now = time.monotonic()
         self.until = {str(h): now + float(s) for h, s in left.items()}
+        self.known = True
 
     def allows(self, cookie: Any) -> bool:
         token = parse_token(cookie)
