@@ -192,13 +192,24 @@ class UpdateCut:
             return self.sh(cmd, timeout=600)
         # In the background, in a session of its own: it stops itself (SIGSTOP) after the step.
         inner = f"echo $$ > {LOG}.pid; exec {cmd}"
-        self.sh(f"rm -f {LOG}; setsid bash -c {shlex.quote(inner)} > {LOG} 2>&1 < /dev/null &")
+        # The pid file of the cut before names a process the power cut ended: removed, so a
+        # poll before this update's shell has written its own never takes it for this one.
+        self.sh(
+            f"rm -f {LOG} {LOG}.pid; setsid bash -c {shlex.quote(inner)} > {LOG} 2>&1 < /dev/null &"
+        )
 
         def stopped() -> bool:
-            text = self.sh(f"cat {LOG}").stdout
-            if f"stopped after step {stop_at}" in text:
+            said = f"stopped after step {stop_at}"
+            if said in self.sh(f"cat {LOG}").stdout:
                 return True
-            if self.sh(f"kill -0 $(cat {LOG}.pid) 2>/dev/null || echo gone").stdout.strip():
+            state = self.sh(
+                f"test -s {LOG}.pid || {{ echo starting; exit 0; }}; "
+                f"kill -0 $(cat {LOG}.pid) 2>/dev/null && echo running || echo gone"
+            ).stdout.strip()
+            if state == "gone":
+                text = self.sh(f"cat {LOG}").stdout  # what it wrote before it ended
+                if said in text:
+                    return True
                 raise self.fail(f"the update ended before step {stop_at}: {text[-300:]}")
             return False
 
