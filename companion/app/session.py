@@ -72,6 +72,8 @@ class Session:
     as_folded: Any = field(default=None, compare=False, repr=False)
     # (steps folded over the game's life, the fold's state then), every MARK_EVERY steps
     marks: tuple[tuple[int, Any], ...] = field(default=(), compare=False, repr=False)
+    # (the same count, the label the fold gives that step) where it is not the label shown
+    relabels: tuple[tuple[int, str], ...] = field(default=(), compare=False, repr=False)
 
     @property
     def record_key(self) -> str:
@@ -90,25 +92,32 @@ class Session:
         the rules said, its label for undo from its log); the older steps folded into the base
         when the window is full. The fold's state is the one shown unless a change only shown
         came between (then the step is applied once more to the fold's own)."""
-        before = self.fold_end
-        folded = state if self.state is before else self._next_state(before, step)
-        label = next((e.text for e in effects if isinstance(e, Log)), "")
-        label = label or (step.action.name if step.action else "")
-        persons = self.persons + step.by_person
-        steps = (*self.steps, step)
+        before, label = self.fold_end, _label(step, effects)
+        steps, relabels = (*self.steps, step), self.relabels
+        count = self.folded_in + len(steps)
+        if self.state is before:
+            folded = state
+        elif step.action is None:
+            folded = restored(self.rules, before, step.at)
+        else:
+            outcome = self.rules.apply(before, step.action)
+            folded, fold_label = outcome.state, _label(step, outcome.effects)
+            if fold_label != label:
+                relabels = (*relabels, (count, fold_label))
         marks = self.marks
-        if (self.folded_in + len(steps)) % MARK_EVERY == 0:
-            marks = (*marks, (self.folded_in + len(steps), folded))
+        if count % MARK_EVERY == 0:
+            marks = (*marks, (count, folded))
         session = replace(
             self,
             state=state,
             steps=steps,
             labels=(*self.labels, label),
-            persons=persons,
+            persons=self.persons + step.by_person,
             as_folded=folded,
             marks=marks,
+            relabels=relabels,
         )
-        if persons > 2 * UNDO_STEPS or len(steps) > 4 * UNDO_STEPS:
+        if session.persons > 2 * UNDO_STEPS or len(steps) > 4 * UNDO_STEPS:
             return session.rebased()
         return session
 
@@ -145,6 +154,7 @@ class Session:
             persons=sum(s.by_person for s in kept),
             as_folded=self.as_folded if kept else state,
             marks=tuple(mark for mark in self.marks if mark[0] > at_cut),
+            relabels=tuple(relabel for relabel in self.relabels if relabel[0] > at_cut),
         )
 
     def _next_state(self, state: Any, step: Step[Action]) -> Any:
@@ -173,9 +183,48 @@ class Session:
 
     def rebuilt(self, steps: Iterable[Step[Action]]) -> Session:
         """State and labels from the base and standing steps, exactly as the journal's fold
-        gives them."""
+        gives them. Steps that begin this session's (an undo: its steps cut short) go on from
+        the last mark before their end, with the labels the fold gave them: an undo at step
+        100,000 applies a few steps, as one at step 10 does."""
+        steps = list(steps)
+        if len(steps) > len(self.steps) or any(
+            a is not b for a, b in zip(steps, self.steps, strict=False)
+        ):
+            return self.refolded(steps)
+        start, state = 0, self.base
+        for marked, marked_state in self.marks:  # the last mark at or before their end
+            if marked - self.folded_in > len(steps):
+                break
+            start, state = marked - self.folded_in, marked_state
+        labels = list(self.labels[:start])
+        for counted, label in self.relabels:
+            if counted - self.folded_in <= start:
+                labels[counted - self.folded_in - 1] = label
         session = replace(
-            self, steps=(), labels=(), persons=0, state=self.base, as_folded=None, marks=()
+            self,
+            steps=tuple(steps[:start]),
+            labels=tuple(labels),
+            persons=sum(s.by_person for s in steps[:start]),
+            state=state,
+            as_folded=state if start else None,
+            marks=tuple(m for m in self.marks if m[0] - self.folded_in <= start),
+            relabels=(),
+        )
+        for step in steps[start:]:
+            session = session.folded(step)
+        return session
+
+    def refolded(self, steps: Iterable[Step[Action]]) -> Session:
+        """State and labels from the base, every one of ``steps`` applied again."""
+        session = replace(
+            self,
+            steps=(),
+            labels=(),
+            persons=0,
+            state=self.base,
+            as_folded=None,
+            marks=(),
+            relabels=(),
         )
         for step in steps:
             session = session.folded(step)
@@ -201,7 +250,14 @@ class Session:
             opening=(),
             as_folded=None,
             marks=(),
+            relabels=(),
         )
+
+
+def _label(step: Step[Action], effects: Iterable[Effect]) -> str:
+    """A step's label for undo: its first log line, else its action's name."""
+    label = next((e.text for e in effects if isinstance(e, Log)), "")
+    return label or (step.action.name if step.action else "")
 
 
 @functools.cache
