@@ -213,6 +213,7 @@ def test_random_play_across_the_window_folds_and_resumes_as_played(
                 assert folded.steps == live.steps
                 assert folded.folded_in == live.folded_in
                 assert folded.base == live.base  # the state itself, not only what it shows
+                assert folded.checkpoint() == live.checkpoint()  # every field, as written
                 assert folded.fold_end == live.fold_end
                 assert len(live.steps) <= 4 and live.persons <= 2
                 if live.folded_in:
