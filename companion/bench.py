@@ -1198,41 +1198,52 @@ def _green(box: SimulatedBox, watch: _FrameWatch) -> None:
 
 
 def press_cpu_by_game_length(
-    lengths: tuple[int, ...] = PRESS_STEPS, presses: int = 600
+    lengths: tuple[int, ...] = PRESS_STEPS, presses: int = 600, blocks: int = 6
 ) -> dict[str, Any]:
     """CPU of the whole process per press (the rules, the journal, the frame, the snapshot and
     the event a phone reads: phones on, the simulator's web face with an event stream open)
-    at each step of a dice game, and the longest's against the shortest's. 600 presses at
-    the long end cross the window once: its compaction is counted in, as in play."""
+    at each step of a dice game, and the longest's against the shortest's. Both boxes are up
+    at once and pressed in turn, ``blocks`` runs of presses each (the order turned every
+    block), so that a minute of load, a collection of the heap or a warmer cache falls on
+    both alike: one game after the other, a minute apart, the ratio swung by a tenth and more
+    at a Pi's pace. 600 presses at the long end cross the window once: its compaction is
+    counted in, as in play."""
     out: dict[str, Any] = {}
-    for steps in lengths:
-        watch = _FrameWatch()
-        with tempfile.TemporaryDirectory() as tmp:
-            state = Path(tmp)
+    per_block = max(1, presses // blocks)
+    cpu = dict.fromkeys(lengths, 0.0)
+    worst = dict.fromkeys(lengths, 0.0)
+    with contextlib.ExitStack() as stack:
+        boxes: dict[int, tuple[SimulatedBox, _FrameWatch]] = {}
+        for steps in lengths:
+            state = Path(stack.enter_context(tempfile.TemporaryDirectory()))
             long_journal(state, steps)
+            watch = _FrameWatch()
             box, consumer = _running_box(state, watch, "none")
-            try:
-                with _web_face(box):
-                    for _ in range(20):  # warm: the first frames import and cache
-                        _green(box, watch)
-                    cpu = time.process_time()
-                    worst = 0.0
-                    for _ in range(presses):
-                        one = time.process_time()
-                        _green(box, watch)
-                        worst = max(worst, time.process_time() - one)
-                    cpu = time.process_time() - cpu
-                    window = len(box.app.session.steps)
-            finally:
-                _stop(box, consumer)
-        out[f"press_cpu_ms_step_{steps}"] = round(cpu / presses * 1000, 3)
-        out[f"press_cpu_max_ms_step_{steps}"] = round(worst * 1000, 3)
-        out[f"standing_steps_step_{steps}"] = window
+            stack.callback(_stop, box, consumer)
+            stack.enter_context(_web_face(box))
+            boxes[steps] = (box, watch)
+        for box, watch in boxes.values():
+            for _ in range(20):  # warm: the first frames import and cache
+                _green(box, watch)
+        for block in range(blocks):
+            for steps in lengths if block % 2 else lengths[::-1]:
+                box, watch = boxes[steps]
+                began = time.process_time()
+                for _ in range(per_block):
+                    one = time.process_time()
+                    _green(box, watch)
+                    worst[steps] = max(worst[steps], time.process_time() - one)
+                cpu[steps] += time.process_time() - began
+        windows = {steps: len(box.app.session.steps) for steps, (box, _) in boxes.items()}
+    for steps in lengths:
+        out[f"press_cpu_ms_step_{steps}"] = round(cpu[steps] / (per_block * blocks) * 1000, 3)
+        out[f"press_cpu_max_ms_step_{steps}"] = round(worst[steps] * 1000, 3)
+        out[f"standing_steps_step_{steps}"] = windows[steps]
     short, long = min(lengths), max(lengths)
     out["press_cpu_ratio_long_to_short"] = round(
         out[f"press_cpu_ms_step_{long}"] / out[f"press_cpu_ms_step_{short}"], 2
     )
-    out["press_cpu_presses"] = presses
+    out["press_cpu_presses"] = per_block * blocks
     return out
 
 
@@ -1244,9 +1255,9 @@ def _loop_cpu(box: SimulatedBox, watch: _FrameWatch, marks: list[float]) -> None
 
 def press_cpu_paired(lengths: tuple[int, ...] = PRESS_STEPS, presses: int = 400) -> dict[str, Any]:
     """A press's CPU at each step, measured side by side: a box on each game (phones on, an
-    event stream read), running at once, the presses alternated between them, each box's
-    loop-thread CPU per press. A busy machine slows both alike, so their ratio holds where
-    press_cpu_by_game_length's (one game, then the other, a minute apart) follows the load."""
+    event stream read), running at once, the presses alternated one by one, each box's
+    loop-thread CPU per press: the loop's own share, where press_cpu_by_game_length counts the
+    whole process (the web face and the phone's reader too) over blocks of presses."""
     out: dict[str, Any] = {}
     with contextlib.ExitStack() as stack:
         boxes: dict[int, tuple[SimulatedBox, _FrameWatch]] = {}

@@ -129,8 +129,9 @@ def test_a_game_of_any_length_is_measured_from_a_journal_the_rules_made(tmp_path
     start = bench.start_by_game_length((20, 1_200), runs=2)
     assert start["journal_lines_game_20"] == 21
     assert start["ready_ratio_game_long_to_short"] > 0 and "peak_rss_more_mb_game_long" in start
-    press = bench.press_cpu_by_game_length((5, 1_200), presses=5)
+    press = bench.press_cpu_by_game_length((5, 1_200), presses=4, blocks=2)
     assert press["press_cpu_ms_step_1200"] > 0 and press["press_cpu_ratio_long_to_short"] > 0
+    assert press["press_cpu_presses"] == 4 and press["standing_steps_step_5"] == 5 + 20 + 4
     assert press["standing_steps_step_1200"] <= 1_000
     for key in ("ready_ratio_game_long_to_short", "press_cpu_ratio_long_to_short"):
         assert key in bench.TARGETS

@@ -263,7 +263,7 @@ def submit(
     played = journal and not rules.navigation(action)
     if played:
         d.out.append(JournalAction(action.to_json(), auto))  # before anything shows
-        session = session.added(Step(action, auto), outcome.effects)
+        session = session.took(Step(action, auto), outcome.effects, outcome.state)
         if in_play_menu(d):  # play went on: a question that was a part of it closes
             d.menu = d.play_form = None
         d.under_menu = None
@@ -399,7 +399,7 @@ def restore(d: Draft, at: float | None = None) -> None:
     state = restored(session.rules, session.state, at)
     if state != session.state:
         d.out.append(JournalRestore(at))
-        d.session = session.with_state(state).added(Step(None, at=at))
+        d.session = session.took(Step(None, at=at), (), state)
 
 
 def take_up(d: Draft, name: str) -> None:

@@ -6,13 +6,18 @@ actions of a person (or 4 * UNDO_STEPS steps in all: a turn timer left running),
 ones are folded into the ``base``, the state they lead to, and only the last UNDO_STEPS actions
 of a person (with what came after the first of them) stay standing: undo reaches that far, the
 journal is written as the base's checkpoint and those steps (core/journal.py ``compact``), and
-a step costs the same at the 10th and the 100,000th."""
+a step costs the same at the 10th and the 100,000th.
+
+The fold is kept as it goes: ``as_folded``, the state the journal's fold gives after the
+standing steps (the shown ``state`` differs after a change only shown, such as the dice tool's
+history page), and a mark of it every MARK_EVERY steps, so that the window's cut starts from
+the mark before it and applies a few steps, not the hundreds standing (issue 31)."""
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from companion.core.codec import Codec, reachable
@@ -24,6 +29,10 @@ from companion.games.base import Action, Effect, Game, Log
 # a game's start). 500 is far past any table's undo, and keeps the journal of a game in play
 # within about 2,000 lines (some 200 KB), a twentieth of what the box reads at start.
 UNDO_STEPS = 500
+
+# The fold's state is marked once every this many steps: the window's cut applies fewer steps
+# again than this, and the marks of a full window (at most 4 * UNDO_STEPS steps) are a few dozen.
+MARK_EVERY = 32
 
 
 def from_journal(steps: list[Step[Entry]]) -> list[Step[Action]]:
@@ -58,6 +67,13 @@ class Session:
     base_at: float | None = None  # the last moment folded into the base (None: none)
     folded_in: int = 0  # standing steps folded into the base over the game's life
     persons: int = 0  # the standing steps a person made (undo targets)
+    # the journal's fold after the standing steps (None: ``base``, no step yet); ``state`` is it
+    # unless a change only shown came after it
+    as_folded: Any = field(default=None, compare=False, repr=False)
+    # (steps folded over the game's life, the fold's state then), every MARK_EVERY steps
+    marks: tuple[tuple[int, Any], ...] = field(default=(), compare=False, repr=False)
+    # (the same count, the label the fold gives that step) where it is not the label shown
+    relabels: tuple[tuple[int, str], ...] = field(default=(), compare=False, repr=False)
 
     @property
     def record_key(self) -> str:
@@ -66,16 +82,42 @@ class Session:
             return f"{self.name}#{self.game_id}"
         return f"{self.name}@{self.started_at:.6f}"
 
-    def added(self, step: Step[Action], effects: Iterable[Effect] = ()) -> Session:
-        """This session with one more standing step (its label for undo from its log); the
-        older steps folded into the base when the window is full."""
-        label = next((e.text for e in effects if isinstance(e, Log)), "")
-        label = label or (step.action.name if step.action else "")
-        persons = self.persons + step.by_person
+    @property
+    def fold_end(self) -> Any:
+        """The state the journal's fold gives after the standing steps."""
+        return self.base if self.as_folded is None else self.as_folded
+
+    def took(self, step: Step[Action], effects: Iterable[Effect], state: Any) -> Session:
+        """This session once ``step`` led from ``state``'s own state to ``state`` (effects: what
+        the rules said, its label for undo from its log); the older steps folded into the base
+        when the window is full. The fold's state is the one shown unless a change only shown
+        came between (then the step is applied once more to the fold's own)."""
+        before, label = self.fold_end, _label(step, effects)
+        steps, relabels = (*self.steps, step), self.relabels
+        count = self.folded_in + len(steps)
+        if self.state is before:
+            folded = state
+        elif step.action is None:
+            folded = restored(self.rules, before, step.at)
+        else:
+            outcome = self.rules.apply(before, step.action)
+            folded, fold_label = outcome.state, _label(step, outcome.effects)
+            if fold_label != label:
+                relabels = (*relabels, (count, fold_label))
+        marks = self.marks
+        if count % MARK_EVERY == 0:
+            marks = (*marks, (count, folded))
         session = replace(
-            self, steps=(*self.steps, step), labels=(*self.labels, label), persons=persons
+            self,
+            state=state,
+            steps=steps,
+            labels=(*self.labels, label),
+            persons=self.persons + step.by_person,
+            as_folded=folded,
+            marks=marks,
+            relabels=relabels,
         )
-        if persons > 2 * UNDO_STEPS or len(session.steps) > 4 * UNDO_STEPS:
+        if session.persons > 2 * UNDO_STEPS or len(steps) > 4 * UNDO_STEPS:
             return session.rebased()
         return session
 
@@ -91,20 +133,28 @@ class Session:
         cut = max(cut, len(steps) - 2 * UNDO_STEPS)
         if cut <= 0:
             return self
-        state, at = self.base, self.base_at
-        for step in steps[:cut]:
+        at_cut = self.folded_in + cut
+        start, state = self.folded_in, self.base
+        for marked, marked_state in self.marks:  # the last mark at or before the cut
+            if marked > at_cut:
+                break
+            start, state = marked, marked_state
+        for step in steps[start - self.folded_in : cut]:
             state = self._next_state(state, step)
-            moment = step.action.at if step.action is not None else step.at
-            at = max((t for t in (at, moment) if t is not None), default=None)
+        moments = (s.action.at if s.action is not None else s.at for s in steps[:cut])
+        at = max((t for t in (self.base_at, *moments) if t is not None), default=None)
         kept = steps[cut:]
         return replace(
             self,
             base=state,
             base_at=at,
-            folded_in=self.folded_in + cut,
+            folded_in=at_cut,
             steps=kept,
             labels=self.labels[cut:],
             persons=sum(s.by_person for s in kept),
+            as_folded=self.as_folded if kept else state,
+            marks=tuple(mark for mark in self.marks if mark[0] > at_cut),
+            relabels=tuple(relabel for relabel in self.relabels if relabel[0] > at_cut),
         )
 
     def _next_state(self, state: Any, step: Step[Action]) -> Any:
@@ -127,14 +177,55 @@ class Session:
         """One standing step more, as the journal's fold takes it. Raises what the rules
         raise, for a journal the rules no longer accept."""
         if step.action is None:
-            return self.with_state(restored(self.rules, self.state, step.at)).added(step)
+            return self.took(step, (), restored(self.rules, self.state, step.at))
         outcome = self.rules.apply(self.state, step.action)
-        return self.with_state(outcome.state).added(step, outcome.effects)
+        return self.took(step, outcome.effects, outcome.state)
 
     def rebuilt(self, steps: Iterable[Step[Action]]) -> Session:
         """State and labels from the base and standing steps, exactly as the journal's fold
-        gives them."""
-        session = replace(self, steps=(), labels=(), persons=0, state=self.base)
+        gives them. Steps that begin this session's (an undo: its steps cut short) go on from
+        the last mark before their end, with the labels the fold gave them: an undo at step
+        100,000 applies a few steps, as one at step 10 does."""
+        steps = list(steps)
+        if len(steps) > len(self.steps) or any(
+            a is not b for a, b in zip(steps, self.steps, strict=False)
+        ):
+            return self.refolded(steps)
+        start, state = 0, self.base
+        for marked, marked_state in self.marks:  # the last mark at or before their end
+            if marked - self.folded_in > len(steps):
+                break
+            start, state = marked - self.folded_in, marked_state
+        labels = list(self.labels[:start])
+        for counted, label in self.relabels:
+            if counted - self.folded_in <= start:
+                labels[counted - self.folded_in - 1] = label
+        session = replace(
+            self,
+            steps=tuple(steps[:start]),
+            labels=tuple(labels),
+            persons=sum(s.by_person for s in steps[:start]),
+            state=state,
+            as_folded=state if start else None,
+            marks=tuple(m for m in self.marks if m[0] - self.folded_in <= start),
+            relabels=(),
+        )
+        for step in steps[start:]:
+            session = session.folded(step)
+        return session
+
+    def refolded(self, steps: Iterable[Step[Action]]) -> Session:
+        """State and labels from the base, every one of ``steps`` applied again."""
+        session = replace(
+            self,
+            steps=(),
+            labels=(),
+            persons=0,
+            state=self.base,
+            as_folded=None,
+            marks=(),
+            relabels=(),
+        )
         for step in steps:
             session = session.folded(step)
         return session
@@ -157,7 +248,16 @@ class Session:
             base_at=checkpoint.at,
             folded_in=checkpoint.steps,
             opening=(),
+            as_folded=None,
+            marks=(),
+            relabels=(),
         )
+
+
+def _label(step: Step[Action], effects: Iterable[Effect]) -> str:
+    """A step's label for undo: its first log line, else its action's name."""
+    label = next((e.text for e in effects if isinstance(e, Log)), "")
+    return label or (step.action.name if step.action else "")
 
 
 @functools.cache

@@ -146,7 +146,7 @@ def _paused_as_journaled(d: Draft, at: float) -> None:
     session = d.session
     state = restored(session.rules, session.state, at)
     if state != session.state:
-        d.session = session.with_state(state).added(Step(None, at=at))
+        d.session = session.took(Step(None, at=at), (), state)
 
 
 def _reader_said(d: Draft, text: str) -> None:

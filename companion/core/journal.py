@@ -51,6 +51,9 @@ ROTATE_BYTES = 256 * 1024  # past this, a new game starts a fresh file; the old 
 # file is made shorter too; a compaction the storage refused is tried again this many later.
 GAME_LINES = 3000
 COMPACT_RETRY_LINES = 200
+# A line's text, as json.dumps with these separators writes it, by one encoder made once (not
+# one a line: a compaction writes hundreds).
+_ENCODE = json.JSONEncoder(separators=(",", ":")).encode
 # The error a condition of the storage is told by, where no error of a write is at hand.
 _ERRNO = {
     storage.FULL: errno.ENOSPC,
@@ -633,9 +636,7 @@ class Journal:
             self._set_aside(f"{why}, and the game in play does not lie whole in its end", b"", 0)
             return []
         kept = [{**e, "seq": n} for n, e in enumerate(reading.entries[games[-1] :], start=1)]
-        data = b"".join(
-            (json.dumps(entry, separators=(",", ":")) + "\n").encode("utf-8") for entry in kept
-        )
+        data = b"".join((_ENCODE(entry) + "\n").encode("utf-8") for entry in kept)
         self._set_aside(f"{why}; the game in play is kept", data, 0)
         return kept
 
@@ -747,7 +748,7 @@ class Journal:
 
     def _line(self, entry: dict[str, Any]) -> bytes:
         self._seq += 1
-        line = json.dumps({"v": VERSION, "seq": self._seq, **entry}, separators=(",", ":"))
+        line = _ENCODE({"v": VERSION, "seq": self._seq, **entry})
         return (line + "\n").encode("utf-8")
 
     def append(self, entry: dict[str, Any]) -> bool:

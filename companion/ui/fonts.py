@@ -117,6 +117,11 @@ def _pen_units(text: str, size: int, face: str) -> int:
     return round(font(size, face).getlength(text, mode="1") * 64)
 
 
+# Pairs of characters whose pen steps are kept per size and face (a screen's texts use a few
+# hundred).
+PEN_PAIRS = 8192
+
+
 def least_width(text: str, size: int, face: str = "regular") -> int:
     """A width ``text``'s ink box never falls short of: Pillow's box spans the pen's whole way
     (0 to where the pen stops, in FreeType's rounding) besides the glyphs' ink. Summed from
@@ -128,14 +133,34 @@ def least_width(text: str, size: int, face: str = "regular") -> int:
     chosen = font(size, face)
     if not text.strip() or getattr(chosen, "layout_engine", None) != LAYOUT:
         return 0
+    steps = _pen_steps(size, face)  # a dict per size: a press looks its line's pairs up there
     units, before = 0, ""
     for char in text:
-        units += _pen_units(char, size, face)
-        if before:  # the pair's kerning, as the layout adds it between the two
-            units += _pen_units(before + char, size, face)
-            units -= _pen_units(before, size, face) + _pen_units(char, size, face)
+        pair = before + char
+        step = steps.get(pair)
+        if step is None:
+            if len(steps) >= PEN_PAIRS:  # bounded, whatever names the table types in
+                steps.clear()
+            step = steps[pair] = _pen_step(before, char, size, face)
+        units += step
         before = char
     return (units + 32) // 64  # FreeType's PIXEL(): where the pen stops, in whole pixels
+
+
+@lru_cache(maxsize=16)
+def _pen_steps(size: int, face: str) -> dict[str, int]:
+    """What each character adds to the pen's way after the one before it ("" first), by the
+    pair: filled as texts come (_pen_step)."""
+    return {}
+
+
+def _pen_step(before: str, char: str, size: int, face: str) -> int:
+    """The character's advance, and the pair's kerning as the layout adds it between the two."""
+    units = _pen_units(char, size, face)
+    if before:
+        units += _pen_units(before + char, size, face)
+        units -= _pen_units(before, size, face) + _pen_units(char, size, face)
+    return units
 
 
 @lru_cache(maxsize=8192)
