@@ -5,6 +5,8 @@ the journal's fold, whatever came between: a page only shown, a power cut's paus
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -28,6 +30,16 @@ moves = st.one_of(
     st.tuples(st.just("restore"), st.none(), st.none()),  # a power cut's or a stop's pause
     st.tuples(st.just("undo"), st.none(), st.none()),
 )
+
+
+@contextlib.contextmanager
+def _window(window: int, every: int) -> Iterator[None]:
+    """A window of ``window`` actions of a person, a mark every ``every`` steps: a short game
+    crosses both again and again."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(session_module, "UNDO_STEPS", window)
+        mp.setattr(session_module, "MARK_EVERY", every)
+        yield
 
 
 def _new() -> Session:
@@ -96,9 +108,7 @@ def _played(session: Session, move: tuple, at: float, history: list[Step[Action]
 def test_the_cut_starts_from_exactly_the_journal_s_fold(
     plays: list[tuple], window: int, every: int
 ) -> None:
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(session_module, "UNDO_STEPS", window)
-        mp.setattr(session_module, "MARK_EVERY", every)
+    with _window(window, every):
         session, history = _new(), []
         for n, move in enumerate(plays):
             session = _played(session, move, 1.0 + n, history)
@@ -195,9 +205,7 @@ tally_moves = st.lists(
 def test_an_undo_goes_on_from_a_mark_and_gives_what_applying_every_step_again_gives(
     plays: list[tuple], window: int, every: int
 ) -> None:
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(session_module, "UNDO_STEPS", window)
-        mp.setattr(session_module, "MARK_EVERY", every)
+    with _window(window, every):
         session = _tally()
         for n, (kind, value) in enumerate(plays):
             if kind == "page":
