@@ -28,6 +28,7 @@ from typing import Any
 from companion.bench_box import running_box as _running_box
 from companion.bench_box import start_game as _start_game
 from companion.bench_box import stop as _stop
+from companion.bench_floods import START_WAIT
 from companion.core.clock import RealClock
 from companion.core.config import from_dict
 from companion.core.events import Call
@@ -371,7 +372,7 @@ def timer_precision(turns: int = 5, seconds: float = 2.0) -> dict[str, float]:
 
 # Hang guards, never timings (the figures are measured, not bounded). Under QEMU at load 11 a
 # start took READY=1 in 10 s, the phones' server in-process 5 s, as a child (nice 10) 36 s.
-START_WAIT = 120.0  # READY=1, or the phones' server answering
+# START_WAIT (bench_floods.py): READY=1, or the phones' server answering.
 STOP_WAIT = 60.0  # the daemon's exit after SIGTERM (it ends the phones' child, 2 s at most)
 
 
@@ -1197,6 +1198,27 @@ def _green(box: SimulatedBox, watch: _FrameWatch) -> None:
     time.sleep(0.003)  # the event on its way to the page
 
 
+def _boxes_by_length(
+    stack: contextlib.ExitStack, lengths: tuple[int, ...]
+) -> dict[int, tuple[SimulatedBox, _FrameWatch]]:
+    """A box running on a dice game of each length, phones on (the simulator's web face with
+    an event stream open), all up at once until ``stack`` closes, each warmed by 20 presses
+    (the first frames import and cache)."""
+    boxes: dict[int, tuple[SimulatedBox, _FrameWatch]] = {}
+    for steps in lengths:
+        state = Path(stack.enter_context(tempfile.TemporaryDirectory()))
+        long_journal(state, steps)
+        watch = _FrameWatch()
+        box, consumer = _running_box(state, watch, "none")
+        stack.callback(_stop, box, consumer)
+        stack.enter_context(_web_face(box))
+        boxes[steps] = (box, watch)
+    for box, watch in boxes.values():
+        for _ in range(20):
+            _green(box, watch)
+    return boxes
+
+
 def press_cpu_by_game_length(
     lengths: tuple[int, ...] = PRESS_STEPS, presses: int = 600, blocks: int = 6
 ) -> dict[str, Any]:
@@ -1213,18 +1235,7 @@ def press_cpu_by_game_length(
     cpu = dict.fromkeys(lengths, 0.0)
     worst = dict.fromkeys(lengths, 0.0)
     with contextlib.ExitStack() as stack:
-        boxes: dict[int, tuple[SimulatedBox, _FrameWatch]] = {}
-        for steps in lengths:
-            state = Path(stack.enter_context(tempfile.TemporaryDirectory()))
-            long_journal(state, steps)
-            watch = _FrameWatch()
-            box, consumer = _running_box(state, watch, "none")
-            stack.callback(_stop, box, consumer)
-            stack.enter_context(_web_face(box))
-            boxes[steps] = (box, watch)
-        for box, watch in boxes.values():
-            for _ in range(20):  # warm: the first frames import and cache
-                _green(box, watch)
+        boxes = _boxes_by_length(stack, lengths)
         for block in range(blocks):
             for steps in lengths if block % 2 else lengths[::-1]:
                 box, watch = boxes[steps]
@@ -1260,18 +1271,7 @@ def press_cpu_paired(lengths: tuple[int, ...] = PRESS_STEPS, presses: int = 400)
     whole process (the web face and the phone's reader too) over blocks of presses."""
     out: dict[str, Any] = {}
     with contextlib.ExitStack() as stack:
-        boxes: dict[int, tuple[SimulatedBox, _FrameWatch]] = {}
-        for steps in lengths:
-            state = Path(stack.enter_context(tempfile.TemporaryDirectory()))
-            long_journal(state, steps)
-            watch = _FrameWatch()
-            box, consumer = _running_box(state, watch, "none")
-            stack.callback(_stop, box, consumer)
-            stack.enter_context(_web_face(box))
-            boxes[steps] = (box, watch)
-        for _ in range(20):  # warm: the first frames import and cache
-            for box, watch in boxes.values():
-                _green(box, watch)
+        boxes = _boxes_by_length(stack, lengths)
         marks: dict[int, list[float]] = {steps: [] for steps in boxes}
         for steps, (box, watch) in boxes.items():
             _loop_cpu(box, watch, marks[steps])
@@ -1295,8 +1295,8 @@ def press_cpu_paired(lengths: tuple[int, ...] = PRESS_STEPS, presses: int = 400)
 
 
 def game_length(quick: bool = False) -> dict[str, Any]:
-    """Only a press by a game's length (issue 31 point 2), one game after the other and side by
-    side: what `trap-companion bench --game-length` prints, quick enough to run alone in an
+    """Only a press by a game's length (issue 31 point 2), by blocks of presses and one by one
+    in turn: what `trap-companion bench --game-length` prints, quick enough to run alone in an
     emulated root."""
     results: dict[str, Any] = {}
     results.update(press_cpu_by_game_length(presses=200 if quick else 600))

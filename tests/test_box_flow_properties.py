@@ -190,7 +190,7 @@ def test_random_input_keeps_the_box_whole(game: str, steps: list[tuple]) -> None
                 assert folded.steps == live.steps
                 # What the game only shows (a page turned, a timer's tick) is never journaled:
                 # where live play has none of it, the fold is live play exactly.
-                if _shown(live.rebuilt(live.steps)) == _shown(live):
+                if _shown(live.with_state(live.fold_end)) == _shown(live):
                     assert _shown(folded) == _shown(live)
         finally:
             app.shutdown()
@@ -231,7 +231,7 @@ def _check_undo(before: BoxState, after: BoxState, world: World) -> None:
     # The game as the journal had it before, stopped when the undone action was made (a
     # timer ran until then; a page turned is never a step: undo cannot bring it back).
     stopped = added[0].action.at
-    rules, was = old.rules, old.rebuilt(old.steps).state
+    rules, was = old.rules, old.fold_end
     assert rules.public(undone.session.state) == rules.public(restored(rules, was, stopped))
 
 

@@ -69,7 +69,7 @@ def _played(session: Session, move: tuple, at: float, history: list[Step[Action]
         steps = list(session.steps)
         undo_steps(steps)
         undo_steps(history)
-        return session.rebuilt(steps)
+        return session.cut_back(len(steps))
     if kind == "restore":
         state = restored(rules, session.state, at)
         if state == session.state:
@@ -177,12 +177,22 @@ def _tally() -> Session:
     return Session("tally", rules, {}, {}, (), Tally(), base=Tally())  # type: ignore[arg-type]
 
 
-def _fold_labels(session: Session) -> tuple[str, ...]:
-    """The labels the journal's fold gives the standing steps, as the session keeps them."""
-    labels = list(session.labels)
-    for counted, label in session.relabels:
-        labels[counted - session.folded_in - 1] = label
-    return tuple(labels)
+def _refolded(session: Session, steps: list[Step[Action]]) -> Session:
+    """The session again from its base, every one of ``steps`` applied: what an undo gave
+    before the marks."""
+    whole = replace(
+        session,
+        steps=(),
+        labels=(),
+        persons=0,
+        state=session.base,
+        as_folded=None,
+        marks=(),
+        relabels=(),
+    )
+    for step in steps:
+        whole = whole.folded(step)
+    return whole
 
 
 tally_moves = st.lists(
@@ -222,15 +232,16 @@ def test_an_undo_goes_on_from_a_mark_and_gives_what_applying_every_step_again_gi
             elif session.last_by_person() is not None:
                 steps = list(session.steps)
                 undo_steps(steps)
-                quick, whole = session.rebuilt(steps), session.refolded(steps)
+                quick, whole = session.cut_back(len(steps)), _refolded(session, steps)
                 assert quick.steps == whole.steps and quick.persons == whole.persons
                 assert quick.labels == whole.labels  # the fold's labels, as before
                 assert quick.state == whole.state and quick.fold_end == whole.fold_end
                 assert [m[0] for m in quick.marks] == [m[0] for m in whole.marks]
                 assert [m[1] for m in quick.marks] == [m[1] for m in whole.marks]
                 session = quick
-            assert _fold_labels(session) == session.refolded(list(session.steps)).labels
-            assert session.fold_end == session.refolded(list(session.steps)).state
+            whole = _refolded(session, list(session.steps))
+            assert session.fold_labels() == whole.labels
+            assert session.fold_end == whole.state
 
 
 def test_an_undo_far_into_a_game_applies_no_more_steps_than_a_mark_s_reach(

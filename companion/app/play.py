@@ -434,7 +434,7 @@ def undo(d: Draft) -> bool:
     stopped = session.steps[last].action.at  # play stopped at the action taken back
     steps = list(session.steps)
     undo_steps(steps)
-    d.session = session.rebuilt(steps)
+    d.session = session.cut_back(len(steps))  # the journal's own rule cut them
     d.out.append(Unwake("game:", prefix=True))
     restore(d, stopped)
     keep_result(d, announce=False)

@@ -133,17 +133,12 @@ class Session:
         cut = max(cut, len(steps) - 2 * UNDO_STEPS)
         if cut <= 0:
             return self
-        at_cut = self.folded_in + cut
-        start, state = self.folded_in, self.base
-        for marked, marked_state in self.marks:  # the last mark at or before the cut
-            if marked > at_cut:
-                break
-            start, state = marked, marked_state
-        for step in steps[start - self.folded_in : cut]:
+        start, state = self._mark_before(cut)
+        for step in steps[start:cut]:
             state = self._next_state(state, step)
         moments = (s.action.at if s.action is not None else s.at for s in steps[:cut])
         at = max((t for t in (self.base_at, *moments) if t is not None), default=None)
-        kept = steps[cut:]
+        kept, at_cut = steps[cut:], self.folded_in + cut
         return replace(
             self,
             base=state,
@@ -152,10 +147,28 @@ class Session:
             steps=kept,
             labels=self.labels[cut:],
             persons=sum(s.by_person for s in kept),
-            as_folded=self.as_folded if kept else state,
             marks=tuple(mark for mark in self.marks if mark[0] > at_cut),
             relabels=tuple(relabel for relabel in self.relabels if relabel[0] > at_cut),
         )
+
+    def _mark_before(self, end: int) -> tuple[int, Any]:
+        """The last mark within the first ``end`` standing steps: how many it holds and the
+        fold's state there (0 and the base when there is none)."""
+        start, state = 0, self.base
+        for marked, marked_state in self.marks:
+            if marked - self.folded_in > end:
+                break
+            start, state = marked - self.folded_in, marked_state
+        return start, state
+
+    def fold_labels(self, count: int | None = None) -> tuple[str, ...]:
+        """The labels the journal's fold gives the first ``count`` standing steps (all of them):
+        the ones shown, but where the fold's own differs."""
+        labels = list(self.labels[:count])
+        for counted, label in self.relabels:
+            if counted - self.folded_in <= len(labels):
+                labels[counted - self.folded_in - 1] = label
+        return tuple(labels)
 
     def _next_state(self, state: Any, step: Step[Action]) -> Any:
         if step.action is None:
@@ -181,52 +194,22 @@ class Session:
         outcome = self.rules.apply(self.state, step.action)
         return self.took(step, outcome.effects, outcome.state)
 
-    def rebuilt(self, steps: Iterable[Step[Action]]) -> Session:
-        """State and labels from the base and standing steps, exactly as the journal's fold
-        gives them. Steps that begin this session's (an undo: its steps cut short) go on from
-        the last mark before their end, with the labels the fold gave them: an undo at step
-        100,000 applies a few steps, as one at step 10 does."""
-        steps = list(steps)
-        if len(steps) > len(self.steps) or any(
-            a is not b for a, b in zip(steps, self.steps, strict=False)
-        ):
-            return self.refolded(steps)
-        start, state = 0, self.base
-        for marked, marked_state in self.marks:  # the last mark at or before their end
-            if marked - self.folded_in > len(steps):
-                break
-            start, state = marked - self.folded_in, marked_state
-        labels = list(self.labels[:start])
-        for counted, label in self.relabels:
-            if counted - self.folded_in <= start:
-                labels[counted - self.folded_in - 1] = label
+    def cut_back(self, count: int) -> Session:
+        """Only the first ``count`` standing steps (an undo), state and labels exactly as the
+        journal's fold gives them: from the last mark within them, the steps after it applied
+        again (fewer than MARK_EVERY, at step 100,000 as at step 10)."""
+        start, state = self._mark_before(count)
         session = replace(
             self,
-            steps=tuple(steps[:start]),
-            labels=tuple(labels),
-            persons=sum(s.by_person for s in steps[:start]),
+            steps=self.steps[:start],
+            labels=self.fold_labels(start),
+            persons=sum(s.by_person for s in self.steps[:start]),
             state=state,
-            as_folded=state if start else None,
+            as_folded=state,
             marks=tuple(m for m in self.marks if m[0] - self.folded_in <= start),
             relabels=(),
         )
-        for step in steps[start:]:
-            session = session.folded(step)
-        return session
-
-    def refolded(self, steps: Iterable[Step[Action]]) -> Session:
-        """State and labels from the base, every one of ``steps`` applied again."""
-        session = replace(
-            self,
-            steps=(),
-            labels=(),
-            persons=0,
-            state=self.base,
-            as_folded=None,
-            marks=(),
-            relabels=(),
-        )
-        for step in steps:
+        for step in self.steps[start:count]:
             session = session.folded(step)
         return session
 

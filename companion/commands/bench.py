@@ -24,8 +24,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--game-length",
         action="store_true",
-        help="only a press's CPU at step 10 and step 100,000 of a game, one after the other "
-        "and side by side (issue 31's flat cost; a few minutes under emulation)",
+        help="only a press's CPU at step 10 and step 100,000 of a game, both boxes pressed in "
+        "turn (issue 31's flat cost; a few minutes under emulation)",
     )
     p.set_defaults(func=main)
 

@@ -120,6 +120,9 @@ def _pen_units(text: str, size: int, face: str) -> int:
 # Pairs of characters whose pen steps are kept per size and face (a screen's texts use a few
 # hundred).
 PEN_PAIRS = 8192
+# (size, face) -> what each character adds to the pen's way after the one before it ("" first),
+# by the pair: filled as texts come (_pen_step).
+_PEN_STEPS: dict[tuple[int, str], dict[str, int]] = {}
 
 
 def least_width(text: str, size: int, face: str = "regular") -> int:
@@ -133,7 +136,7 @@ def least_width(text: str, size: int, face: str = "regular") -> int:
     chosen = font(size, face)
     if not text.strip() or getattr(chosen, "layout_engine", None) != LAYOUT:
         return 0
-    steps = _pen_steps(size, face)  # a dict per size: a press looks its line's pairs up there
+    steps = _PEN_STEPS.setdefault((size, face), {})  # a press looks its line's pairs up here
     units, before = 0, ""
     for char in text:
         pair = before + char
@@ -145,13 +148,6 @@ def least_width(text: str, size: int, face: str = "regular") -> int:
         units += step
         before = char
     return (units + 32) // 64  # FreeType's PIXEL(): where the pen stops, in whole pixels
-
-
-@lru_cache(maxsize=16)
-def _pen_steps(size: int, face: str) -> dict[str, int]:
-    """What each character adds to the pen's way after the one before it ("" first), by the
-    pair: filled as texts come (_pen_step)."""
-    return {}
 
 
 def _pen_step(before: str, char: str, size: int, face: str) -> int:

@@ -136,6 +136,10 @@ class Code:
 class Pairing:
     """The code on show (if any), the wrong tries and the paired phones' token hashes."""
 
+    # Which phones are paired is known here from the start (the phones' own process learns it
+    # from the box: phones_process.RemotePairing).
+    known = True
+
     def __init__(
         self,
         state_dir: Path,

@@ -86,7 +86,7 @@ class PhoneRoutes:
         if paired and self.server is not None and request.remote:
             self.server.book.mark_phone(request.remote)  # the phones' share of connections
         if path.startswith("/api/") and path != "/api/pair" and not paired:
-            if request.cookies.get(COOKIE) and not getattr(self.service.pairing, "known", True):
+            if request.cookies.get(COOKIE) and not self.service.pairing.known:
                 # the phones' own process before its link to the box first came up: whether
                 # this phone is paired is not known yet
                 raise _error(
