@@ -201,6 +201,32 @@ def test_a_game_screen_that_cannot_be_drawn_keeps_the_action_the_journal_took(
     assert restarted_public(tmp_path) == live
 
 
+def test_a_snapshot_the_faces_cannot_have_is_answered_as_a_screen(sim, caplog, monkeypatch) -> None:
+    """The faces' snapshot is drawn from the value too: a game's public state that raises
+    is a screen that cannot be drawn, and the notice reaches the faces all the same."""
+    box, face = sim
+    app = box.app
+    app.new_game("dice", {})
+    box.press("green")
+    real = DiceGame.public
+
+    def public(self: DiceGame, state: Any) -> Any:
+        if state.rolls == 2:
+            raise KeyError("a key the contract does not know")
+        return real(self, state)
+
+    monkeypatch.setattr(DiceGame, "public", public)
+    box.press("green")
+    assert folded(box) == played(box) == ["roll", "roll"]
+    notice_shown(box, face)
+    box.advance(10.0)
+    notice_shown(box, face)
+    assert len(tracebacks(caplog)) == 1
+    box.press("green")
+    assert len(face.seen[-1].state["history"]) == 3  # the third roll, on the faces
+    assert SAFE not in face.seen[-1].screen
+
+
 def test_undo_takes_the_table_out_of_a_game_screen_that_cannot_be_drawn(
     sim, caplog, monkeypatch
 ) -> None:

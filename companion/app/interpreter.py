@@ -214,6 +214,10 @@ class Interpreter:
             page = notice.pages(title, FAILED_NOTICE)[0]
             self.box = replace(self.box, toast=(page, Lights(RED)), toast_pages=())
         self._notice_up = self.box
+        self._draw_notice()
+
+    def _draw_notice(self) -> None:
+        """Draw the value a failure went back to, under its notice."""
         self._falling_back = True
         try:
             self.refresh()
@@ -234,8 +238,9 @@ class Interpreter:
             return
         up = self._notice_up
         if up is self.drawn and failed == replace(up, toast=None, toast_pages=()):
-            self.box = up  # the notice stays (on screen still) over a value that cannot be drawn
+            self.box = up  # the notice stays over a value that cannot be drawn
             self.failures += 1  # not an answered input, not a new failure either
+            self._draw_notice()  # (the OLED may have drawn it: only its snapshot raised)
             return
         log.exception("the screen could not be drawn; back to the last one that did")
         if self.drawn is not None and self.drawn_writes == self.writes:
@@ -452,6 +457,12 @@ class Interpreter:
         screen, lights = self.shown if self.shown else self.current()
         session = self.box.session
         size, pixels = Snapshot.pack(self.display.image)
+        try:  # first: one that raises hands nothing over (``refresh`` answers it)
+            state = self.public_state()
+        except Exception:
+            if not self._falling_back:
+                raise
+            state = None  # the failure's notice over a game whose public state cannot be made
         sounds, logs, rejected = tuple(self.sounds), tuple(self.logs), self.rejected
         self.sounds.clear()
         self.logs.clear()
@@ -468,7 +479,7 @@ class Interpreter:
             pattern=lights.pattern,
             sounds=sounds,
             log=logs,
-            state=self.public_state(),
+            state=state,
             reader=self.box.reader_status,
             rejected=rejected,
             view=screen,
