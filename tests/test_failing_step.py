@@ -21,6 +21,7 @@ from companion.core.config import Config, from_dict
 from companion.core.journal import fold, read_entries
 from companion.daemon import Daemon
 from companion.games.dice import DiceGame
+from companion.games.trapwords import TrapwordsGame
 from companion.hal.display import Display, open_device
 from companion.hal.pins import make_factory
 from companion.sim.box import SimulatedBox
@@ -199,6 +200,38 @@ def test_a_game_screen_that_cannot_be_drawn_keeps_the_action_the_journal_took(
     box.close()  # the power goes; the box starts again
     box.closed = True  # type: ignore[attr-defined]
     assert restarted_public(tmp_path) == live
+
+
+def test_a_timer_ticking_under_the_notice_is_not_a_failure_at_every_tick(
+    sim, caplog, monkeypatch
+) -> None:
+    """A running timer whose screen cannot be drawn ticks on under the notice (the ticks are
+    drawn: the notice is on top), which stays up, not a traceback per tick or per notice, until
+    the game draws again."""
+    box, face = sim
+    app = box.app
+    app.new_game("trapwords", {})
+    real = TrapwordsGame.view
+
+    def view(self: TrapwordsGame, state: Any) -> Any:
+        if state.timer.running:
+            raise ValueError("digits the font does not have")
+        return real(self, state)
+
+    monkeypatch.setattr(TrapwordsGame, "view", view)
+    box.press("green")  # the timer starts (journaled): its screen cannot be drawn
+    box.advance(10.0)  # ticks, and the notice's time runs out
+    notice_shown(box, face)
+    assert app.box.session.state.timer.running
+    assert len(tracebacks(caplog)) == 1
+    assert app.answering()
+    box.advance(60.0)  # the timer runs out: the game's screen draws again, the notice goes
+    assert not app.box.session.state.timer.running
+    assert SAFE not in app.display.lines
+    box.press("ok")  # answered: the next team's turn
+    assert SAFE not in app.display.lines
+    assert folded(box) == played(box)
+    assert len(tracebacks(caplog)) == 1
 
 
 def test_a_snapshot_the_faces_cannot_have_is_answered_as_a_screen(sim, caplog, monkeypatch) -> None:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from companion.app import events, view
 from companion.app.boxstate import BoxState
 from companion.app.dice_source import DiceSource
-from companion.app.draft import FAILED_NOTICE
+from companion.app.draft import FAILED_NOTICE, TOAST_SECONDS
 from companion.app.effects import (
     JOURNALED,
     DiceLeft,
@@ -114,7 +114,7 @@ class Interpreter:
     drawn_writes: int
     failures: int  # failures so far, and in a row (none answered since)
     in_a_row: int
-    _notice_up: BoxState | None  # the value the last failure's notice was put on
+    _notice_up: BoxState | None  # the value the last failure's notice was put over
     _falling_back: bool  # drawing the value a failure went back to
     _resume: Callable[[GameRecord], None]  # start.py: a game folded back
 
@@ -229,18 +229,26 @@ class Interpreter:
         last value that drew if the journal took nothing since (``KEPT``); else it holds an
         action that value lacks, and the box keeps the game as the journal has it with nothing
         over it (no menu, question or cards held: what is never journaled), as a start would.
-        Under the notice, like any value; the same value failing again as that notice goes,
-        nothing drawn between (the game's own screen cannot be drawn), keeps the notice up,
-        neither logged nor counted again. ``take`` sees the failure by ``failures``."""
+        Under the notice, like any value. The last value drawn failing as that notice goes
+        (it drew only under the notice: the game's own screen cannot be drawn, a timer may
+        tick on under it) keeps the notice up, neither logged nor counted again. ``take``
+        sees the failure by ``failures``."""
         failed = self.box
         if self._falling_back:  # the notice itself cannot be drawn: the screen stays as it is
             log.error("the failure's notice could not be drawn either")
             return
-        up = self._notice_up
-        if up is self.drawn and failed == replace(up, toast=None, toast_pages=()):
-            self.box = up  # the notice stays over a value that cannot be drawn
+        up, drawn = self._notice_up, self.drawn
+        if (
+            up is not None
+            and drawn is not None
+            and drawn.toast == up.toast
+            and failed == replace(drawn, toast=None, toast_pages=())
+        ):  # the last value drew only under the failure's notice, which just went
+            self.box = drawn  # the notice stays over a value that cannot be drawn
             self.failures += 1  # not an answered input, not a new failure either
             self._draw_notice()  # (the OLED may have drawn it: only its snapshot raised)
+            # and goes again in a moment, should play (a timer) have moved on to a screen
+            self.loop.call_later(TOAST_SECONDS, lambda: self.take(events.NoticeTurned()), "toast")
             return
         log.exception("the screen could not be drawn; back to the last one that did")
         if self.drawn is not None and self.drawn_writes == self.writes:
