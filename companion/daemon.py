@@ -82,7 +82,8 @@ class Daemon:
         self.phones.start()
 
     def _watchdog(self, interval: float) -> None:
-        self.notifier.watchdog(self.app.workers_alive())
+        # Tied to a loop that answers its inputs: one whose every input fails is not well.
+        self.notifier.watchdog(self.app.workers_alive(), self.app.answering())
         self.app.loop.call_later(interval, lambda: self._watchdog(interval), "watchdog")
 
     def _display_retry(self) -> None:

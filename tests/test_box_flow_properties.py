@@ -237,7 +237,8 @@ def _check_undo(before: BoxState, after: BoxState, world: World) -> None:
 
 def test_a_journal_entry_that_cannot_be_written_leaves_the_box_as_it_was(tmp_path: Path) -> None:
     """The entry is written before anything shows: when it cannot be, the value stays as it
-    was (the failure is fed back to the step as StorageFailed) and the error goes on."""
+    was (the failure is fed back to the step as StorageFailed) and the error goes on to
+    whoever fed the step; a press (``take``) is answered with the notice instead."""
     sim = _box(tmp_path)
     app = sim.app
     app.start()
@@ -250,9 +251,12 @@ def test_a_journal_entry_that_cannot_be_written_leaves_the_box_as_it_was(tmp_pat
     app.journal.action = full  # type: ignore[method-assign]
     try:
         with pytest.raises(OSError):
-            app.on_press("green", False)  # a roll
+            app.feed(Pressed("green"))  # a roll
         assert app.box == before
         assert not app.box.session.steps
+        app.on_press("green", False)
+        assert app.box.session == before.session
+        assert "the game is safe" in app.display.lines
     finally:
         del app.journal.action
         app.shutdown()

@@ -53,8 +53,8 @@ class Notifier:
     def stopping(self) -> None:
         self.statuses.append("stopping")
 
-    def watchdog(self, workers_alive: bool) -> bool:
-        return workers_alive
+    def watchdog(self, workers_alive: bool, answering: bool = True) -> bool:
+        return workers_alive and answering
 
     def watchdog_interval(self) -> float | None:
         return None

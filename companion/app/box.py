@@ -126,6 +126,13 @@ class App(Interpreter, Start):
         self.faces = Hub()  # the terminal, the web page, phones: each sees every refresh
         self.phones: Any = None  # the phones at the table, when a phone face is on (phones.py)
         self._swap_said: list[str] | None = None  # the storage's changes during a take-up
+        # A failing step or screen (interpreter.py: ``take``): where the box goes back to
+        self.writes = 0
+        self.drawn: BoxState | None = None
+        self.drawn_writes = 0
+        self.failures = self.in_a_row = 0
+        self._notice_up: BoxState | None = None
+        self._falling_back = False
 
     # --- the value, as the rest of the tree reads it ------------------------------------------
 
@@ -146,6 +153,9 @@ class App(Interpreter, Start):
         return self.box.reader_status
 
     # --- inputs, as the loop, replay and the faces give them ------------------------------------
+    # The table's inputs, a face's and the deadlines' go through ``take``: a failure is answered
+    # on the box (interpreter.py). Commands whose errors their caller answers (replay's ``do``,
+    # a phone's ask) go through ``feed`` and raise.
 
     def handle(self, event: LoopEvent) -> None:
         if isinstance(event, ButtonEdge):
@@ -153,7 +163,7 @@ class App(Interpreter, Start):
         elif isinstance(event, CardSeen):
             self._card_seen(event.uid, event.t)
         elif isinstance(event, ReaderStatus):
-            self.feed(events.ReaderSaid(event.text))
+            self.take(events.ReaderSaid(event.text))
 
     def _card_seen(self, uid: str, t: float) -> None:
         # The read's own time, not the handling time: a busy loop must not re-tap a resting card.
@@ -169,14 +179,14 @@ class App(Interpreter, Start):
             log.debug("card %s %s", who, what)
 
     def on_press(self, button: str, long: bool) -> None:
-        self.feed(events.Pressed(button, long))
+        self.take(events.Pressed(button, long))
 
     def remote_press(self, button: str, long: bool) -> None:
         """A press from the phones' remote: as the box's own, but pairing stays on the box."""
-        self.feed(events.Pressed(button, long, remote=True))
+        self.take(events.Pressed(button, long, remote=True))
 
     def on_tap(self, uid: str) -> None:
-        self.feed(events.Tapped(uid))
+        self.take(events.Tapped(uid))
 
     def new_game(self, name: str, raw_options: dict[str, str]) -> None:
         """Start a game; BadAction (unknown game or option) propagates to the caller."""
@@ -197,7 +207,7 @@ class App(Interpreter, Start):
 
     def notice(self, lines: tuple[str, ...]) -> None:
         """A notice from outside the app (a face: the phones' port, their file): loop thread."""
-        self.feed(events.ShowNotice(tuple(lines)))
+        self.take(events.ShowNotice(tuple(lines)))
 
     def open_game_menu(self) -> None:
         self.feed(events.OpenGameMenu(), draw=False)
@@ -215,7 +225,7 @@ class App(Interpreter, Start):
 
     def phones_changed(self, what: str) -> None:
         """From the web server's thread: a phone paired, or the code went void."""
-        self.loop.post(Call(lambda: self.feed(events.PhonesChanged(what))))
+        self.loop.post(Call(lambda: self.take(events.PhonesChanged(what))))
 
     # --- start and stop -----------------------------------------------------------------------
 

@@ -23,6 +23,9 @@ from companion.ui import notice
 from companion.ui.screen import RED, RGB, Lights
 
 TOAST_SECONDS = 2.5
+# What the box says when a step or its screen failed (interpreter.py: ``take``, ``refresh``):
+# it went back to a value that holds, and nothing the journal took is lost.
+FAILED_NOTICE = ("Something went wrong", "the game is safe")
 
 
 @frozen

@@ -175,6 +175,12 @@ class PhonesForgotten:
 
 
 @value
+class Failed:
+    """A step raised, or its screen could not be drawn: the interpreter put back a value that
+    holds (interpreter.py, ``take``); the box says so."""
+
+
+@value
 class StorageFailed:
     """A journal entry could not be written: the box was left as it was before the step (the
     error goes on to whoever fed the step). The seam where a lasting notice can go."""
@@ -246,6 +252,7 @@ Event = (
     | ResultKept
     | RecordsFailed
     | PhonesForgotten
+    | Failed
     | StorageFailed
     | StorageChanged
     | EnrolFailed

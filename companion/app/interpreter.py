@@ -6,6 +6,12 @@ effect is done, and published to the faces. An effect whose outcome the value ne
 with an event fed back at once (the journal's id of a new game, a result kept, an entry that
 could not be written).
 
+Inputs of the table, a face or a deadline come in through ``take``: a step that raises, or a
+screen that cannot be drawn, never leaves the box unresponsive (the value goes back to one
+that holds, a notice says so, the traceback is logged once, docs/architecture.md "A step or a
+screen that fails"). ``feed`` is the raw step, for callers that want its errors (replay's
+``do``, the phones' asks).
+
 A game taken up is folded back by the start's own ``_resume`` (start.py).
 """
 
@@ -13,11 +19,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from companion.app import events, view
 from companion.app.boxstate import BoxState
 from companion.app.dice_source import DiceSource
+from companion.app.draft import FAILED_NOTICE, TOAST_SECONDS
 from companion.app.effects import (
     JOURNALED,
     DiceLeft,
@@ -53,7 +61,8 @@ from companion.faces.hub import Hub
 from companion.faces.snapshot import Snapshot
 from companion.hal.lights import Led
 from companion.hal.sound import Sound as Buzzer
-from companion.ui.screen import Lights, Screen
+from companion.ui import notice
+from companion.ui.screen import RED, Lights, Screen
 
 if TYPE_CHECKING:
     from companion.hal.display import Display
@@ -62,6 +71,12 @@ if TYPE_CHECKING:
 log = logging.getLogger("companion.app")
 
 REDRAW_SECONDS = 0.5  # a frame that could not be drawn (no file handle left) is drawn again
+# Inputs failing one after another, none answered between them: the box is not well, and the
+# daemon stops the watchdog's pings so that systemd starts it again (the journal keeps the game).
+FAILURES_IN_A_ROW = 10
+# The effects that write what the value must agree with: a failing step or screen never takes
+# the value back past one of them (the journal's entries, a card enrolled).
+KEPT = (*JOURNALED, EnrolCard)
 
 
 class Interpreter:
@@ -93,6 +108,14 @@ class Interpreter:
     rejected: str | None
     _feeding: int
     _swap_said: list[str] | None
+    # what ``take`` and ``refresh`` keep to answer a failure (docs/architecture.md)
+    writes: int  # effects performed that wrote what the value must agree with (KEPT)
+    drawn: BoxState | None  # the last value that drew, and ``writes`` when it did
+    drawn_writes: int
+    failures: int  # failures so far, and in a row (none answered since)
+    in_a_row: int
+    _notice_up: BoxState | None  # the value the last failure's notice was put over
+    _falling_back: bool  # drawing the value a failure went back to
     _resume: Callable[[GameRecord], None]  # start.py: a game folded back
 
     def world(self) -> World:
@@ -118,6 +141,8 @@ class Interpreter:
         try:
             for effect in effects:
                 self._do(effect)
+                if isinstance(effect, KEPT):
+                    self.writes += 1
         except OSError as err:
             self._feeding -= 1
             if isinstance(effect, EnrolCard):  # a full or read-only card: the box as it was
@@ -146,6 +171,91 @@ class Interpreter:
             self._bound_journal()
         if draw:
             self.refresh()
+
+    def take(self, event: events.Event) -> None:
+        """An input of the table, a face's or a deadline's: one step, and a failure answered
+        instead of raised. The step raising (a bug in a handler: nothing of it performed, so
+        nothing journaled) puts the value back as it was before the event; an effect raising
+        after the journal took an entry of the step (``KEPT``) keeps the value the journal
+        holds. Either way the notice says so and the traceback is logged once. A screen that
+        cannot be drawn is answered by ``refresh``."""
+        before, writes, failures = self.box, self.writes, self.failures
+        try:
+            self.feed(event)
+        except Exception:
+            log.exception("%r failed; the box is back where it was", event)
+            if self.writes == writes:
+                self.box = before
+            self._answer_failure()
+            return
+        if self.failures == failures:
+            self.in_a_row = 0  # an input answered: the box is well
+
+    def answering(self) -> bool:
+        """Whether the box answers its inputs (the watchdog's pings go on only while it does):
+        not when FAILURES_IN_A_ROW inputs failed with none answered between them."""
+        return self.in_a_row < FAILURES_IN_A_ROW
+
+    def _answer_failure(self) -> None:
+        """The value is back where it holds: count the failure, put the notice over it, draw."""
+        self.failures += 1
+        self.in_a_row += 1
+        if self.in_a_row == FAILURES_IN_A_ROW:
+            log.error(
+                "%d inputs in a row failed: no more watchdog pings, so that the box is started "
+                "again (the journal keeps the game)",
+                self.in_a_row,
+            )
+        try:
+            self.feed(events.Failed(), draw=False)
+        except Exception:  # the step itself fails: the notice goes over the value as it is
+            log.debug("the failure's notice made by hand", exc_info=True)
+            title = self.box.session.rules.title if self.box.session else "Trap Companion"
+            page = notice.pages(title, FAILED_NOTICE)[0]
+            self.box = replace(self.box, toast=(page, Lights(RED)), toast_pages=())
+        self._notice_up = self.box
+        self._draw_notice()
+
+    def _draw_notice(self) -> None:
+        """Draw the value a failure went back to, under its notice."""
+        self._falling_back = True
+        try:
+            self.refresh()
+        finally:
+            self._falling_back = False
+
+    def _undrawable(self) -> None:
+        """The value's screen (or the faces' snapshot of it) raised: the box goes back to the
+        last value that drew if the journal took nothing since (``KEPT``); else it holds an
+        action that value lacks, and the box keeps the game as the journal has it with nothing
+        over it (no menu, question or cards held: what is never journaled), as a start would.
+        Under the notice, like any value. The last value drawn failing as that notice goes
+        (it drew only under the notice: the game's own screen cannot be drawn, a timer may
+        tick on under it) keeps the notice up, neither logged nor counted again. ``take``
+        sees the failure by ``failures``."""
+        failed = self.box
+        if self._falling_back:  # the notice itself cannot be drawn: the screen stays as it is
+            log.error("the failure's notice could not be drawn either")
+            return
+        up, drawn = self._notice_up, self.drawn
+        if (
+            up is not None
+            and drawn is not None
+            and drawn.toast == up.toast
+            and failed == replace(drawn, toast=None, toast_pages=())
+        ):  # the last value drew only under the failure's notice, which just went
+            self.box = drawn  # the notice stays over a value that cannot be drawn
+            self.failures += 1  # not an answered input, not a new failure either
+            self._draw_notice()  # (the OLED may have drawn it: only its snapshot raised)
+            # and goes again in a moment, should play (a timer) have moved on to a screen
+            self.loop.call_later(TOAST_SECONDS, lambda: self.take(events.NoticeTurned()), "toast")
+            return
+        log.exception("the screen could not be drawn; back to the last one that did")
+        if self.drawn is not None and self.drawn_writes == self.writes:
+            self.box = self.drawn
+        else:
+            self.box = bare(failed)
+        self._answer_failure()
 
     def _bound_journal(self) -> None:
         """The journal's bound, kept as the game goes (before the screen changes): once the
@@ -186,7 +296,7 @@ class Interpreter:
             self.rejected = effect.reason
         elif isinstance(effect, Wake):
             event = effect.event
-            self.loop.call_at(effect.due, lambda: self.feed(event), effect.key)
+            self.loop.call_at(effect.due, lambda: self.take(event), effect.key)
         elif isinstance(effect, Unwake):
             if effect.prefix:
                 self.loop.cancel_prefix(effect.key)
@@ -202,7 +312,7 @@ class Interpreter:
             self.phones.pairing.new_code()
             deadline = self.phones.pairing.code_deadline()
             if deadline is not None:  # the screen says so the moment the code runs out
-                self.loop.call_at(deadline, lambda: self.feed(events.Redraw()), "phones-code")
+                self.loop.call_at(deadline, lambda: self.take(events.Redraw()), "phones-code")
         elif isinstance(effect, EndPairingCode):
             self.phones.pairing.end_code()
         elif isinstance(effect, ForgetPhones):
@@ -287,7 +397,7 @@ class Interpreter:
             self._swap_said.append(condition)
             return
         event = events.StorageChanged(condition)
-        self.loop.call_later(0.0, lambda: self.feed(event), "storage-notice")
+        self.loop.call_later(0.0, lambda: self.take(event), "storage-notice")
 
     def game_time(self) -> float:
         """The clock as games see it: continuous across restarts of the daemon."""
@@ -314,23 +424,31 @@ class Interpreter:
         return view.public_state(self.box)
 
     def refresh(self) -> None:
-        screen, lights = view.current(self.box)
-        if self.shown is None or self.shown[0] != screen:
-            try:
-                self.display.show(screen)
-            except OSError as err:  # the process out of file handles, say: never lose a frame
-                self._redraw_later(err)
-                return
-        if self.draw_failed:
-            self.draw_failed = False
-            self.loop.cancel("redraw")
-            log.info("the screen is drawn again")
-        self.led.show(lights)
-        self.shown = (screen, lights)
-        for hook in self.on_refresh:
-            hook()
-        if self.faces:  # no face, no snapshot: the box alone pays nothing more
-            self.faces.publish(self.snapshot)
+        """Draw the value: the OLED, the LED, the faces. A display that cannot take the frame
+        now (OSError: no file handle left) is tried again (``_redraw_later``); a value whose
+        screen or snapshot raises is answered (``_undrawable``)."""
+        try:
+            screen, lights = view.current(self.box)
+            if self.shown is None or self.shown[0] != screen:
+                try:
+                    self.display.show(screen)
+                except OSError as err:  # the process out of file handles, say: never lose a frame
+                    self._redraw_later(err)
+                    return
+            if self.draw_failed:
+                self.draw_failed = False
+                self.loop.cancel("redraw")
+                log.info("the screen is drawn again")
+            self.led.show(lights)
+            self.shown = (screen, lights)
+            for hook in self.on_refresh:
+                hook()
+            if self.faces:  # no face, no snapshot: the box alone pays nothing more
+                self.faces.publish(self.snapshot)
+        except Exception:
+            self._undrawable()
+            return
+        self.drawn, self.drawn_writes = self.box, self.writes
 
     def _redraw_later(self, err: OSError) -> None:
         """The frame could not be drawn: draw it again on a deadline (the loop's clock) until
@@ -347,6 +465,12 @@ class Interpreter:
         screen, lights = self.shown if self.shown else self.current()
         session = self.box.session
         size, pixels = Snapshot.pack(self.display.image)
+        try:  # first: one that raises hands nothing over (``refresh`` answers it)
+            state = self.public_state()
+        except Exception:
+            if not self._falling_back:
+                raise
+            state = None  # the failure's notice over a game whose public state cannot be made
         sounds, logs, rejected = tuple(self.sounds), tuple(self.logs), self.rejected
         self.sounds.clear()
         self.logs.clear()
@@ -363,8 +487,19 @@ class Interpreter:
             pattern=lights.pattern,
             sounds=sounds,
             log=logs,
-            state=self.public_state(),
+            state=state,
             reader=self.box.reader_status,
             rejected=rejected,
             view=screen,
         )
+
+
+def bare(box: BoxState) -> BoxState:
+    """The value with nothing over its game: the game as the journal holds it, without what is
+    never journaled (the menu, a question of play, the cards held for it, a notice)."""
+    return BoxState(
+        session=box.session,
+        table_dice=box.table_dice,
+        reader_status=box.reader_status,
+        storage=box.storage,
+    )

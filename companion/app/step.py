@@ -21,12 +21,13 @@ import logging
 
 from companion.app import box_menus, cards, menu_flow, phones, play
 from companion.app.boxstate import BoxState
-from companion.app.draft import TOAST_SECONDS, Draft, World
+from companion.app.draft import FAILED_NOTICE, TOAST_SECONDS, Draft, World
 from companion.app.effects import Effect
 from companion.app.events import (
     EnrolCopies,
     EnrolFailed,
     Event,
+    Failed,
     GameJournaled,
     NewGame,
     NoticeTurned,
@@ -118,6 +119,9 @@ def _take(d: Draft, event: Event) -> None:
         play.result_kept(d, event.result)
     elif isinstance(event, RecordsFailed):
         d.toast_up(("Records not saved", "see log"), RED)
+    elif isinstance(event, Failed):
+        d.play("error")
+        d.toast_up(FAILED_NOTICE, RED)
     elif isinstance(event, StorageFailed):
         d.log(logging.ERROR, f"journal not written: {event.error}")
     elif isinstance(event, StorageChanged):

@@ -114,9 +114,8 @@ class Display:
         """Render ``screen`` and send it; True when the panel took it."""
         # Only the areas that changed are drawn again (the title and footer mostly stay).
         since = (self.screen, self.image) if self.screen and self.image else None
-        self.screen = screen
-        self.lines = screen.text_lines()
-        self.image = render(screen, *self._size(), since=since)
+        image = render(screen, *self._size(), since=since)  # a screen that raises changes nothing
+        self.screen, self.lines, self.image = screen, screen.text_lines(), image
         took = self._send()
         if self.on_frame is not None:
             self.on_frame(self.image)

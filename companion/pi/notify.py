@@ -1,8 +1,9 @@
 """Telling systemd how the box is doing (Type=notify), through sdnotify.
 
 The watchdog is the point: systemd restarts the service when WATCHDOG=1 stops arriving, so the
-main loop only sends it while every worker thread (buttons, reader) is alive. A daemon whose
-reader thread died then gets restarted instead of looking "active" forever.
+main loop only sends it while every worker thread (buttons, reader) is alive and the box answers
+its inputs (companion/app/interpreter.py: ``answering``). A daemon whose reader thread died, or
+whose every input fails, then gets restarted instead of looking "active" forever.
 Outside systemd (no NOTIFY_SOCKET) every call does nothing.
 """
 
@@ -47,8 +48,11 @@ class Notifier:
     def stopping(self) -> None:
         self._send("STOPPING=1")
 
-    def watchdog(self, workers_alive: bool) -> bool:
-        """Pet the watchdog if every worker is alive; return whether it was petted."""
+    def watchdog(self, workers_alive: bool, answering: bool = True) -> bool:
+        """Pet the watchdog if every worker is alive and the loop answers its inputs (the app
+        says why when it does not); return whether it was petted."""
+        if not answering:
+            return False
         if not workers_alive:
             if not self._warned_dead and self.enabled:
                 log.error("a worker thread has stopped: no watchdog ping, systemd will restart")
