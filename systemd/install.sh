@@ -93,6 +93,8 @@ done
 parse_root ${args[@]+"${args[@]}"}
 if [ "$SYSTEM" = 0 ]; then
     say "Installing files under $ROOT only (no packages, user, venv or systemctl)."
+else
+    take_lock install.sh  # an update, a rollback or another install running: exit 4, untouched
 fi
 BUNDLE_PY=$REPO/companion/release/bundle.py
 
@@ -218,8 +220,14 @@ if [ "$SYSTEM" = 0 ]; then
     install -m 0644 "$REPO"/firmware/*.txt "$REPO"/firmware/models.toml "$share/"
 fi
 install -m 0644 "$REPO/docs/raspberry-pi.md" "$ROOT$PREFIX/docs/raspberry-pi.md"
-# The uninstaller, for a box installed from a bundle (no clone): sudo bash $PREFIX/uninstall.sh
-install -m 0644 "$REPO/systemd/uninstall.sh" "$REPO/systemd/common.sh" "$ROOT$PREFIX/"
+# The uninstaller, where it outlives the program (a box from a bundle has no clone, and an
+# uninstall that keeps the data removes $PREFIX): sudo trap-companion-uninstall [--purge]
+mkdir -p "$ROOT$KEEP_DIR" "$ROOT$(dirname "$UNINSTALLER")"
+install -m 0755 "$REPO/systemd/uninstall.sh" "$ROOT$KEEP_DIR/uninstall.sh"
+install -m 0644 "$REPO/systemd/common.sh" "$ROOT$KEEP_DIR/common.sh"
+ln -sfn "$KEEP_DIR/uninstall.sh" "$ROOT$UNINSTALLER"
+rm -f "$ROOT$PREFIX/uninstall.sh" "$ROOT$PREFIX/common.sh"  # where installs before kept it
+say "$UNINSTALLER: the uninstaller (--purge: the config, cards and journal too)"
 ln -sfn "$VENV/bin/$NAME" "$ROOT$LINK"
 say "$LINK -> $VENV/bin/$NAME"
 
@@ -311,7 +319,7 @@ cat <<EOF
 
 Trap Companion is installed.
   config:  $ETC/config.toml     (pins, display, reader; check it: $NAME config check $ETC/config.toml)
-  data:    $STATE   (cards and journal; kept by 'make uninstall')
+  data:    $STATE   (cards and journal; kept by 'sudo $NAME-uninstall', not --purge)
   logs:    journalctl -u $NAME -f
 EOF
 if [ "$reboot_needed" = 1 ]; then

@@ -111,7 +111,8 @@ def test_update_while_an_update_runs(capsys, tmp_path):
     with lock.held():
         status, said = run(capsys, "update", "--rollback", "--opt-dir", str(root))
     assert status == UPDATE_RUNNING == 4
-    assert said.startswith("trap-companion: another update is running") and "\n" not in said
+    assert said.startswith("trap-companion: another install or update is running")
+    assert "\n" not in said
     assert Layout(root).current == "0.2"
 
 
@@ -131,8 +132,8 @@ def test_another_update_in_another_process_is_named_by_its_pid(capsys, tmp_path)
         holder.communicate("", timeout=30)
     assert (status, said) == (
         4,
-        f"trap-companion: another update is running (process {holder.pid} holds "
-        f"{lock.LOCK_FILE}): wait for it to end",
+        f"trap-companion: another install or update is running (process {holder.pid} (update) "
+        f"holds {lock.LOCK_FILE}): wait for it to end",
     )
     assert Layout(root).current == "0.2"
     with lock.held():  # free again once the other ended: Busy otherwise
@@ -143,7 +144,7 @@ HOLD_THE_LOCK = """
 import sys
 from pathlib import Path
 from companion.release import lock
-with lock.held(Path(sys.argv[1])):
+with lock.held(Path(sys.argv[1]), what="update"):
     print("held", flush=True)
     sys.stdin.read()
 """
@@ -169,7 +170,7 @@ def test_another_update_and_a_newer_format_have_statuses_of_their_own():
 @pytest.mark.parametrize("doc", ["README.md", "docs/raspberry-pi.md"])
 def test_the_docs_give_each_its_own_status(doc):
     text = " ".join((ROOT / doc).read_text().split())
-    assert f"{UPDATE_RUNNING} another update is running" in text
+    assert f"{UPDATE_RUNNING} another install or update is running" in text
     assert "75 another update is running" not in text
     assert "for `update`: another update is running" not in text
 
