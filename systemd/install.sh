@@ -206,8 +206,10 @@ if [ "$SYSTEM" = 1 ]; then
         rm -rf "$LEGACY_VENV"
         say "removed the venv of the install before releases ($LEGACY_VENV)"
     fi
-    "$VENV/bin/python" -c 'import lgpio' 2>/dev/null ||
+    # Only a Pi needs lgpio (gpiozero's backend there); elsewhere mock pins do without it.
+    if [ -n "${model_text:-}$MODEL" ] && ! "$VENV/bin/python" -c 'import lgpio' 2>/dev/null; then
         say "warning: the venv cannot import lgpio; is python3-lgpio installed?" >&2
+    fi
 fi
 
 # 4. Files: boot-configuration data for `trap-companion firmware`, the guide, the command link.
@@ -306,8 +308,11 @@ if [ -d "$SYSTEMD_RUNNING" ]; then
     systemctl enable "$NAME.service"
     # Phones off: their own unit stops (a restart of the box's unit does not stop it).
     [ "$phones_on" = 1 ] || systemctl stop "$NAME-phones.service" 2>/dev/null || true
-    if [ "${NO_START:-0}" != 1 ]; then
-        systemctl restart "$NAME.service"
+    if [ "${NO_START:-0}" != 1 ] && ! systemctl restart "$NAME.service" 2>/dev/null; then
+        # Installed all the same: say why it does not run, and go on to the next steps.
+        why=$(journalctl -u "$NAME.service" -n 1 -o cat --no-pager 2>/dev/null | tail -n 1)
+        start_failed=${why:-see journalctl -u $NAME}
+        start_status=$(systemctl show -p ExecMainStatus --value "$NAME.service" 2>/dev/null || true)
     fi
 else
     SYSTEMD_OFFLINE=1 systemctl enable "$NAME.service"
@@ -315,6 +320,14 @@ else
     say "starts at the next boot."
 fi
 
+if [ -n "${start_failed:-}" ]; then
+    say ""
+    say "The service did not start: $start_failed"
+    if [ "${start_status:-}" = 69 ]; then  # HardwareError: no GPIO library here
+        say "Off a Pi (no GPIO), set pin_factory = \"mock\" in $ETC/config.toml."
+    fi
+    say "Then: sudo systemctl restart $NAME (journalctl -u $NAME says more)."
+fi
 cat <<EOF
 
 Trap Companion is installed.

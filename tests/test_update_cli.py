@@ -229,3 +229,40 @@ def test_an_update_killed_mid_trial_is_undone_before_the_next_one(capsys, tmp_pa
     assert "an earlier update did not finish: update to 0.3 failed" in said
     assert layout.current == "0.2" and trials.read(layout) is None
     assert status == 1  # then going back to 0.1 by hand: 0.1 did not start, so still on 0.2
+
+
+def test_a_bundle_for_another_cpu_is_refused_before_anything_is_touched(
+    capsys, tmp_path, monkeypatch
+):
+    """Issue 45 point 4: the fit is checked first; before, it said "building it beside" and
+    pruned the releases beyond the two, then refused with 66."""
+
+    class WrongBox(BundleError):
+        status = 66
+
+    def check_fits(manifest, python):
+        raise WrongBox(
+            "this bundle is for arm64 with Python 3.11; this box is amd64 with Python 3.11: "
+            "take trap-companion-0.4-amd64-py311.tar"
+        )
+
+    module = types.SimpleNamespace(
+        BundleError=BundleError,
+        InstallError=OSError,
+        WrongBox=WrongBox,
+        check_bundle=lambda path: types.SimpleNamespace(version="0.4"),
+        check_fits=check_fits,
+    )
+    monkeypatch.setitem(sys.modules, "companion.release.bundle", module)
+    monkeypatch.setattr(companion.release, "bundle", module, raising=False)
+    root = box(tmp_path, "0.1", "0.2", "0.3")  # 0.1: a leftover an update would prune
+    bundle = tmp_path / "trap-companion-0.4-arm64-py311.tar"
+    bundle.write_text("x")
+    before = sorted(str(p.relative_to(root)) for p in root.rglob("*"))
+    status, said = run(capsys, "update", str(bundle), "--opt-dir", str(root))
+    assert status == 66
+    assert said == (
+        "trap-companion: this bundle is for arm64 with Python 3.11; this box is amd64 with "
+        "Python 3.11: take trap-companion-0.4-amd64-py311.tar"
+    )
+    assert sorted(str(p.relative_to(root)) for p in root.rglob("*")) == before

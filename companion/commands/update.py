@@ -190,7 +190,9 @@ def _update(
     try:
         manifest = bundles.check_bundle(bundle)
         version = manifest.version
-    except bundles.BundleError as err:
+        if version != running:  # the fit first: another CPU's bundle touches nothing
+            bundles.check_fits(manifest, "python3")
+    except (bundles.BundleError, bundles.InstallError) as err:
         raise _status(err) from None
     if version == running:
         _say(f"already running {version}: nothing to do")
