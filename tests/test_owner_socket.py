@@ -233,7 +233,7 @@ def test_a_user_the_socket_refuses_is_told_to_use_sudo(tmp_path):
     finally:
         listener.close()
     assert proc.returncode == 77, proc.stderr
-    assert "only root and its group" in proc.stderr and "sudo" in proc.stderr
+    assert "only root and the group 12345 may ask it" in proc.stderr and "sudo" in proc.stderr
     assert not (tmp_path / "state" / "cards.toml").exists()
 
 
@@ -322,3 +322,15 @@ def test_a_registry_it_may_not_read_is_never_written_over(tmp_path, monkeypatch)
     assert cards.read_text() == REGISTRY
     monkeypatch.undo()  # given back: read at once
     assert registry.lookup("04A1B2C4").name == "Echo"
+
+
+@needs_setpriv
+def test_the_owner_without_sudo_on_a_stopped_box_is_told_to_use_sudo(open_dir):
+    config = box_config(open_dir)
+    (open_dir / "state").chmod(0o750)  # root's, as the service's is to the owner
+    env = {**os.environ, protocol.SOCKET_VARIABLE: str(open_dir / "none.sock")}
+    as_nobody = ("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups")
+    proc = _cards(config, env, "forget", "04A1B2C4", prefix=as_nobody)
+    assert proc.returncode == 77, proc.stderr
+    assert "not writable (Permission denied)" in proc.stderr
+    assert proc.stderr.rstrip().endswith("run the command with sudo")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 
 from companion.commands._common import (
     add_config_arg,
@@ -11,7 +12,13 @@ from companion.commands._common import (
     with_state_dir,
 )
 from companion.core.registry import Card, Registry
-from companion.errors import CompanionError, PermissionDenied, StateDirError, UsageError
+from companion.errors import (
+    CompanionError,
+    ConfigError,
+    PermissionDenied,
+    StateDirError,
+    UsageError,
+)
 from companion.games import registry as games
 from companion.owner import client, verbs
 from companion.owner.privilege import become_owner_of
@@ -67,7 +74,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _registry(args: argparse.Namespace, write: bool = True) -> tuple[Registry, str]:
     """The registry the command works on itself (the box is not running, or it is not the
     box's): as root, the state directory's owner's (privilege.py)."""
-    config = with_state_dir(load_config(args), args, sim=args.sim, write=write)
+    try:
+        config = with_state_dir(load_config(args), args, sim=args.sim, write=write)
+    except (StateDirError, ConfigError) as err:  # (a config's state.dir: the same)
+        if _the_box(args) and os.geteuid() != 0 and "Permission denied" in str(err):
+            raise PermissionDenied(
+                f"{err}: the box's cards are its service's; run the command with sudo"
+            ) from None
+        raise
     state_dir = config.state_dir()
     if write:
         become_owner_of(state_dir)

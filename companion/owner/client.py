@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import os
 import socket
 from pathlib import Path
 from typing import Any
@@ -21,6 +23,20 @@ class Unanswered(Exception):
     """The box took the request but the link broke before its answer."""
 
 
+def _group_of(path: Path) -> str:
+    """The socket's group by name (the service's), as far as a look tells."""
+    import grp
+
+    try:
+        gid = os.stat(path).st_gid
+    except OSError:
+        return "of the service"
+    try:
+        return grp.getgrgid(gid).gr_name
+    except KeyError:
+        return str(gid)
+
+
 def ask(request: dict[str, Any], path: Path | None = None) -> dict[str, Any]:
     """The running box's answer to ``request``; NotRunning when no box listens there,
     PermissionDenied (77) when this user may not ask it."""
@@ -34,14 +50,16 @@ def ask(request: dict[str, Any], path: Path | None = None) -> dict[str, Any]:
             raise NotRunning(str(path)) from None
         except PermissionError as err:
             raise PermissionDenied(
-                f"the box is running and only root and its group may change its cards "
+                f"the box is running, and only root and the group {_group_of(path)} may ask it "
                 f"({path}: {err.strerror}): run the command with sudo"
             ) from None
         except OSError as err:
             if err.errno in (errno.ENOENT, errno.ECONNREFUSED):
                 raise NotRunning(str(path)) from None
             raise
-        conn.sendall(protocol.encode({"v": protocol.VERSION, **request}))
+        # The box may refuse before it reads: its answer waits to be read all the same.
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            conn.sendall(protocol.encode({"v": protocol.VERSION, **request}))
         data = b""
         while b"\n" not in data:
             chunk = conn.recv(65536)
