@@ -24,12 +24,17 @@ class Unanswered(Exception):
 
 
 def _group_of(path: Path) -> str:
-    """The socket's group by name (the service's), as far as a look tells."""
+    """The socket's group by name (the service's): its own, or its folder's where the folder
+    keeps this user from looking inside."""
     import grp
 
-    try:
-        gid = os.stat(path).st_gid
-    except OSError:
+    for where in (path, path.parent):
+        try:
+            gid = os.stat(where).st_gid
+            break
+        except OSError:
+            continue
+    else:
         return "of the service"
     try:
         return grp.getgrgid(gid).gr_name
