@@ -308,9 +308,11 @@ if [ -d "$SYSTEMD_RUNNING" ]; then
     systemctl enable "$NAME.service"
     # Phones off: their own unit stops (a restart of the box's unit does not stop it).
     [ "$phones_on" = 1 ] || systemctl stop "$NAME-phones.service" 2>/dev/null || true
+    since=$(date '+%Y-%m-%d %H:%M:%S')
     if [ "${NO_START:-0}" != 1 ] && ! systemctl restart "$NAME.service" 2>/dev/null; then
-        # Installed all the same: say why it does not run, and go on to the next steps.
-        why=$(journalctl -u "$NAME.service" -n 1 -o cat --no-pager 2>/dev/null | tail -n 1)
+        # Installed all the same: say why it does not run (the box's own last line, not
+        # systemd's), and go on to the next steps.
+        why=$(journalctl -t "$NAME" --since "$since" -n 1 -o cat --no-pager 2>/dev/null | tail -n 1)
         start_failed=${why:-see journalctl -u $NAME}
         start_status=$(systemctl show -p ExecMainStatus --value "$NAME.service" 2>/dev/null || true)
     fi

@@ -960,7 +960,12 @@ class Systest:
             timeout=600,
         )
         said = proc.stdout + proc.stderr
-        wanted = ("The service did not start", 'pin_factory = "mock"', "is installed", "Next:")
+        wanted = (
+            "The service did not start: trap-companion: hardware.pin_factory = 'auto': no GPIO",
+            'pin_factory = "mock"',
+            "is installed",
+            "Next:",
+        )
         missing = [words for words in wanted if words not in said]
         if proc.returncode != 0 or missing:
             raise StepFailed(
