@@ -308,11 +308,17 @@ if [ -d "$SYSTEMD_RUNNING" ]; then
     systemctl enable "$NAME.service"
     # Phones off: their own unit stops (a restart of the box's unit does not stop it).
     [ "$phones_on" = 1 ] || systemctl stop "$NAME-phones.service" 2>/dev/null || true
-    since=$(date '+%Y-%m-%d %H:%M:%S')
     if [ "${NO_START:-0}" != 1 ] && ! systemctl restart "$NAME.service" 2>/dev/null; then
-        # Installed all the same: say why it does not run (the box's own last line, not
-        # systemd's), and go on to the next steps.
-        why=$(journalctl -t "$NAME" --since "$since" -n 1 -o cat --no-pager 2>/dev/null | tail -n 1)
+        # Installed all the same: say why it does not run (the failed process's own last line,
+        # not systemd's; journald may take a moment to have it), and go on to the next steps.
+        pid=$(systemctl show -p ExecMainPID --value "$NAME.service" 2>/dev/null || true)
+        why=
+        for _ in 1 2 3 4 5 6 7 8 9 10; do
+            case $pid in '' | 0 | *[!0-9]*) break ;; esac
+            why=$(journalctl _PID="$pid" -o cat --no-pager 2>/dev/null | tail -n 1)
+            [ -z "$why" ] || break
+            sleep 0.3
+        done
         start_failed=${why:-see journalctl -u $NAME}
         start_status=$(systemctl show -p ExecMainStatus --value "$NAME.service" 2>/dev/null || true)
     fi
