@@ -28,6 +28,17 @@ COMMANDS = (
 )
 
 
+class _Version(argparse.Action):
+    """--version: the installed release's version (its wheel's metadata, "0.4.0+gda8f72aa"),
+    looked up only when asked: every start need not read the metadata."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        from companion.release.about import program_version
+
+        print(f"{parser.prog} {program_version(__version__)}")
+        parser.exit()
+
+
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """Every command's parser; with ``argv`` naming a command, that command's alone: each
     command's module imports what its defaults and choices need (the simulator's displays,
@@ -36,7 +47,9 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         prog="trap-companion",
         description="Trap Companion: dice, timers and bookkeeping for trap board games.",
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument(
+        "--version", action=_Version, nargs=0, help="show the program's version and exit"
+    )
     parser.add_argument(
         "-v", "--verbose", action="store_true", help="log debug messages to standard error"
     )

@@ -60,6 +60,7 @@ class Daemon:
         )
         self._status = ""
         self.phones: Any = None  # companion.web.phones.PhoneService, only when enabled
+        self.owner: Any = None  # companion.owner.server.OwnerSocket, where there is a place
 
     def start_phones(self) -> None:
         """The phones at the table, only when the config turns them on: otherwise nothing
@@ -80,6 +81,24 @@ class Daemon:
             link_path=Path(link) if link else None,
         )
         self.phones.start()
+
+    def start_owner(self) -> None:
+        """The owner's commands (`trap-companion cards ...`) ask the box over a socket in its
+        runtime directory (the unit's RuntimeDirectory=, or the path the environment names):
+        the box stays the only writer of its state. No such directory (a laptop), no socket."""
+        from companion.owner import protocol
+        from companion.owner.server import OwnerSocket
+
+        path = protocol.socket_path()
+        if not path.parent.is_dir():
+            return
+        owner = OwnerSocket(self.app, path)
+        try:
+            owner.start()
+        except OSError as err:
+            log.warning("owner's commands: cannot listen on %s (%s)", path, err.strerror or err)
+            return
+        self.owner = owner
 
     def _watchdog(self, interval: float) -> None:
         # Tied to a loop that answers its inputs: one whose every input fails is not well.
@@ -133,10 +152,13 @@ class Daemon:
             with relay:
                 self.ready()
                 self.start_phones()  # after READY: the games first, the phones a moment later
+                self.start_owner()
                 stop = loop.run()
                 log.info("stopping (%s)", stop.reason)
                 self.notifier.stopping()
         finally:
+            if self.owner is not None:
+                self.owner.stop()
             if self.phones is not None:
                 self.phones.stop()
             app.shutdown()

@@ -93,6 +93,8 @@ done
 parse_root ${args[@]+"${args[@]}"}
 if [ "$SYSTEM" = 0 ]; then
     say "Installing files under $ROOT only (no packages, user, venv or systemctl)."
+else
+    take_lock install.sh  # an update, a rollback or another install running: exit 4, untouched
 fi
 BUNDLE_PY=$REPO/companion/release/bundle.py
 
@@ -204,8 +206,10 @@ if [ "$SYSTEM" = 1 ]; then
         rm -rf "$LEGACY_VENV"
         say "removed the venv of the install before releases ($LEGACY_VENV)"
     fi
-    "$VENV/bin/python" -c 'import lgpio' 2>/dev/null ||
+    # Only a Pi needs lgpio (gpiozero's backend there); elsewhere mock pins do without it.
+    if [ -n "${model_text:-}$MODEL" ] && ! "$VENV/bin/python" -c 'import lgpio' 2>/dev/null; then
         say "warning: the venv cannot import lgpio; is python3-lgpio installed?" >&2
+    fi
 fi
 
 # 4. Files: boot-configuration data for `trap-companion firmware`, the guide, the command link.
@@ -218,8 +222,14 @@ if [ "$SYSTEM" = 0 ]; then
     install -m 0644 "$REPO"/firmware/*.txt "$REPO"/firmware/models.toml "$share/"
 fi
 install -m 0644 "$REPO/docs/raspberry-pi.md" "$ROOT$PREFIX/docs/raspberry-pi.md"
-# The uninstaller, for a box installed from a bundle (no clone): sudo bash $PREFIX/uninstall.sh
-install -m 0644 "$REPO/systemd/uninstall.sh" "$REPO/systemd/common.sh" "$ROOT$PREFIX/"
+# The uninstaller, where it outlives the program (a box from a bundle has no clone, and an
+# uninstall that keeps the data removes $PREFIX): sudo trap-companion-uninstall [--purge]
+mkdir -p "$ROOT$KEEP_DIR" "$ROOT$(dirname "$UNINSTALLER")"
+install -m 0755 "$REPO/systemd/uninstall.sh" "$ROOT$KEEP_DIR/uninstall.sh"
+install -m 0644 "$REPO/systemd/common.sh" "$ROOT$KEEP_DIR/common.sh"
+ln -sfn "$KEEP_DIR/uninstall.sh" "$ROOT$UNINSTALLER"
+rm -f "$ROOT$PREFIX/uninstall.sh" "$ROOT$PREFIX/common.sh"  # where installs before kept it
+say "$UNINSTALLER: the uninstaller (--purge: the config, cards and journal too)"
 ln -sfn "$VENV/bin/$NAME" "$ROOT$LINK"
 say "$LINK -> $VENV/bin/$NAME"
 
@@ -298,8 +308,19 @@ if [ -d "$SYSTEMD_RUNNING" ]; then
     systemctl enable "$NAME.service"
     # Phones off: their own unit stops (a restart of the box's unit does not stop it).
     [ "$phones_on" = 1 ] || systemctl stop "$NAME-phones.service" 2>/dev/null || true
-    if [ "${NO_START:-0}" != 1 ]; then
-        systemctl restart "$NAME.service"
+    if [ "${NO_START:-0}" != 1 ] && ! systemctl restart "$NAME.service" 2>/dev/null; then
+        # Installed all the same: say why it does not run (the failed process's own last line,
+        # not systemd's; journald may take a moment to have it), and go on to the next steps.
+        pid=$(systemctl show -p ExecMainPID --value "$NAME.service" 2>/dev/null || true)
+        why=
+        for _ in 1 2 3 4 5 6 7 8 9 10; do
+            case $pid in '' | 0 | *[!0-9]*) break ;; esac
+            why=$(journalctl _PID="$pid" -o cat --no-pager 2>/dev/null | tail -n 1)
+            [ -z "$why" ] || break
+            sleep 0.3
+        done
+        start_failed=${why:-see journalctl -u $NAME}
+        start_status=$(systemctl show -p ExecMainStatus --value "$NAME.service" 2>/dev/null || true)
     fi
 else
     SYSTEMD_OFFLINE=1 systemctl enable "$NAME.service"
@@ -307,11 +328,19 @@ else
     say "starts at the next boot."
 fi
 
+if [ -n "${start_failed:-}" ]; then
+    say ""
+    say "The service did not start: $start_failed"
+    if [ "${start_status:-}" = 69 ]; then  # HardwareError: no GPIO library here
+        say "Off a Pi (no GPIO), set pin_factory = \"mock\" in $ETC/config.toml."
+    fi
+    say "Then: sudo systemctl restart $NAME (journalctl -u $NAME says more)."
+fi
 cat <<EOF
 
 Trap Companion is installed.
   config:  $ETC/config.toml     (pins, display, reader; check it: $NAME config check $ETC/config.toml)
-  data:    $STATE   (cards and journal; kept by 'make uninstall')
+  data:    $STATE   (cards and journal; kept by 'sudo $NAME-uninstall', not --purge)
   logs:    journalctl -u $NAME -f
 EOF
 if [ "$reboot_needed" = 1 ]; then

@@ -95,6 +95,24 @@ def test_the_bootstrap_is_valid_sh_and_says_how_to_run_it(tmp_path: Path) -> Non
     assert proc.returncode == 66
 
 
+def test_the_bootstrap_takes_the_newest_of_several_bundles_and_says_so(tmp_path: Path) -> None:
+    """The guide's glob in a folder with two bundles (issue 45 point 4): the newest version is
+    installed, named; before, the second file went to install.sh as an unknown argument."""
+    script = tmp_path / "install.sh"
+    script.write_text(build.BOOTSTRAP)
+    old = tmp_path / "trap-companion-0.9.0+gaaaa-arm64-py311.tar"
+    new = tmp_path / "trap-companion-0.10.0+gbbbb-arm64-py311.tar"
+    for path in (old, new):
+        path.write_bytes(b"not really a bundle")
+    proc = subprocess.run(
+        ["sh", str(script), str(new), str(old)], capture_output=True, text=True, cwd=tmp_path
+    )
+    said = proc.stderr
+    assert f"2 bundles given ({new} {old}): installing the newest, {new}" in said
+    if proc.returncode != 1:  # as root: the newest is the one opened (and refused: no bundle)
+        assert proc.returncode == 65 and f"install.sh: {new}: damaged" in said
+
+
 def test_a_bundle_file_is_the_same_bytes_for_the_same_contents(tmp_path: Path) -> None:
     wheel = tmp_path / "trap_companion-0.3.1+gabc-py3-none-any.whl"
     wheel.write_bytes(b"wheel")

@@ -81,9 +81,10 @@ def test_install_into_a_temporary_root_lays_out_every_file(tmp_path: Path, stubs
         p.name for p in (ROOT / "firmware").iterdir() if p.suffix in (".txt", ".toml")
     )
     assert under(root, "/opt/trap-companion/docs/raspberry-pi.md").is_file()
-    # A box installed from a bundle has no clone: its uninstaller is kept beside the releases.
-    assert under(root, "/opt/trap-companion/uninstall.sh").is_file()
-    assert under(root, "/opt/trap-companion/common.sh").is_file()
+    # A box installed from a bundle has no clone: its uninstaller is kept where it outlives the
+    # program (test_the_box_keeps_its_uninstaller_where_it_outlives_the_program).
+    assert under(root, "/usr/local/lib/trap-companion/uninstall.sh").is_file()
+    assert under(root, "/usr/local/lib/trap-companion/common.sh").is_file()
     link = under(root, "/usr/local/bin/trap-companion")
     assert os.readlink(link) == f"{paths.VENV_DIR}/bin/trap-companion"
     # Nothing outside the temporary root was needed, and nothing was started.
@@ -200,7 +201,35 @@ def test_uninstall_removes_the_program_and_keeps_the_data(tmp_path: Path, stubs:
     assert not under(root, "/usr/local/bin/trap-companion").is_symlink()
     assert under(root, paths.CONFIG_FILE).is_file()
     assert (under(root, paths.STATE_DIR) / "cards.toml").read_text() == "x = 1\n"
-    assert "PURGE=1" in result.stdout
+    assert "trap-companion-uninstall --purge" in result.stdout
+
+
+def test_the_box_keeps_its_uninstaller_where_it_outlives_the_program(
+    tmp_path: Path, stubs: Path
+) -> None:
+    """A box from a bundle has no clone and no make: the uninstaller lies outside the program's
+    folder, and an uninstall that keeps the data names the command that still works there
+    (issue 45 point 3)."""
+    root = tmp_path / "root"
+    assert run(INSTALL, stubs, "--root", str(root)).returncode == 0
+    link = under(root, "/usr/local/sbin/trap-companion-uninstall")
+    assert os.readlink(link) == "/usr/local/lib/trap-companion/uninstall.sh"
+    kept = under(root, "/usr/local/lib/trap-companion/uninstall.sh")
+    assert os.access(kept, os.X_OK) and (kept.parent / "common.sh").is_file()
+
+    result = run(kept, stubs, "--root", str(root))
+    assert result.returncode == 0, result.stderr
+    assert not under(root, paths.INSTALL_DIR).exists()
+    assert "'sudo trap-companion-uninstall --purge' removes them" in result.stdout
+    assert "make" not in result.stdout
+    assert kept.is_file() and link.is_symlink()  # it outlived the program
+
+    result = run(kept, stubs, "--root", str(root), "--purge")
+    assert result.returncode == 0, result.stderr
+    assert not under(root, paths.CONFIG_DIR).exists()
+    assert not under(root, paths.STATE_DIR).exists()
+    assert not kept.parent.exists() and not link.is_symlink()  # the purge took it too
+    assert calls(stubs) == ""
 
 
 def test_uninstall_with_purge_removes_the_data_too(tmp_path: Path, stubs: Path) -> None:

@@ -121,8 +121,8 @@ def test_notify_watchdog_and_restart_policy() -> None:
     assert one("Service", "WatchdogSec") == "10"
     assert one("Service", "Restart") == "on-failure"
     assert one("Service", "RestartSec") == "2"
-    # ConfigError's and StateDirError's statuses
-    assert one("Service", "RestartPreventExitStatus") == "78 73"
+    # ConfigError's, StateDirError's and HardwareError's statuses
+    assert one("Service", "RestartPreventExitStatus") == "78 73 69"
     # systemd 252 reads the start limit only from [Unit].
     assert int(one("Unit", "StartLimitIntervalSec")) > 0
     assert int(one("Unit", "StartLimitBurst")) > 1
@@ -130,10 +130,11 @@ def test_notify_watchdog_and_restart_policy() -> None:
 
 
 def test_config_error_status_matches_the_code() -> None:
-    from companion.errors import ConfigError, StateDirError
+    from companion.errors import ConfigError, HardwareError, StateDirError
 
     statuses = one("Service", "RestartPreventExitStatus").split()
-    assert statuses == [str(ConfigError.exit_status), str(StateDirError.exit_status)]
+    codes = (ConfigError, StateDirError, HardwareError)
+    assert statuses == [str(error.exit_status) for error in codes]
 
 
 def test_user_directories_and_command_match_the_installer_paths() -> None:
@@ -157,6 +158,12 @@ def test_the_state_directory_is_the_only_writable_one() -> None:
     # One folder in /run (empty at each start): the phones' link socket (issue 33), nothing kept.
     assert values("Service", "RuntimeDirectory") == ["trap-companion"]
     assert one("Service", "RuntimeDirectoryMode") == "0750"
+    # The owner's socket lies in it: root and the service's group only (issue 45).
+    from companion.owner import protocol
+
+    assert protocol.SOCKET.parent == Path("/run") / one("Service", "RuntimeDirectory")
+    # The state dir as the docs say: the service writes, its group reads, no one else.
+    assert one("Service", "StateDirectoryMode") == "0750"
     for key in ("ReadWritePaths", "BindPaths"):
         assert not values("Service", key)
 

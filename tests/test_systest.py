@@ -157,7 +157,7 @@ def test_the_exposure_in_the_guide_is_what_systemd_analyze_prints() -> None:
 
 def test_the_steps_are_numbered_as_the_guide_lists_them() -> None:
     guide = (ROOT / "docs" / "raspberry-pi.md").read_text()
-    listed = re.findall(r"^(\d)\. \*\*([\w-]+)\*\*", guide, re.M)
+    listed = re.findall(r"^(\d+)\. \*\*([\w-]+)\*\*", guide, re.M)
     steps = [(str(n), name) for n, (name, _) in enumerate(systest.STEPS, 1)] + [
         (str(len(systest.STEPS) + 1), "time")
     ]

@@ -111,7 +111,8 @@ def test_update_while_an_update_runs(capsys, tmp_path):
     with lock.held():
         status, said = run(capsys, "update", "--rollback", "--opt-dir", str(root))
     assert status == UPDATE_RUNNING == 4
-    assert said.startswith("trap-companion: another update is running") and "\n" not in said
+    assert said.startswith("trap-companion: another install or update is running")
+    assert "\n" not in said
     assert Layout(root).current == "0.2"
 
 
@@ -131,8 +132,8 @@ def test_another_update_in_another_process_is_named_by_its_pid(capsys, tmp_path)
         holder.communicate("", timeout=30)
     assert (status, said) == (
         4,
-        f"trap-companion: another update is running (process {holder.pid} holds "
-        f"{lock.LOCK_FILE}): wait for it to end",
+        f"trap-companion: another install or update is running (process {holder.pid} (update) "
+        f"holds {lock.LOCK_FILE}): wait for it to end",
     )
     assert Layout(root).current == "0.2"
     with lock.held():  # free again once the other ended: Busy otherwise
@@ -143,7 +144,7 @@ HOLD_THE_LOCK = """
 import sys
 from pathlib import Path
 from companion.release import lock
-with lock.held(Path(sys.argv[1])):
+with lock.held(Path(sys.argv[1]), what="update"):
     print("held", flush=True)
     sys.stdin.read()
 """
@@ -169,7 +170,7 @@ def test_another_update_and_a_newer_format_have_statuses_of_their_own():
 @pytest.mark.parametrize("doc", ["README.md", "docs/raspberry-pi.md"])
 def test_the_docs_give_each_its_own_status(doc):
     text = " ".join((ROOT / doc).read_text().split())
-    assert f"{UPDATE_RUNNING} another update is running" in text
+    assert f"{UPDATE_RUNNING} another install or update is running" in text
     assert "75 another update is running" not in text
     assert "for `update`: another update is running" not in text
 
@@ -228,3 +229,40 @@ def test_an_update_killed_mid_trial_is_undone_before_the_next_one(capsys, tmp_pa
     assert "an earlier update did not finish: update to 0.3 failed" in said
     assert layout.current == "0.2" and trials.read(layout) is None
     assert status == 1  # then going back to 0.1 by hand: 0.1 did not start, so still on 0.2
+
+
+def test_a_bundle_for_another_cpu_is_refused_before_anything_is_touched(
+    capsys, tmp_path, monkeypatch
+):
+    """Issue 45 point 4: the fit is checked first; before, it said "building it beside" and
+    pruned the releases beyond the two, then refused with 66."""
+
+    class WrongBox(BundleError):
+        status = 66
+
+    def check_fits(manifest, python):
+        raise WrongBox(
+            "this bundle is for arm64 with Python 3.11; this box is amd64 with Python 3.11: "
+            "take trap-companion-0.4-amd64-py311.tar"
+        )
+
+    module = types.SimpleNamespace(
+        BundleError=BundleError,
+        InstallError=OSError,
+        WrongBox=WrongBox,
+        check_bundle=lambda path: types.SimpleNamespace(version="0.4"),
+        check_fits=check_fits,
+    )
+    monkeypatch.setitem(sys.modules, "companion.release.bundle", module)
+    monkeypatch.setattr(companion.release, "bundle", module, raising=False)
+    root = box(tmp_path, "0.1", "0.2", "0.3")  # 0.1: a leftover an update would prune
+    bundle = tmp_path / "trap-companion-0.4-arm64-py311.tar"
+    bundle.write_text("x")
+    before = sorted(str(p.relative_to(root)) for p in root.rglob("*"))
+    status, said = run(capsys, "update", str(bundle), "--opt-dir", str(root))
+    assert status == 66
+    assert said == (
+        "trap-companion: this bundle is for arm64 with Python 3.11; this box is amd64 with "
+        "Python 3.11: take trap-companion-0.4-amd64-py311.tar"
+    )
+    assert sorted(str(p.relative_to(root)) for p in root.rglob("*")) == before

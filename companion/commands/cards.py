@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 
 from companion.commands._common import (
     add_config_arg,
@@ -11,9 +12,16 @@ from companion.commands._common import (
     with_state_dir,
 )
 from companion.core.registry import Card, Registry
-from companion.errors import UsageError
+from companion.errors import (
+    CompanionError,
+    ConfigError,
+    PermissionDenied,
+    StateDirError,
+    UsageError,
+)
 from companion.games import registry as games
-from companion.games.base import BadAction
+from companion.owner import client, verbs
+from companion.owner.privilege import become_owner_of
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -64,8 +72,54 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _registry(args: argparse.Namespace, write: bool = True) -> tuple[Registry, str]:
-    config = with_state_dir(load_config(args), args, sim=args.sim, write=write)
-    return Registry(config.state_dir() / "cards.toml"), config.reader.type
+    """The registry the command works on itself (the box is not running, or it is not the
+    box's): as root, the state directory's owner's (privilege.py)."""
+    try:
+        config = with_state_dir(load_config(args), args, sim=args.sim, write=write)
+    except (StateDirError, ConfigError) as err:  # (a config's state.dir: the same)
+        if _the_box(args) and os.geteuid() != 0 and "Permission denied" in str(err):
+            raise PermissionDenied(
+                f"{err}: the box's cards are its service's; run the command with sudo"
+            ) from None
+        raise
+    state_dir = config.state_dir()
+    if write:
+        become_owner_of(state_dir)
+    return Registry(state_dir / "cards.toml"), config.reader.type
+
+
+def _the_box(args: argparse.Namespace) -> bool:
+    """Whether the command is about the running box's own cards (no --sim, no --state-dir)."""
+    return not args.sim and args.state_dir is None
+
+
+def _ask_box(args: argparse.Namespace, request: dict) -> dict | None:
+    """The running box's answer's body, or None when no box runs (the command does it itself).
+    The box's refusals are the command's: 2 for what is asked, 73 for its storage, 77 for who
+    asks."""
+    if not _the_box(args):
+        return None
+    request = {**request, "state_dir": str(load_config(args).state_dir())}
+    try:
+        answer = client.ask(request)
+    except client.NotRunning:
+        return None
+    except client.Unanswered as err:
+        raise CompanionError(f"{err}; see journalctl -u trap-companion") from None
+    if answer.get("ok"):
+        body = answer.get("body")
+        return body if isinstance(body, dict) else {}
+    text = str(answer.get("text", "the box refused"))
+    error = answer.get("error")
+    if error == "elsewhere":  # the running box keeps another directory: not its cards
+        return None
+    if error == "refused":
+        raise PermissionDenied(f"the running box: {text}; run the command with sudo")
+    if error == "storage":
+        raise StateDirError(f"the running box could not write its cards: {text}")
+    if error == "busy":
+        raise CompanionError(f"the running box: {text}")
+    raise UsageError(text)
 
 
 def _uid(text: str, kind: str) -> str:
@@ -78,29 +132,24 @@ def _uid(text: str, kind: str) -> str:
 
 
 def list_main(args: argparse.Namespace) -> int:
-    registry, _ = _registry(args, write=False)
-    if not registry.cards:
-        print(f"no cards enrolled yet ({registry.path})")
-        if not args.sim and not args.state_dir:
+    body = _ask_box(args, {"verb": "list"})
+    if body is None:
+        body = verbs.listing(_registry(args, write=False)[0])
+    lines = [str(line) for line in body.get("lines", [])]
+    if not lines:
+        print(f"no cards enrolled yet ({body.get('path', '')})")
+        if _the_box(args):
             print("(the simulator keeps its own cards: trap-companion cards list --sim)")
         return 0
-    for uid, card in sorted(registry.cards.items()):
-        extra = " ".join(f"{k}={v}" for k, v in sorted(card.fields.items()))
-        print(f"{uid:<20} {card.game:<12} {card.card:<24} {card.name} {extra}".rstrip())
+    for line in lines:
+        print(line)
     return 0
-
-
-def _game(name: str):
-    try:
-        return games.get(name)
-    except BadAction as err:
-        raise UsageError(str(err)) from None
 
 
 def catalog_main(args: argparse.Namespace) -> int:
     names = [args.game] if args.game else games.available()
     for name in names:
-        rules = _game(name)
+        rules = verbs.game(name)
         for kind in rules.catalog():
             fields = f" (asks {_asks(kind)})" if kind.fields else ""
             print(f"{name:<12} {kind.id:<24} {kind.name}{fields}")
@@ -108,9 +157,9 @@ def catalog_main(args: argparse.Namespace) -> int:
 
 
 def enrol_main(args: argparse.Namespace) -> int:
-    registry, reader = _registry(args)
+    reader = load_config(args).reader.type
     uid = _uid(args.uid, reader)
-    rules = _game(args.game)
+    rules = verbs.game(args.game)
     kinds = {k.id: k for k in rules.catalog()}
     if args.card not in kinds:
         known = ", ".join(kinds) or "none"
@@ -132,16 +181,23 @@ def enrol_main(args: argparse.Namespace) -> int:
     if missing:
         raise UsageError(f"{kind.name} needs --value {missing[0]}=N")
     card = Card(uid, args.game, kind.id, args.name or kind.name, values)
-    now = registry.cards.get(uid)
-    if now is not None and _differs(now, card) and not args.force:
-        raise UsageError(
-            f"{uid} is already enrolled as {_describe(now)}; "
-            "add --force to make it this card (nothing written)"
-        )
-    registry.enrol(card)
-    was = f" (was {_describe(now)})" if now is not None and _differs(now, card) else ""
-    print(f"{uid}: {_describe(card)}{was}")
+    verbs.check_card(card)
+    request = {"verb": "enrol", "card": _card_json(card), "force": args.force}
+    body = _ask_box(args, request)
+    if body is None:
+        body = verbs.enrol(_registry(args)[0], card, args.force)
+    print(body.get("line", ""))
     return 0
+
+
+def _card_json(card: Card) -> dict:
+    return {
+        "uid": card.uid,
+        "game": card.game,
+        "card": card.card,
+        "name": card.name,
+        "fields": dict(card.fields),
+    }
 
 
 def _asks(kind) -> str:
@@ -152,20 +208,13 @@ def _asks(kind) -> str:
     )
 
 
-def _differs(a: Card, b: Card) -> bool:
-    return (a.game, a.card, a.name, a.fields) != (b.game, b.card, b.name, b.fields)
-
-
-def _describe(card: Card) -> str:
-    extra = "".join(f" {k}={v}" for k, v in sorted(card.fields.items()))
-    return f"{card.name} ({card.game} {card.card}{extra})"
-
-
 def forget_main(args: argparse.Namespace) -> int:
-    registry, reader = _registry(args)
-    uid = _uid(args.uid, reader)
-    card = registry.forget(uid)
-    if card is None:
-        raise UsageError(f"{uid} is not enrolled ({registry.path})")
-    print(f"forgot {uid} ({card.name})")
+    uid = _uid(args.uid, load_config(args).reader.type)
+    try:
+        body = _ask_box(args, {"verb": "forget", "uid": uid})
+        if body is None:
+            body = verbs.forget(_registry(args)[0], uid)
+    except LookupError as err:
+        raise UsageError(str(err).strip("'\"")) from None
+    print(body.get("line", ""))
     return 0

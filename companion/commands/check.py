@@ -8,6 +8,7 @@ from companion import __version__
 from companion.commands._common import add_config_arg, load_config, with_state_dir
 from companion.core.config import Config
 from companion.errors import CompanionError, UsageError
+from companion.release.about import program_version
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -101,8 +102,8 @@ def offline(config: Config, args: argparse.Namespace) -> int:
     for line in failed:
         print(f"FAIL {line}", flush=True)
     print(
-        f"offline check of {__version__}: config {config.source}, state dir {state_dir}, "
-        f"{len(games.available())} games, {len(results)} simulated parts: "
+        f"offline check of {program_version(__version__)}: config {config.source}, "
+        f"state dir {state_dir}, {len(games.available())} games, {len(results)} simulated parts: "
         + ("passed" if not failed else f"{len(failed)} failed"),
         flush=True,
     )

@@ -6,10 +6,10 @@ itself (companion/release/update.py; the steps and what a power cut after each l
 
 Exit status: 0 updated (or already on that release), 1 the new release did not prove itself and
 the box is back on the old one, 2 bad command line, 3 the new release failed its check (nothing
-was switched), 4 another update is running (``UPDATE_RUNNING``), 65 not a release bundle or a
-changed one, 66 no such file (or a bundle for another CPU or Python), 69 nothing to update or go
-back to (not installed as releases, or no release kept), 70 the release could not be built, 73
-not enough room, 77 not root.
+was switched), 4 another install or update is running (``UPDATE_RUNNING``), 65 not a release
+bundle or a changed one, 66 no such file (or a bundle for another CPU or Python), 69 nothing to
+update or go back to (not installed as releases, or no release kept), 70 the release could not be
+built, 73 not enough room, 77 not root.
 """
 
 from __future__ import annotations
@@ -136,7 +136,7 @@ def main(args: argparse.Namespace) -> int:
     # A dropped SSH session must not end a trial half way: the box's own guard would go back.
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
     try:
-        with lock.held():
+        with lock.held(what="update --rollback" if args.rollback else "update"):
             # We hold the lock: a trial still marked has nobody proving it (an update killed,
             # or cut before a guard ran). Back to the proven release before anything else.
             stale = recover(layout, "its update did not finish", None, tell)
@@ -190,7 +190,9 @@ def _update(
     try:
         manifest = bundles.check_bundle(bundle)
         version = manifest.version
-    except bundles.BundleError as err:
+        if version != running:  # the fit first: another CPU's bundle touches nothing
+            bundles.check_fits(manifest, "python3")
+    except (bundles.BundleError, bundles.InstallError) as err:
         raise _status(err) from None
     if version == running:
         _say(f"already running {version}: nothing to do")

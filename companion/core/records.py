@@ -16,6 +16,7 @@ release's: it is left as it is, the box starts with no records and writes none o
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 from collections.abc import Mapping
@@ -107,6 +108,7 @@ class Records:
         self.path = path
         self.results: list[Result] = []
         self.newer: formats.NewerFormat | None = None  # a newer release's file: left alone
+        self.blocked: statefile.NoAccess | None = None  # one this process may not open: kept
         if read:
             try:
                 text = statefile.read_text(path, statefile.RECORDS.cap)
@@ -127,7 +129,9 @@ class Records:
             return records, str(err)
         except DataError as err:
             message = statefile.set_aside(path, str(err), "starting with no records")
-            return cls(path, read=False), message
+            records = cls(path, read=False)
+            records.blocked = statefile.blocks(path)
+            return records, message
 
     def sync(
         self, key: str, game: str, report: Mapping[str, Any] | None, date: str
@@ -188,6 +192,8 @@ class Records:
     def _save(self) -> None:
         if self.newer is not None and statefile.exists(self.path):
             raise formats.Refused(self.newer)
+        if self.blocked is not None and (refusal := statefile.blocks(self.path)) is not None:
+            raise PermissionError(errno.EACCES, refusal.why, str(self.path))
         data = {"version": VERSION, "results": [asdict(r) for r in self.results]}
         text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
         self.path.parent.mkdir(parents=True, exist_ok=True)

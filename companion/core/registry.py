@@ -8,6 +8,7 @@ card enrolled or forgotten over it (``formats.Refused``) while it is there."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import os
 import re
@@ -54,6 +55,9 @@ class Registry:
         self.demo: dict[str, Card] = {c.uid: c for c in demo}
         self._mtime: float | None = None
         self.newer: formats.NewerFormat | None = None  # a newer release's file: left alone
+        # A file this process may not open (root's, say): left where it is, never written over,
+        # read as soon as it is given back (statefile.set_aside names the command).
+        self.blocked: statefile.NoAccess | None = None
         if read:
             self._reload()
         else:
@@ -69,6 +73,10 @@ class Registry:
             return
         except OSError as err:
             raise DataError(f"{self.path}: card registry unreadable ({err.strerror})") from None
+        if self.blocked is not None:
+            if statefile.blocks(self.path) is not None:
+                return  # still not ours: the cards read before (none) stay
+            self.blocked, self._mtime = None, None  # given back: read it now
         if mtime != self._mtime:
             self.cards = self._load()
             self._mtime = mtime
@@ -84,6 +92,8 @@ class Registry:
             if not text.strip():
                 raise statefile.Unreadable(self.path, "is empty (the box never writes it so)")
             data = statefile.parse_toml(self.path, text)
+        except statefile.NoAccess:
+            raise  # whose it is and the fix, as it says (77 from a shell)
         except statefile.Unreadable as err:
             raise DataError(f"{self.path}: card registry unreadable: {err.why}") from None
         except ValueError as err:  # not TOML
@@ -126,7 +136,9 @@ class Registry:
             return registry, str(err)
         except DataError as err:
             message = statefile.set_aside(path, str(err), "starting with no enrolled cards")
-            return cls(path, demo, read=False), message
+            registry = cls(path, demo, read=False)
+            registry.blocked = statefile.blocks(path)
+            return registry, message
 
     def lookup(self, uid: str) -> Card | None:
         try:
@@ -160,12 +172,26 @@ class Registry:
     def forget(self, uid: str) -> Card | None:
         card = self.cards.pop(uid, None)
         if card:
-            self.save()
+            try:
+                self.save()
+            except OSError:  # still on disk, so still enrolled: the caller says why
+                self.cards[uid] = card
+                raise
         return card
+
+    def refresh(self) -> None:
+        """Read the file again if it changed since (an edit by hand); a damaged one keeps the
+        cards read before, as a tap's lookup does."""
+        try:
+            self._reload()
+        except DataError as err:
+            log.error("%s (keeping the cards read before)", err)
 
     def save(self) -> None:
         if self.newer is not None and statefile.exists(self.path):
             raise formats.Refused(self.newer)
+        if self.blocked is not None and (refusal := statefile.blocks(self.path)) is not None:
+            raise PermissionError(errno.EACCES, refusal.why, str(self.path))
         lines = [
             "# Trap Companion card registry: UID -> card. Edit with `trap-companion cards`.",
             f"format = {FORMAT}",

@@ -82,6 +82,65 @@ class TooBig(Unreadable):
     """A regular file past its cap (``read_tail`` can still read its end)."""
 
 
+class NoAccess(Unreadable):
+    """A file this process may not open: whose it is and the command that gives it back to the
+    box (``fix``). Never set aside (``set_aside`` leaves it where it is and names it): nothing is
+    wrong with what it holds. Exit 77 from a shell command."""
+
+    exit_status = 77
+
+    def __init__(self, path: Path | str, why: str, fix: str) -> None:
+        super().__init__(path, why)
+        self.fix = fix
+
+
+def whose(path: Path | str) -> str:
+    """A file's owner, group and mode in words: ``root:root 0640``."""
+    import grp
+    import pwd
+
+    try:
+        st = os.lstat(path)
+    except OSError as err:
+        return f"unknown ({err.strerror or err})"
+    try:
+        user = pwd.getpwuid(st.st_uid).pw_name
+    except KeyError:
+        user = str(st.st_uid)
+    try:
+        group = grp.getgrgid(st.st_gid).gr_name
+    except KeyError:
+        group = str(st.st_gid)
+    return f"{user}:{group} {stat.S_IMODE(st.st_mode):04o}"
+
+
+def _reader() -> str:
+    """This process's user and group as chown takes them."""
+    import grp
+    import pwd
+
+    uid, gid = os.geteuid(), os.getegid()
+    try:
+        user = pwd.getpwuid(uid).pw_name
+    except KeyError:
+        user = str(uid)
+    try:
+        group = grp.getgrgid(gid).gr_name
+    except KeyError:
+        group = str(gid)
+    return f"{user}:{group}"
+
+
+def no_access(path: Path | str, err: OSError) -> NoAccess:
+    """The refusal of a file this process may not open, with whose it is and the fix."""
+    fix = f"sudo chown {_reader()} {path} && sudo chmod 0640 {path}"
+    why = (
+        f"cannot be opened ({err.strerror or err}): it is {whose(path)} and this process "
+        f"runs as {_reader()}; fix it with: {fix}"
+    )
+    return NoAccess(path, why, fix)
+
+
 def _link(path: Path) -> str:
     """What a symbolic link is, in words: where it points and whether that can be reached."""
     try:
@@ -142,6 +201,8 @@ def _opened(path: Path) -> Iterator[int | None]:
     except OSError as err:
         if err.errno == errno.ELOOP:  # a link, or became one since a look
             raise Unreadable(path, f"is {_link(path)}") from None
+        if err.errno in (errno.EACCES, errno.EPERM):
+            raise no_access(path, err) from None
         raise Unreadable(path, f"cannot be opened ({err.strerror or err})") from None
     try:
         yield fd
@@ -269,10 +330,34 @@ def parse_json(path: Path, text: str) -> Any:
         raise long_number(path, text) from None
 
 
+def blocks(path: Path) -> NoAccess | None:
+    """The refusal of a regular file at ``path`` this process may not open (None: it may, or
+    nothing or something else is there)."""
+    if not is_regular(path):
+        return None
+    try:
+        os.close(os.open(path, _OPEN_FLAGS))
+    except OSError as err:
+        if err.errno in (errno.EACCES, errno.EPERM):
+            return no_access(path, err)
+    return None
+
+
 def set_aside(path: Path, message: str, then: str) -> str:
     """Move ``path`` (whatever it is: a link, a FIFO, a directory) out of the way under a name
     never reused, and say so in one ERROR line: ``message`` (the file and why), where it went
-    and ``then`` (what the box does without it). Returns that line."""
+    and ``then`` (what the box does without it). Returns that line.
+
+    A file this process may not open is left where it is (nothing is wrong with what it holds,
+    and whoever made it so can give it back): the line names it, whose it is and the command
+    that fixes it; the caller keeps from writing over it (``blocks``)."""
+    refusal = blocks(path)
+    if refusal is not None:
+        line = f"{message}; left where it is, {then} until it is readable"
+        if refusal.fix not in message:
+            line += f" ({refusal.fix})"
+        log.error("%s", line)
+        return line
     try:
         target = durable.set_aside(path)
     except OSError as err:

@@ -63,10 +63,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     layout = Layout()
     try:
         if args == ["boot"]:
-            with lock.held():
+            with lock.held(what="the boot guard"):
                 message = recover(layout, "interrupted by a restart", trials.boot_id(), tell)
         else:
-            with lock.held(wait_seconds=WAIT_FOR_UPDATE):
+            with lock.held(wait_seconds=WAIT_FOR_UPDATE, what="the update guard"):
                 message = recover(layout, "its unit failed", None, tell)
             if message:
                 for cmd in (["reset-failed", UNIT], ["start", "--no-block", UNIT]):

@@ -56,7 +56,10 @@ def why_down(show: dict[str, str]) -> str:
         return f"exited with status {status}"
     if result == "signal":
         return f"killed by signal {status}"
-    state = f"{show.get('ActiveState', '?')}/{show.get('SubState', '?')}"
+    active, sub = show.get("ActiveState"), show.get("SubState")
+    if not active:  # systemctl answered nothing (systemd busy, or the unit gone)
+        return "systemd did not say what became of it"
+    state = f"{active}/{sub}" if sub else active
     return f"it is {state}" + (f", result {result}" if result and result != "success" else "")
 
 

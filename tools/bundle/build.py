@@ -90,6 +90,17 @@ case ${1:-} in ''|-h|--help)
 esac
 bundle=$1
 shift
+# The guide's glob names every bundle in the folder (an older one left there too): the newest
+# version of them is installed, and said so.
+given=$bundle
+while [ $# -gt 0 ]; do
+    case $1 in *.tar) [ -f "$1" ] || break; given="$given $1"; shift ;; *) break ;; esac
+done
+if [ "$given" != "$bundle" ]; then
+    bundle=$(printf '%s\n' $given | sort -V | tail -n 1)
+    echo "install.sh: $(printf '%s\n' $given | wc -l) bundles given ($given):" \
+        "installing the newest, $bundle" >&2
+fi
 [ -f "$bundle" ] || { echo "install.sh: $bundle: no such file" >&2; exit 66; }
 case $bundle in /*) ;; *) bundle=$(pwd)/$bundle ;; esac
 [ "$(id -u)" -eq 0 ] || { echo "install.sh: run it as root (sudo sh -s ...)" >&2; exit 1; }

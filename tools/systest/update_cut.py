@@ -41,6 +41,9 @@ from companion.release.update import STEPS, UNDO_STEPS  # noqa: E402
 OPT = "/opt/trap-companion"
 INSIDE = "/var/tmp/bundles"  # survives the reboots (not /tmp)
 LOG = "/var/tmp/update.log"
+# The update's steps at which the owner's install is tried while the update holds the lock: as it
+# builds, and during the new release's trial.
+INSTALL_DURING = ("built", "switched")
 STOP_AT = "TRAP_COMPANION_UPDATE_STOP_AT"
 PROVE = 3  # --prove-seconds for the cut runs (the default 60 for the figures' run is too long)
 BROKEN_PATCH = (
@@ -139,7 +142,7 @@ class UpdateCut:
         self.clone = clone
         self.bundles = bundles
         self.versions = {p: bundles.version(p) for p in (bundles.a, bundles.b, bundles.broken)}
-        self.figures: dict[str, str] = {}
+        self.figures: dict[str, Any] = {}
 
     # helpers
 
@@ -268,9 +271,13 @@ class UpdateCut:
             cuts.append(self.cut(step, a=va, to=b, to_version=vb, broken=False))
         for step in UNDO_STEPS:
             cuts.append(self.cut(step, a=va, to=broken, to_version=vx, broken=True))
+        installs = self.figures.get("install", [])
+        if len(installs) != len(INSTALL_DURING):
+            raise self.fail(f"the install during an update was tried {len(installs)} times")
         return (
             f"power cut after each of {len(cuts)} steps ({', '.join(cuts)}): READY on the "
-            f"release each leaves; {self.figures['update']}; {self.figures['back']}"
+            f"release each leaves; {', '.join(installs)}; {self.figures['update']}; "
+            f"{self.figures['back']}"
         )
 
     def install(self, a: Path) -> None:
@@ -293,8 +300,33 @@ class UpdateCut:
         if proc.returncode != 0:
             raise self.fail(f"installing A exited {proc.returncode}: {proc.stderr[-400:]}")
 
+    def install_meanwhile(self, step: str) -> str:
+        """The owner's one-file install while the update holds its lock, stopped after
+        ``step``: refused with update's status (4) naming the update, nothing touched (issue 45
+        point 2; before, it undid the update's work or said "installed" mid-trial)."""
+        before = self.sh(f"readlink {OPT}/current; ls {OPT}/releases").stdout
+        proc = self.sh(
+            f"SKIP_APT=1 SKIP_FIRMWARE=1 bash {self.clone}/systemd/install.sh --bundle "
+            + shlex.quote(self.inside(self.bundles.a)),
+            timeout=300,
+        )
+        said = proc.stdout + proc.stderr
+        if proc.returncode != 4 or "(update) holds /run/lock/" not in said:
+            raise self.fail(
+                f"an install during an update stopped after '{step}': exit {proc.returncode}, "
+                f"said {said[-300:]}"
+            )
+        if "is installed" in said:
+            raise self.fail(f"an install refused during an update said it installed: {said}")
+        after = self.sh(f"readlink {OPT}/current; ls {OPT}/releases").stdout
+        if after != before:
+            raise self.fail(f"a refused install changed {OPT}: {before!r} -> {after!r}")
+        return f"install during '{step}' refused (4)"
+
     def cut(self, step: str, a: str, to: Path, to_version: str, broken: bool) -> str:
         self.update(to, stop_at=step)
+        if not broken and step in INSTALL_DURING:
+            self.figures.setdefault("install", []).append(self.install_meanwhile(step))
         self.box.power_cut()
         self.box.boot()
         want = to_version if expected_after(step, broken) == "to" else a
