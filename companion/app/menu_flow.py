@@ -80,6 +80,9 @@ def menu_command(d: Draft, command: menus.Command) -> None:
 
 def menu_step(d: Draft, kind: str, data: dict) -> None:
     form = d.menu
+    if d.remote and kind in ("pick_game", "session") and data["key"] in phones.ONLY_ON_THE_BOX:
+        phones.phone_command(d, data["key"])  # refused on a phone: the menu stays as it was
+        return
     # The game menu, or its "Set aside?" question, left to play on: play goes on.
     left_session_menu = isinstance(form, menus.ListMenu) and form.on_pick in GAME_MENUS
     # An enrolment run is opened from the session menu: leaving it goes back to play.
