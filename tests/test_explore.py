@@ -37,27 +37,52 @@ def _inputs(script: str) -> tuple[Input, ...]:
     return tuple(out)
 
 
+FOUND = [p for p in SCRIPTS if p.read_text().startswith("# trap-companion explore")]
+
+
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.stem)
-def test_a_kept_script_replays_to_a_box_that_answers(script: Path) -> None:
-    """Each failure the explorer found, fixed: its script replays whole (before the fix: an
-    IndexError on the line that refused the second relic, and on every line after it), the
-    refusal says why, and the buttons answer after it."""
+def test_a_kept_script_replays_whole(script: Path) -> None:
+    """Each failure the explorer found, fixed: its script replays to its end (before the fix
+    of the freeze: an IndexError on the line that refused the second relic)."""
     out = run_script(script.read_text())
+    assert len(out) == len(
+        [w for w in script.read_text().splitlines() if w.strip() and not w.startswith("#")]
+    )
+
+
+@pytest.mark.parametrize("script", FOUND, ids=lambda p: p.stem)
+def test_a_script_the_explorer_printed_passes_its_checks(script: Path) -> None:
+    """The scripts the explorer printed, walked through its own checks (the step, the view,
+    the faces' state, the frame, the way back): no failure on the way."""
+    explorer = Explorer(seed=0)
+    report = explorer.explore("trap-attack", steps=0)
+    assert explorer.failing("trap-attack", _inputs(script.read_text()), report) == {}
+
+
+@pytest.mark.parametrize(
+    "name", ["trap-attack-relic-bought-twice", "trap-attack-relic-bought-twice-menu"]
+)
+def test_a_second_relic_in_a_turn_is_refused_and_the_buttons_answer(name: str) -> None:
+    text = (KEPT / f"{name}.txt").read_text()
+    out = run_script(text)
     refused = [o for o in out if "rejected" in o]
     assert refused and "relic this turn" in refused[0]["rejected"]
-    last = out[-1]
-    assert last["screen"][0] in ("Menu", "Not allowed")
-    after = run_script(script.read_text() + "press back\npress back\npress back\n")
+    assert out[-1]["screen"][0] in ("Menu", "Not allowed")
+    after = run_script(text + "press back\npress back\npress back\n")
     assert after[-1]["screen"][0].startswith("Trap Attack")  # back to play
 
 
-def test_the_explorers_script_passes_its_own_checks() -> None:
-    """The script the explorer printed for the freeze, walked through its own checks (the
-    step, the view, the faces' state, the frame, the way back): no failure on the way."""
-    script = (KEPT / "trap-attack-relic-bought-twice.txt").read_text()
-    explorer = Explorer(seed=0)
-    report = explorer.explore("trap-attack", steps=0)
-    assert explorer.failing("trap-attack", _inputs(script), report) == {}
+def test_undo_names_an_item_card_in_three_lines_that_fit() -> None:
+    """The AI's item card with no effect: "Undo?" names the step without the table's
+    instruction after it (before: its last lines shared one, cut to fit)."""
+    out = run_script((KEPT / "trap-attack-undo-item-card.txt").read_text())
+    assert out[-1]["screen"] == [
+        "Undo?",
+        "Ancient Ceremony",
+        "Plate: no effect for",
+        "the AI",
+        "ok undo  back no",
+    ]
 
 
 @pytest.fixture(scope="module")
