@@ -106,3 +106,34 @@ def _canon(obj: Any, memo: dict[int, Any]) -> Any:
         return obj
     except TypeError:
         return ("repr", type(obj).__qualname__, repr(obj))
+
+
+def same(a: Any, b: Any) -> bool:
+    """Whether two values are the same, a function made afresh alike compared by its code and
+    what it closes over (a game's question made twice from the same state is the same)."""
+    if a is b:
+        return True
+    try:
+        if a == b:
+            return True
+    except Exception:
+        pass
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list | tuple):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    if callable(a) and hasattr(a, "__code__"):
+        cells_a, cells_b = a.__closure__ or (), b.__closure__ or ()
+        return (
+            a.__code__ is b.__code__
+            and len(cells_a) == len(cells_b)
+            and all(
+                same(x.cell_contents, y.cell_contents)
+                for x, y in zip(cells_a, cells_b, strict=True)
+            )
+        )
+    if dataclasses.is_dataclass(a):
+        return all(same(getattr(a, n), getattr(b, n)) for n in _compared(type(a)))
+    return False

@@ -362,9 +362,9 @@ class Explorer:
             own, _ = t.after(Input(move.verb, move.what), self.lend)
         except Exception:
             return
-        if seen.key(after.box) == seen.key(own.box):
+        if seen.same(after.box, own.box):
             return
-        if seen.key(_bare(after.box)) == seen.key(_bare(t.box)):
+        if seen.same(_bare(after.box), _bare(t.box)):
             return  # refused: nothing changed but a notice
         self._fail(
             report,
