@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: sim test lint format bench clean install uninstall systest pitest pibench hwtest bundle bundletest
+.PHONY: sim test lint format bench explore clean install uninstall systest pitest pibench hwtest bundle bundletest
 
 # First run: about half a minute, one line per step (pip's own chatter stays quiet).
 # --prefer-binary, as the installer: where a library's newest release has no wheel for this CPU
@@ -41,6 +41,11 @@ format: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/trap-companion bench
+
+# The long exploration of the box's flow (issue 43): a million steps across the six games, every
+# screen drawn; the suite runs a short one (tests/test_explore.py). EXPLORE_ARGS adds options.
+explore: $(STAMP)
+	$(BIN)/trap-companion explore --steps 1000000 --scripts explore-failures $(EXPLORE_ARGS)
 
 install:
 	bash systemd/install.sh

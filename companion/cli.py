@@ -25,6 +25,7 @@ COMMANDS = (
     "companion.commands.phones",
     "companion.commands.update",
     "companion.commands.version",
+    "companion.commands.explore",
 )
 
 

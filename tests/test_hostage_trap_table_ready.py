@@ -259,13 +259,13 @@ def test_the_options_form_refuses_more_hostages_than_players_and_stays_open() ->
     assert out[9]["screen"][1:4] == [
         "  Hand size: 5",
         "> Hostages to win: 6",
-        "  Spare hostages: aside",
+        "  Spares: aside",
     ]
     refused = out[10]
     assert refused["game"] is None and refused["screen"][0] == "Not allowed"
     assert "hostages=6 is more than players=5 with spares=aside" in refused["rejected"]
     assert out[11]["screen"][0] == "Hostage Trap!"  # back on the form, nothing lost
-    assert out[13]["screen"][2] == "> Spare hostages: shuffled"
+    assert out[13]["screen"][2] == "> Spares: shuffled"
     assert out[14]["game"] == "hostage-trap"
     assert out[14]["state"]["hostages"] == 6 and out[14]["state"]["spares"] == "shuffled"
 

@@ -447,10 +447,13 @@ def test_the_phones_remote_cannot_open_pairing_nor_forget_phones(box) -> None:
     assert not isinstance(box.on_loop(lambda: box.app.menu), PairCode)
     assert "Only on the box" in " ".join(screen(box))
     wait_for(lambda: screen(box)[0] == "Choose a game")
+    assert any(line.startswith("> Pair a phone") for line in screen(box))  # the list as it was
     remote(box, "down", token)  # "Forget phones"
     remote(box, "ok", token)
     assert box.on_loop(lambda: getattr(box.app.menu, "title", "")) != "Forget phones?"
     assert box.app.phones.pairing.count() == 1
+    assert "Only on the box" in " ".join(screen(box))
+    wait_for(lambda: screen(box)[0] == "Choose a game")  # the notice has had its moment
     assert request(box, "GET", "/api/state", cookie=token)[0] == 200
     # The box's own buttons still pair: the code screen is open, and the remote cannot make
     # it show a new code either.

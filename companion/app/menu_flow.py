@@ -46,11 +46,24 @@ def ask_undo(d: Draft) -> None:
     if last is None:
         d.reject("nothing to undo")
         return
-    what = notice.wrap(undo_label(session.labels[last]))
+    what = _named(undo_label(session.labels[last]))
     # The step by its own words, never the question of play's (ok says "undo", not "yes": a
     # question open under it is not being answered). A long step's last lines share one.
     what = [*what[:2], " ".join(what[2:])] if len(what) > 2 else what
     d.menu = menus.Confirm("Undo?", tuple(what), menus.Command("undo"), yes="undo")
+
+
+def _named(label: str) -> list[str]:
+    """The step in the three lines a question has: a label longer than that is named without
+    its last clauses (after a comma: what the table was told to do next, "..., discard it and
+    draw another"), as long as words are left; a label of one clause keeps them all."""
+    text = label
+    while True:
+        lines = notice.wrap(text)
+        head, comma, _ = text.rpartition(", ")
+        if len(lines) <= 3 or not comma or not head:
+            return lines
+        text = head
 
 
 def undo_label(label: str) -> str:
@@ -80,6 +93,9 @@ def menu_command(d: Draft, command: menus.Command) -> None:
 
 def menu_step(d: Draft, kind: str, data: dict) -> None:
     form = d.menu
+    if d.remote and kind in ("pick_game", "session") and data["key"] in phones.ONLY_ON_THE_BOX:
+        phones.phone_command(d, data["key"])  # refused on a phone: the menu stays as it was
+        return
     # The game menu, or its "Set aside?" question, left to play on: play goes on.
     left_session_menu = isinstance(form, menus.ListMenu) and form.on_pick in GAME_MENUS
     # An enrolment run is opened from the session menu: leaving it goes back to play.

@@ -458,9 +458,14 @@ class FormMenu:
         assert self.form is not None
         if index >= len(self.form.questions(self.values)):
             args = {**self.form.args, **self.values}
+            done = self
+            if self.index >= len(self.form.questions(self.values)):
+                # an entry with no question: the menu as it stands is its list, the cursor on
+                # that entry (what stays on screen when its action is refused)
+                done = replace(self, form=None, values={}, index=0)
             if self.form.build is not None:
-                return self, Command("form_built", {"reply": self.form.build(args)})
-            return self, Command("form_done", {"name": self.form.action, "args": args})
+                return done, Command("form_built", {"reply": self.form.build(args)})
+            return done, Command("form_done", {"name": self.form.action, "args": args})
         asking = replace(self, index=index)
         question = asking._field()
         cursor = question.start if 0 <= question.start < len(question.choices) else 0

@@ -22,7 +22,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("hand", "Hand size", "5", choices=opts.numbers(5, 7)),
     Option("hostages", "Hostages to win", "3", choices=opts.numbers(3, 7)),
     # aside: the hostages of kingdoms nobody plays are set aside; shuffled: into the draw pile.
-    Option("spares", "Spare hostages", "aside", choices=("aside", "shuffled")),
+    Option("spares", "Spares", "aside", choices=("aside", "shuffled")),
     Option(
         "turn_seconds",
         "Turn timer s",
