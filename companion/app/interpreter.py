@@ -28,6 +28,7 @@ from companion.app.effects import (
     JournalNewGame,
     JournalRestore,
     JournalUndo,
+    KeepPlay,
     KeepResult,
     LogLine,
     NewPairingCode,
@@ -94,6 +95,7 @@ class Interpreter:
     _feeding: int
     _swap_said: list[str] | None
     _resume: Callable[[GameRecord], None]  # start.py: a game folded back
+    _keep_play: Callable[[KeepPlay], None]  # seating.py: a game's play kept
 
     def world(self) -> World:
         return World(
@@ -196,6 +198,8 @@ class Interpreter:
             self.registry.enrol(effect.card)
         elif isinstance(effect, KeepResult):
             self._keep_result(effect)
+        elif isinstance(effect, KeepPlay):
+            self._keep_play(effect)  # app/seating.py
         elif isinstance(effect, DiceLeft):
             self.dice.take(effect.dice)
         elif isinstance(effect, NewPairingCode):
