@@ -79,12 +79,14 @@ def test_the_named_example_keeps_points_and_places():
 
 
 def test_the_named_example_is_the_four_players_example_with_names():
-    """Names change only the new keys: the rest of every line is as without them."""
+    """Names change only the new keys and the screen's seat numbers: the rest of every line is
+    as without them."""
     plain = run_script((SCRIPTS / "deathtrap-dungeon-four-players.txt").read_text())
     named = run_script((SCRIPTS / "deathtrap-dungeon-named-players.txt").read_text())
     named = [o for o in named if o["line"] != 5]  # the names line itself
     assert len(plain) == len(named)
-    drop = ("line", "names", "plays")
+    drop = ("line", "names", "plays", "screen")
+    assert plain[3]["screen"][2] == "Pig S2: lead" and named[3]["screen"][2] == "Pig Bob: lead"
     for a, b in zip(plain, named, strict=True):
         assert {k: v for k, v in a.items() if k not in drop} == {
             k: v for k, v in b.items() if k not in drop

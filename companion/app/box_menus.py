@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from companion.app import play
+from companion.app import play, seat_menus
 from companion.games import registry as games
 from companion.ui import menus
 
@@ -48,6 +48,9 @@ def open_session_menu(d: Draft) -> None:
     if rules.keeps_records:
         items.append("Records")
         keys.append("records")
+    if seat_menus.offered(d):  # names known to pick from (issue 48)
+        items.append("Players")
+        keys.append("players")
     if tuple(rules.catalog()):
         items.append("Enrol copies")
         keys.append("enrol_run")

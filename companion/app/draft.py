@@ -38,6 +38,7 @@ class World:
     records: Records
     phones: Any = None  # the phones' part when a phone face is on (see phones.py)
     waiting: tuple[str, ...] = ()  # the kinds of the games set aside (companion/core/shelf.py)
+    players: Any = None  # the players' names and seats named (companion/core/players.py)
 
 
 class Draft:

@@ -130,6 +130,14 @@ class KeepPlay:
 
 
 @value
+class NameSeats:
+    """Name the seats of the game ``key`` (issue 48: app/seat_menus.py), seat order."""
+
+    key: str
+    names: tuple[str | None, ...]
+
+
+@value
 class DiceLeft:
     """The dice the step rolled from are used up to here."""
 
@@ -166,6 +174,7 @@ Effect = (
     | EnrolCard
     | KeepResult
     | KeepPlay
+    | NameSeats
     | DiceLeft
     | NewPairingCode
     | EndPairingCode

@@ -31,6 +31,7 @@ from companion.app.effects import (
     KeepPlay,
     KeepResult,
     LogLine,
+    NameSeats,
     NewPairingCode,
     Note,
     Play,
@@ -96,6 +97,8 @@ class Interpreter:
     _swap_said: list[str] | None
     _resume: Callable[[GameRecord], None]  # start.py: a game folded back
     _keep_play: Callable[[KeepPlay], None]  # seating.py: a game's play kept
+    _name_seats: Callable[[NameSeats], None]  # seating.py: seats named on the box
+    _with_names: Callable[[tuple[Screen, Lights]], tuple[Screen, Lights]]  # seating.py
 
     def world(self) -> World:
         return World(
@@ -107,6 +110,7 @@ class Interpreter:
             records=self.records,
             phones=self.phones,
             waiting=tuple(self.shelf.games),
+            players=getattr(self, "players", None),
         )
 
     def feed(self, event: events.Event, draw: bool = True) -> None:
@@ -200,6 +204,8 @@ class Interpreter:
             self._keep_result(effect)
         elif isinstance(effect, KeepPlay):
             self._keep_play(effect)  # app/seating.py
+        elif isinstance(effect, NameSeats):
+            self._name_seats(effect)  # app/seating.py
         elif isinstance(effect, DiceLeft):
             self.dice.take(effect.dice)
         elif isinstance(effect, NewPairingCode):
@@ -312,13 +318,13 @@ class Interpreter:
     # --- the frame, drawn from the value alone once every effect is done ---------------------
 
     def current(self) -> tuple[Screen, Lights]:
-        return view.current(self.box)
+        return self._with_names(view.current(self.box))  # seating.py
 
     def public_state(self) -> dict | None:
         return view.public_state(self.box)
 
     def refresh(self) -> None:
-        screen, lights = view.current(self.box)
+        screen, lights = self._with_names(view.current(self.box))  # seating.py
         if self.shown is None or self.shown[0] != screen:
             try:
                 self.display.show(screen)

@@ -13,12 +13,15 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from companion.app import events
-from companion.app.effects import KeepPlay
+from companion.app.boxstate import BoxState
+from companion.app.effects import KeepPlay, NameSeats
 from companion.app.session import Session
 from companion.core import plays as playfile
-from companion.core.players import BadName, Players
+from companion.core.players import BadName, Players, clean
 from companion.core.plays import Plays
 from companion.games import played
+from companion.ui import names as names_on_screen
+from companion.ui.screen import Lights, Screen
 
 log = logging.getLogger("companion.app")
 
@@ -26,6 +29,7 @@ log = logging.getLogger("companion.app")
 class Seating:
     """Mixed into the App (box.py), which makes ``players`` and ``plays``."""
 
+    box: BoxState
     players: Players
     plays: Plays
     recording: bool
@@ -55,7 +59,23 @@ class Seating:
         if len(names) > seats:
             raise BadName(f"{session.name} has {seats} seat(s) to name, got {len(names)} names")
         full = [*names, *([None] * (seats - len(names)))]
-        key = session.record_key
+        for name in full:
+            if name is not None:
+                clean(name)  # BadName before anything is written
+        if self._set_names(session.record_key, seats, full):
+            self.refresh()
+
+    def _name_seats(self, effect: NameSeats) -> None:
+        """Seats named on the box (app/seat_menus.py)."""
+        session = self.session
+        if session is None or session.record_key != effect.key:
+            return
+        seats = len(played.named_seats(session.name, session.options))
+        self._set_names(effect.key, seats, list(effect.names))
+
+    def _set_names(self, key: str, seats: int, full: list[str | None]) -> bool:
+        """players.json written, and the game's play if it is kept; False (and a notice) when
+        the card refuses it."""
         try:
             self.players.seat(key, full)
             kept = self.plays.get(key)
@@ -69,8 +89,24 @@ class Seating:
         except OSError as err:
             log.error("players not saved: %s", err)
             self.feed(events.ShowNotice(("Names not saved", "see log")))
-            return
-        self.refresh()
+            return False
+        return True
+
+    def _with_names(self, shown: tuple[Screen, Lights]) -> tuple[Screen, Lights]:
+        """A game's own screen (not the box's menus, not a notice) with its named seats'
+        names where it names the seat (ui/names.py); as it is with none named."""
+        box = self.box
+        session = box.session
+        if session is None or box.toast is not None:
+            return shown
+        if box.menu is not None and not box.menu_of_play:
+            return shown
+        seats = played.named_seats(session.name, session.options)
+        named = self.players.seating.get(session.record_key)
+        if not named:
+            return shown
+        names = {s: n for s, n in zip(seats, named, strict=False) if n is not None}
+        return names_on_screen.with_names(shown[0], names), shown[1]
 
     def _keep_play(self, effect: KeepPlay) -> None:
         play = None

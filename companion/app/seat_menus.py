@@ -1,0 +1,79 @@
+"""The game menu's "Players" (issue 48): a seat picked, then its player picked from the names
+the box knows, the most recent first, "guest" always there, or no name. Names are typed on the
+page or a paired phone (or `trap-companion players add`); the box only picks. The entry is
+offered once the box knows a name, so a box that knows none shows the game menu as before.
+
+Picking a name asks the App to write it (``NameSeats``); the seats' menu comes back on the seat
+just named. Back leaves to play, as the game menu does."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from companion.app.effects import NameSeats
+from companion.core.players import GUEST
+from companion.games import played
+from companion.ui import menus
+
+if TYPE_CHECKING:
+    from companion.app.draft import Draft
+
+SEATS = "seats_pick"  # the seats' menu: which seat to name
+NAMES = "seats_name"  # a seat's names: which player sits there
+KINDS = (SEATS, NAMES)
+UNNAMED = "(no name)"
+
+
+def _seats(d: Draft) -> list:
+    session = d.session
+    return played.named_seats(session.name, session.options) if session else []
+
+
+def _seated(d: Draft) -> list[str | None]:
+    players = d.world.players
+    if players is None or d.session is None:
+        return []
+    return players.seated(d.session.record_key, len(_seats(d)))
+
+
+def offered(d: Draft) -> bool:
+    """The game menu offers "Players": the game has seats and the box knows a name."""
+    players = d.world.players
+    return players is not None and bool(players.used) and bool(_seats(d))
+
+
+def label(seat: object) -> str:
+    return f"Team {seat}" if isinstance(seat, str) else f"Seat {seat}"
+
+
+def open_seats(d: Draft, cursor: int = 0) -> None:
+    names = _seated(d)
+    items = tuple(f"{label(s)}: {n or '-'}" for s, n in zip(_seats(d), names, strict=True))
+    keys = tuple(str(i) for i in range(len(items)))
+    d.menu = menus.ListMenu("Players", items, keys, SEATS, cursor=cursor)
+
+
+def step(d: Draft, kind: str, data: dict) -> None:
+    """A pick in one of the two menus."""
+    if kind == SEATS:
+        index = int(data["key"])
+        choices = [*d.world.players.choices(), UNNAMED]
+        keys = tuple(f"{index}:{'' if c == UNNAMED else c}" for c in choices)
+        title = label(_seats(d)[index])
+        d.menu = menus.ListMenu(title, tuple(choices), keys, NAMES)
+        return
+    index_text, _, name = data["key"].partition(":")
+    index = int(index_text)
+    names = _seated(d)
+    names[index] = name or None
+    if name and name != GUEST:
+        others = [i for i, n in enumerate(names) if n == name and i != index]
+        for i in others:  # one person sits in one seat: the old seat is unnamed
+            names[i] = None
+    d.out.append(NameSeats(d.session.record_key, tuple(names)))
+    seat = label(_seats(d)[index])
+    d.note(f"{seat}: {name or 'no name'}")
+    # The menu shows the names as they will be once written.
+    shown = tuple(f"{label(s)}: {n or '-'}" for s, n in zip(_seats(d), names, strict=True))
+    keys = tuple(str(i) for i in range(len(shown)))
+    d.menu = menus.ListMenu("Players", shown, keys, SEATS, cursor=index)
