@@ -153,7 +153,7 @@ def to_bgstats(plays: Iterable[Mapping[str, Any]]) -> Export:
         "locations": [{"id": 1, "uuid": _uuid("location", LOCATION), "name": LOCATION}],
         "plays": plays_out,
     }
-    text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
     return Export(text, len(plays_out), left_out)
 
 

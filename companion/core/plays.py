@@ -107,6 +107,7 @@ class Plays(WholeFile):
     def _empty(self) -> None:
         self.by_key: dict[str, dict[str, Any]] = {}  # in the order they were kept
         self.undated = False  # some play waits for the clock to be known
+        self.revision = 0  # goes up with every change written (what was made of them is stale)
 
     def _item(self, item: dict[str, Any]) -> None:
         play = check(item)
@@ -149,6 +150,7 @@ class Plays(WholeFile):
             return None
         try:
             self.save()
+            self.revision += 1
         except OSError:
             self.by_key = before
             raise
@@ -169,6 +171,7 @@ class Plays(WholeFile):
         if changed:
             try:
                 self.save()
+                self.revision += 1
             except OSError:
                 self.by_key = before
                 raise
