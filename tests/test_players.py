@@ -134,3 +134,21 @@ def test_one_person_sits_in_one_seat(tmp_path: Path) -> None:
     script += "press down\npress ok\npress ok\n"  # seat 2: Ann
     out = run_script(script, state_dir=tmp_path)
     assert out[-1]["names"] == [None, "Ann", None]
+
+
+def test_the_game_menu_records_page_shows_the_top_three_by_wins(tmp_path: Path) -> None:
+    for names in ("Ann Bob Cy", "Bob Ann Cy", "Dee Bob Ann", "Ann Dee -"):  # seat 2 wins each
+        run_script(f"game hostage-trap players=3\nnames {names}\n" + CLAIM, state_dir=tmp_path)
+    menu = "game hostage-trap players=3\npress back\n" + "press down\n" * 4 + "press ok\n"
+    out = run_script(menu, state_dir=tmp_path)
+    assert out[-2]["screen"][2] == "> Records"
+    assert out[-1]["screen"][:4] == [
+        "Most wins", "1. Bob 2/3 won", "2. Dee 1/2 won", "3. Ann 1/4 won",
+    ]  # fmt: skip
+
+
+def test_no_records_entry_for_a_game_without_named_plays(tmp_path: Path) -> None:
+    run_script("game hostage-trap players=3\n" + CLAIM, state_dir=tmp_path)
+    menu = "game hostage-trap players=3\npress back\n" + "press down\n" * 6
+    shown = json.dumps([o["screen"] for o in run_script(menu, state_dir=tmp_path)])
+    assert "Records" not in shown

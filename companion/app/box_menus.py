@@ -45,7 +45,7 @@ def open_session_menu(d: Draft) -> None:
     if rules.uses_dice:  # a game without dice: no choice
         items.append("Dice: table" if d.table_dice else "Dice: box")
         keys.append("dice")
-    if rules.keeps_records:
+    if rules.keeps_records or seat_menus.has_player_records(d):  # players' too (issue 48)
         items.append("Records")
         keys.append("records")
     if seat_menus.offered(d):  # names known to pick from (issue 48)

@@ -111,6 +111,7 @@ class Interpreter:
             phones=self.phones,
             waiting=tuple(self.shelf.games),
             players=getattr(self, "players", None),
+            plays=getattr(self, "plays", None),
         )
 
     def feed(self, event: events.Event, draw: bool = True) -> None:

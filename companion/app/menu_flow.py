@@ -184,6 +184,11 @@ def _session_entry(d: Draft, key: str, asked: bool = False) -> None:
         from companion.ui import records as record_pages  # only when asked for: not at start
 
         book = record_pages.pages(session.rules.title, d.world.records, session.name)
+        if not session.rules.keeps_records:
+            book = replace(book, screens=())
+        top = seat_menus.player_page(d)  # the players with most wins (issue 48)
+        if top is not None:
+            book = replace(book, screens=(top, *book.screens))
         d.menu = menus.PageMenu(book)
     elif key == "players":
         seat_menus.open_seats(d)

@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING
 from companion.app.effects import NameSeats
 from companion.core.players import GUEST
 from companion.games import played
+from companion.games import registry as games
 from companion.ui import menus
+from companion.ui.screen import Screen
 
 if TYPE_CHECKING:
     from companion.app.draft import Draft
@@ -77,3 +79,22 @@ def step(d: Draft, kind: str, data: dict) -> None:
     shown = tuple(f"{label(s)}: {n or '-'}" for s, n in zip(_seats(d), names, strict=True))
     keys = tuple(str(i) for i in range(len(shown)))
     d.menu = menus.ListMenu("Players", shown, keys, SEATS, cursor=index)
+
+
+def has_player_records(d: Draft) -> bool:
+    """Some play of this game names a player: its menu offers "Records" (top three)."""
+    plays = d.world.plays
+    session = d.session
+    if plays is None or session is None:
+        return False
+    return any(
+        p["game"] == session.name and any(s["player"] for s in p["seats"])
+        for p in plays.by_key.values()
+    )
+
+
+def player_page(d: Draft) -> Screen | None:
+    from companion.ui.player_records import top_page  # only when asked for
+
+    session = d.session
+    return top_page(games.short_title(session.name), d.world.plays.plays, session.name)

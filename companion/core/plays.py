@@ -176,3 +176,25 @@ class Plays(WholeFile):
                 self.by_key = before
                 raise
         return changed
+
+
+def wins(plays: list[dict[str, Any]], game: str) -> list[tuple[str, int, int]]:
+    """The named players of ``game``'s plays: (name, wins, plays), most wins first, then fewest
+    plays (the better rate), then the name. A player who sat in two seats of one play (a
+    guest) counts once."""
+    tally: dict[str, list[int]] = {}
+    for play in plays:
+        if play["game"] != game:
+            continue
+        seen: dict[str, bool] = {}
+        for seat in play["seats"]:
+            name = seat["player"]
+            if name:
+                seen[name] = seen.get(name, False) or seat["seat"] in play["winners"]
+        for name, won in seen.items():
+            counts = tally.setdefault(name, [0, 0])
+            counts[0] += won
+            counts[1] += 1
+    return sorted(
+        ((n, w, p) for n, (w, p) in tally.items()), key=lambda t: (-t[1], t[2], t[0].casefold())
+    )
