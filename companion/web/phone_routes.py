@@ -15,6 +15,7 @@
     GET  /api/seats                      the game's seats, their players, the names known
     POST /api/seats                      {seat: name} typed ("" unnamed): the seats named
     GET  /api/export/{csv|bgstats}       the plays kept, as a file to download
+    GET  /api/records[?game=&a=&b=]      the players' records, the plots' numbers, head to head
     GET  /api/about                      the running release and the one kept for going back
                                          (companion/release/about.py, as `trap-companion version`)
 
@@ -48,6 +49,9 @@ STATIC = {
     "/": ("phone.html", "text/html"),
     "/phone.css": ("phone.css", "text/css"),
     "/phone.js": ("phone.js", "text/javascript"),
+    "/records.js": ("records.js", "text/javascript"),
+    "/uplot.min.js": ("uplot.min.js", "text/javascript"),
+    "/uplot.min.css": ("uplot.min.css", "text/css"),
 }
 
 
@@ -79,6 +83,7 @@ class PhoneRoutes:
         r.add_get("/api/seats", self._seats)
         r.add_post("/api/seats", self._name_seats)
         r.add_get("/api/export/{format}", self._export)
+        r.add_get("/api/records", self._records)
 
     def _allowed(self, request: web.Request) -> bool:
         return bool(self.service.pairing.allows(request.cookies.get(COOKIE)))
@@ -218,6 +223,11 @@ class PhoneRoutes:
     async def _name_seats(self, request: web.Request) -> web.Response:
         form = await self._form(request)
         return web.json_response(await self._ask("name_seats", {"names": form}))
+
+    async def _records(self, request: web.Request) -> web.Response:
+        q = request.query
+        args = {k: q.get(k, "")[:64] for k in ("game", "a", "b")}
+        return web.json_response(await self._ask("records", args))
 
     async def _export(self, request: web.Request) -> web.Response:
         """The plays, asked for in parts (a link line is bounded), sent as one file."""

@@ -8,6 +8,9 @@ loop (phones.py hands these asks here; the phones' own process sends them over t
                  characters (a link line is at most 256 KiB), ``more`` while parts follow;
                  ``wait`` while it is being made (on a thread of its own, not the loop)
 
+    records      ``game`` ("" all), ``a`` and ``b`` (two players, head to head): the records
+                 and plots' numbers (core/play_stats.py), the games and players to choose
+
 A bad name or seat is a ValueError (400), with no game a LookupError (404)."""
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from typing import Any
 from companion.games import played
 from companion.plays_export import FORMATS, export
 
-ASKS = ("seats", "name_seats", "export")
+ASKS = ("seats", "name_seats", "export", "records")
 PART = 32 * 1024  # characters: escaped as JSON, at most 6 bytes each, under a link line
 
 
@@ -126,4 +129,25 @@ def request_fn(app: Any, what: str, args: Mapping[str, Any]) -> Callable[[], Any
             return export_part(app, str(args.get("format", "")), n)
 
         return part
+    if what == "records":
+        return lambda: records(app, args)
     raise ValueError(f"no request {what!r}")
+
+
+def records(app: Any, args: Mapping[str, Any]) -> dict[str, Any]:
+    from companion.core import play_stats
+
+    plays = app.plays.plays
+    game = str(args.get("game") or "") or None
+    out = play_stats.records(plays, game)
+    out["choices"] = {
+        "games": sorted({p["game"] for p in plays}),
+        "players": app.players.names(),
+    }
+    a, b = str(args.get("a") or ""), str(args.get("b") or "")
+    if a and b and a != b:
+        of_game = [p for p in plays if game is None or p["game"] == game]
+        out["head_to_head"] = play_stats.head_to_head(of_game, a, b)
+    else:
+        out["head_to_head"] = None
+    return out

@@ -543,3 +543,16 @@ $("enrol-form").addEventListener("submit", async (event) => {
 });
 
 start();
+
+
+// --- players' records (issue 48): records.js and its plots load only when opened -------------
+
+$("stats").addEventListener("toggle", () => {
+  const box = $("stats");
+  if (!box.open) return;
+  if (window.loadRecords) { window.loadRecords(); return; }
+  const script = document.createElement("script");
+  script.src = box.dataset.script;
+  script.addEventListener("load", () => window.loadRecords && window.loadRecords());
+  document.head.append(script);
+});
