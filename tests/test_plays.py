@@ -242,3 +242,31 @@ def test_a_read_only_card_at_the_end_loses_no_play(tmp_path: Path, caplog) -> No
     run_script("wait 0\n", state_dir=state)
     (play,) = _kept(state)
     assert play["winners"] == [2]
+
+
+def test_records_count_plays_wins_rates_runs_and_head_to_head() -> None:
+    from companion.core import play_stats
+
+    def play(key, winners, *seats):
+        cells = [{"seat": i, "player": n, "score": s, "place": None}
+                 for i, (n, s) in enumerate(seats, start=1)]  # fmt: skip
+        return {"key": key, "game": "deathtrap-dungeon", "date": f"2026-11-0{key}",
+                "seats": cells, "winners": winners}  # fmt: skip
+
+    plays = [
+        play(1, [1], ("Ann", 12), ("Bob", 9)),
+        play(2, [1], ("Ann", 10), ("Bob", 11)),
+        play(3, [2], ("Ann", 5), ("Bob", 14), (None, 3)),
+    ]
+    out = play_stats.records(plays, "deathtrap-dungeon")
+    ann, bob = out["players"]
+    assert ann == {"player": "Ann", "plays": 3, "wins": 2, "rate": 0.667, "best": 12,
+                   "average": 9.0, "last": "2026-11-03", "streak": 0, "best_streak": 2}  # fmt: skip
+    assert bob["wins"] == 1 and bob["streak"] == 1
+    assert out["games"][0]["most_wins"] == {"player": "Ann", "wins": 2}
+    assert out["games"][0]["high"]["score"] == 14
+    assert out["spread"] == {"low": 3, "median": 10, "high": 14}
+    assert [p[2] for p in out["series"]["Bob"]] == [9, 11, 14]
+    assert play_stats.head_to_head(plays, "Ann", "Bob") == {
+        "a": "Ann", "b": "Bob", "plays": 3, "wins_a": 2, "wins_b": 1,
+    }  # fmt: skip
