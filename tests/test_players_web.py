@@ -44,6 +44,9 @@ def test_a_phone_names_the_seats_and_downloads_the_plays(tmp_path: Path, apart: 
 
         claim = Action("claim", {"player": "3", "hostages": "red,green,blue"})
         box.on_loop(lambda: box.app.submit(claim))
+        box.on_loop(box.app.refresh)
+        _, _, view = request(box, "GET", "/api/state", cookie=cookie)
+        assert "Cy" in json.dumps(view["state"])  # the phone's own view names the winner too
         status, headers, text = request(box, "GET", "/api/export/csv", cookie=cookie)
         assert status == 200 and "attachment" in headers["Content-Disposition"]
         body = text.decode() if isinstance(text, bytes) else json.dumps(text)

@@ -27,7 +27,8 @@ def _patterns(seat: object) -> tuple[re.Pattern[str], ...]:
     )
 
 
-def _line(text: str, names: Mapping[object, str]) -> str:
+def line(text: str, names: Mapping[object, str]) -> str:
+    """One line with the names in."""
     for seat, name in names.items():
         for pattern in _patterns(seat):
             if not pattern.search(text):
@@ -47,6 +48,6 @@ def with_names(screen: Screen, names: Mapping[object, str]) -> Screen:
         return screen
     return replace(
         screen,
-        title=_line(screen.title, names),
-        lines=tuple(_line(line, names) for line in screen.lines),
+        title=line(screen.title, names),
+        lines=tuple(line(text, names) for text in screen.lines),
     )

@@ -309,7 +309,7 @@ class PhoneService:
         app = self.app
         if self.view is not None and box_only(app.menu):
             return self.view
-        state = phone_view(snapshot.game, snapshot.state, app.records)
+        state = players_api.named(phone_view(snapshot.game, snapshot.state, app.records), app)
         run = app.menu if isinstance(app.menu, menus.EnrolRun) else None
         return {
             "game": snapshot.game,

@@ -21,6 +21,7 @@ from typing import Any
 
 from companion.games import played
 from companion.plays_export import FORMATS, export
+from companion.ui import names as on_screen
 
 ASKS = ("seats", "name_seats", "export", "records")
 PART = 32 * 1024  # characters: escaped as JSON, at most 6 bytes each, under a link line
@@ -28,6 +29,28 @@ PART = 32 * 1024  # characters: escaped as JSON, at most 6 bytes each, under a l
 
 def _label(seat: object) -> str:
     return f"Team {seat}" if isinstance(seat, str) else f"Seat {seat}"
+
+
+def named(view: Any, app: Any) -> Any:
+    """The phone's view with the named seats' names where its words name a seat ("Seat 2 won"
+    reads "Bob won"), as the OLED does (ui/names.py); as it is with no seat named."""
+    session = app.session
+    names = app.seat_names() if session is not None else None
+    if not names or not any(names):
+        return view
+    seat_ids = played.named_seats(session.name, session.options)
+    mapping = {s: n for s, n in zip(seat_ids, names, strict=False) if n}
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, str):
+            return on_screen.line(value, mapping)
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        if isinstance(value, dict):
+            return {k: walk(v) for k, v in value.items()}
+        return value
+
+    return walk(view)
 
 
 def seats(app: Any) -> dict[str, Any]:
