@@ -163,10 +163,11 @@ def records(app: Any, args: Mapping[str, Any]) -> dict[str, Any]:
     plays = app.plays.plays
     game = str(args.get("game") or "") or None
     out = play_stats.records(plays, game)
-    out["choices"] = {
-        "games": sorted({p["game"] for p in plays}),
-        "players": app.players.names(),
-    }
+    from companion.games import registry
+
+    kinds = sorted({p["game"] for p in plays})
+    out["choices"] = {"games": kinds, "players": app.players.names()}
+    out["titles"] = {g: registry.title(g) for g in kinds}
     a, b = str(args.get("a") or ""), str(args.get("b") or "")
     if a and b and a != b:
         of_game = [p for p in plays if game is None or p["game"] == game]

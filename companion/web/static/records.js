@@ -87,7 +87,7 @@
       axes: [
         { stroke, grid: { show: false }, splits: () => labels.map((_, i) => i + 1),
           values: (u, splits) => splits.map((i) => labels[i - 1] || "") },
-        { stroke, grid: { stroke: "rgba(128,128,128,.25)" } },
+        { stroke, grid: { stroke: "rgba(128,128,128,.25)" }, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500] },
       ],
       series: [{}, { label: name, fill: COLORS[0], stroke: COLORS[0], paths: uPlot.paths.bars({ size: [0.6, 60] }), points: { show: false } }],
     }, [labels.map((_, i) => i + 1), values], holder);
@@ -104,16 +104,16 @@
     return new uPlot({
       width, height: 220,
       scales: { x: { time: false } },
-      axes: [{ stroke, label: "play", grid: { stroke: "rgba(128,128,128,.25)" } }, { stroke, grid: { stroke: "rgba(128,128,128,.25)" } }],
+      axes: [{ stroke, label: "play", grid: { stroke: "rgba(128,128,128,.25)" }, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500] }, { stroke, grid: { stroke: "rgba(128,128,128,.25)" } }],
       series: [{ label: "play" }, ...names.map((n, i) => ({ label: n, stroke: COLORS[i % COLORS.length], width: 2, spanGaps: true, points: { show: true, size: 6 } }))],
     }, data, holder);
   }
 
-  function choices(select, values, keep, first) {
+  function choices(select, values, keep, first, titles) {
     const chosen = keep !== undefined ? keep : select.value;
     select.replaceChildren();
     if (first) { const o = el("option", first[1]); o.value = first[0]; select.append(o); }
-    for (const v of values) { const o = el("option", v); o.value = v; select.append(o); }
+    for (const v of values) { const o = el("option", (titles && titles[v]) || v); o.value = v; select.append(o); }
     if ([...select.options].some((o) => o.value === chosen)) select.value = chosen;
   }
 
@@ -140,7 +140,8 @@
   function show(data) {
     charts.forEach((c) => c.destroy());
     charts = [];
-    choices($("stats-game"), data.choices.games, data.game || "", ["", "All games"]);
+    const titles = data.titles || {};
+    choices($("stats-game"), data.choices.games, data.game || "", ["", "All games"], titles);
     choices($("h2h-a"), data.choices.players, undefined, ["", "a player"]);
     choices($("h2h-b"), data.choices.players, undefined, ["", "a player"]);
     const body = $("stats-body");
@@ -156,7 +157,7 @@
     body.append(table("Per player", ["Player", "Plays", "Wins", "Win rate", "Best", "Average", "Last played", "Run of wins", "Longest"],
       data.players.map((p) => [p.player, p.plays, p.wins, `${Math.round(p.rate * 100)}%`, p.best, p.average, p.last, p.streak, p.best_streak])));
     body.append(table("Per game", ["Game", "Plays", "Most wins", "High score"],
-      data.games.map((g) => [g.game, g.plays, g.most_wins ? `${g.most_wins.player} (${g.most_wins.wins})` : null,
+      data.games.map((g) => [titles[g.game] || g.game, g.plays, g.most_wins ? `${g.most_wins.player} (${g.most_wins.wins})` : null,
         g.high ? `${g.high.score}${g.high.player ? " " + g.high.player : ""}` : null])));
     if (data.spread) {
       body.append(el("p", `Scores from ${data.spread.low} to ${data.spread.high}, half of them at or under ${data.spread.median}.`));
