@@ -152,3 +152,14 @@ def test_no_records_entry_for_a_game_without_named_plays(tmp_path: Path) -> None
     menu = "game hostage-trap players=3\npress back\n" + "press down\n" * 6
     shown = json.dumps([o["screen"] for o in run_script(menu, state_dir=tmp_path)])
     assert "Records" not in shown
+
+
+def test_a_game_started_on_the_box_asks_who_sits_where_once_names_are_known(tmp_path: Path):
+    start = "press back\n" + "press down\n" * 4 + "press ok\npress green\n"  # Cover Your Asps
+    plain = run_script(start, state_dir=tmp_path / "a")
+    assert plain[-1]["screen"][0] == "Asps  setup"  # no names known: as before
+    _known(tmp_path / "b", Ann=1)
+    out = run_script(start + "press ok\npress ok\npress back\n", state_dir=tmp_path / "b")
+    assert out[-4]["screen"][:2] == ["Players", "> Seat 1: -"]
+    assert out[-2]["names"][0] == "Ann"
+    assert out[-1]["screen"] == plain[-1]["screen"]  # back: the game as it started

@@ -104,6 +104,8 @@ def menu_step(d: Draft, kind: str, data: dict) -> None:
         except BadAction as err:  # options that do not go together: the form says why
             d.menu = form
             d.reject(str(err))
+        else:
+            seat_menus.at_start(d)  # names known: who sits where, first (issue 48)
     elif kind == "undo":
         play.undo(d)
     elif kind == "session":

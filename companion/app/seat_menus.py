@@ -44,6 +44,19 @@ def offered(d: Draft) -> bool:
     return players is not None and bool(players.used) and bool(_seats(d))
 
 
+def at_start(d: Draft) -> None:
+    """A game started from its options on the box: when the box knows names, the seats' menu
+    opens first, over the game's first question (which comes back once it is left); play is
+    paused meanwhile, as under the game menu. A box that knows no name starts as before."""
+    if d.session is None or not offered(d):
+        return
+    from companion.app import play  # the step's handlers call down into play
+
+    play.cover_play_menu(d)
+    play.pause_play(d)
+    open_seats(d)
+
+
 def label(seat: object) -> str:
     return f"Team {seat}" if isinstance(seat, str) else f"Seat {seat}"
 
