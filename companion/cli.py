@@ -23,6 +23,7 @@ COMMANDS = (
     "companion.commands.check",
     "companion.commands.firmware",
     "companion.commands.phones",
+    "companion.commands.records",
     "companion.commands.update",
     "companion.commands.version",
     "companion.commands.explore",

@@ -11,8 +11,9 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from companion.core import storage
+from companion.core import plays, storage
 from companion.core.config import BUTTONS, Config
+from companion.core.players import BadName
 from companion.errors import StateDirError, UsageError
 from companion.games import registry as games
 from companion.games.base import Action, BadAction, Rejected, decimal_number, whole_number
@@ -108,8 +109,30 @@ class Replay:
                     raise UsageError(f"die value {a!r} is not a face (1, 2, ...)")
                 values.append(value)
             app.dice.force(values)
+        elif verb == "names":
+            self._names(args)
         else:
-            raise UsageError(f"unknown directive {verb!r} (game, press, hold, tap, wait, do, dice)")
+            raise UsageError(
+                f"unknown directive {verb!r} (game, press, hold, tap, wait, do, dice, names)"
+            )
+
+    def _names(self, args: list[str]) -> None:
+        """``names NAME ...``: the seats of the game in play, seat 1 first; ``-`` unnamed."""
+        if not args:
+            raise UsageError("names needs a NAME per seat, seat 1 first (- leaves one unnamed)")
+        for name in args:
+            if name != "-" and not all(c.isalnum() or c in "_-" for c in name):
+                raise UsageError(
+                    f"names: {name!r} is not a name (one word of letters, digits, _ or -)"
+                )
+        app = self.app
+        if app.session is None:
+            app.reject("no game is being played")
+            return
+        try:
+            app.name_seats([None if name == "-" else name for name in args])
+        except BadName as err:
+            raise UsageError(f"names: {err}") from None
 
     def line(self, number: int, words: list[str]) -> dict[str, Any]:
         """One script line, run to the end of what it sets off: its output object."""
@@ -166,6 +189,10 @@ class Replay:
         }
         if app.rejected is not None:
             out["rejected"] = app.rejected
+        out["names"] = app.seat_names()
+        if app.plays_added:
+            out["plays"] = plays.shown(app.plays_added[-1])
+        app.plays_added.clear()
         app.sounds.clear()
         app.logs.clear()
         app.rejected = None

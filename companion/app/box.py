@@ -19,6 +19,7 @@ from companion.app.boxstate import BoxState
 from companion.app.dice_source import DiceSource
 from companion.app.interpreter import Interpreter
 from companion.app.parts import Parts
+from companion.app.seating import Seating
 from companion.app.session import Session
 from companion.app.start import Start
 from companion.core import formats, statefile, wallclock
@@ -28,6 +29,8 @@ from companion.core.events import ButtonEdge, Call, CardSeen, ReaderStatus
 from companion.core.events import Event as LoopEvent
 from companion.core.journal import Journal
 from companion.core.loop import Loop
+from companion.core.players import Players
+from companion.core.plays import Plays
 from companion.core.records import RECORDS_FILE, Records
 from companion.core.registry import Registry
 from companion.core.shelf import Shelf
@@ -53,7 +56,7 @@ def _unread(what: str, newer: formats.NewerFormat | None) -> tuple[str, ...]:
     )
 
 
-class App(Interpreter, Start):
+class App(Interpreter, Start, Seating):
     def __init__(
         self,
         config: Config,
@@ -108,6 +111,15 @@ class App(Interpreter, Start):
         self.records, records_problem = Records.open_or_set_aside(state_dir / RECORDS_FILE)
         if records_problem:
             self.problems.append(_unread("Records", self.records.newer))
+        # Every finished game as a play, and the players' names (issue 48: seating.py).
+        self.plays, plays_problem = Plays.open_or_set_aside(state_dir / statefile.PLAYS.name)
+        if plays_problem:
+            self.problems.append(_unread("Plays", self.plays.newer))
+        self.players, players_problem = Players.open_or_set_aside(
+            state_dir / statefile.PLAYERS.name
+        )
+        if players_problem:
+            self.problems.append(_unread("Players", self.players.newer))
         reader = "no reader" if parts.reader is None else "reader starting"
         self.box = BoxState(table_dice=config.dice.source == "table", reader_status=reader)
         self.time_offset = 0.0
@@ -118,6 +130,7 @@ class App(Interpreter, Start):
         self.sounds: list[str] = []
         self.logs: list[str] = []
         self.rejected: str | None = None
+        self.plays_added: list[dict[str, Any]] = []  # plays kept since the last line
         self.shown: tuple[Screen, Lights] | None = None
         self.draw_failed = False  # the last frame could not be drawn: a "redraw" deadline is set
         self._feeding = 0  # steps being performed (one feeds another): the journal is bounded

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from companion.app import play
+from companion.app import play, seat_menus
 from companion.games import registry as games
 from companion.ui import menus
 
@@ -45,9 +45,12 @@ def open_session_menu(d: Draft) -> None:
     if rules.uses_dice:  # a game without dice: no choice
         items.append("Dice: table" if d.table_dice else "Dice: box")
         keys.append("dice")
-    if rules.keeps_records:
+    if rules.keeps_records or seat_menus.has_player_records(d):  # players' too (issue 48)
         items.append("Records")
         keys.append("records")
+    if seat_menus.offered(d):  # names known to pick from (issue 48)
+        items.append("Players")
+        keys.append("players")
     if tuple(rules.catalog()):
         items.append("Enrol copies")
         keys.append("enrol_run")

@@ -41,6 +41,8 @@ class World:
     records: Records
     phones: Any = None  # the phones' part when a phone face is on (see phones.py)
     waiting: tuple[str, ...] = ()  # the kinds of the games set aside (companion/core/shelf.py)
+    players: Any = None  # the players' names and seats named (companion/core/players.py)
+    plays: Any = None  # every finished game kept (companion/core/plays.py)
 
 
 class Draft:

@@ -116,6 +116,28 @@ class KeepResult:
 
 
 @value
+class KeepPlay:
+    """Make the plays agree with the game (issue 48: app/playkeep.py): its play, or None
+    while it is not finished; ``seats`` the named seats' count, ``seconds`` its length so far."""
+
+    key: str
+    game: str
+    options: Mapping[str, Any]
+    report: Mapping[str, Any] | None
+    seats: int
+    date: str
+    seconds: float
+
+
+@value
+class NameSeats:
+    """Name the seats of the game ``key`` (issue 48: app/seat_menus.py), seat order."""
+
+    key: str
+    names: tuple[str | None, ...]
+
+
+@value
 class DiceLeft:
     """The dice the step rolled from are used up to here."""
 
@@ -151,6 +173,8 @@ Effect = (
     | Unwake
     | EnrolCard
     | KeepResult
+    | KeepPlay
+    | NameSeats
     | DiceLeft
     | NewPairingCode
     | EndPairingCode

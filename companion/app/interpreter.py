@@ -36,8 +36,10 @@ from companion.app.effects import (
     JournalNewGame,
     JournalRestore,
     JournalUndo,
+    KeepPlay,
     KeepResult,
     LogLine,
+    NameSeats,
     NewPairingCode,
     Note,
     Play,
@@ -117,6 +119,9 @@ class Interpreter:
     _notice_up: BoxState | None  # the value the last failure's notice was put over
     _falling_back: bool  # drawing the value a failure went back to
     _resume: Callable[[GameRecord], None]  # start.py: a game folded back
+    _keep_play: Callable[[KeepPlay], None]  # seating.py: a game's play kept
+    _name_seats: Callable[[NameSeats], None]  # seating.py: seats named on the box
+    _with_names: Callable[[tuple[Screen, Lights]], tuple[Screen, Lights]]  # seating.py
 
     def world(self) -> World:
         return World(
@@ -128,6 +133,8 @@ class Interpreter:
             records=self.records,
             phones=self.phones,
             waiting=tuple(self.shelf.games),
+            players=getattr(self, "players", None),
+            plays=getattr(self, "plays", None),
         )
 
     def feed(self, event: events.Event, draw: bool = True) -> None:
@@ -306,6 +313,10 @@ class Interpreter:
             self.registry.enrol(effect.card)
         elif isinstance(effect, KeepResult):
             self._keep_result(effect)
+        elif isinstance(effect, KeepPlay):
+            self._keep_play(effect)  # app/seating.py
+        elif isinstance(effect, NameSeats):
+            self._name_seats(effect)  # app/seating.py
         elif isinstance(effect, DiceLeft):
             self.dice.take(effect.dice)
         elif isinstance(effect, NewPairingCode):
@@ -418,7 +429,7 @@ class Interpreter:
     # --- the frame, drawn from the value alone once every effect is done ---------------------
 
     def current(self) -> tuple[Screen, Lights]:
-        return view.current(self.box)
+        return self._with_names(view.current(self.box))  # seating.py
 
     def public_state(self) -> dict | None:
         return view.public_state(self.box)
@@ -428,7 +439,7 @@ class Interpreter:
         now (OSError: no file handle left) is tried again (``_redraw_later``); a value whose
         screen or snapshot raises is answered (``_undrawable``)."""
         try:
-            screen, lights = view.current(self.box)
+            screen, lights = self._with_names(view.current(self.box))  # seating.py
             if self.shown is None or self.shown[0] != screen:
                 try:
                     self.display.show(screen)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from companion.app import box_menus, cards, phones, play
+from companion.app import box_menus, cards, phones, play, seat_menus
 from companion.app.box_menus import RESUME
 from companion.core.registry import Card
 from companion.games import registry as games
@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 
 SET_ASIDE = "Set aside?"  # the question, asked with the game's (short) name in it
 ASIDE, END = "aside:", "end:"  # its answers, before the game menu's entry they go on with
-GAME_MENUS = ("session", "set_aside")  # the game menu and its question: left, play goes on
+# the game menu, its question and its players' menus: left, play goes on
+GAME_MENUS = ("session", "set_aside", *seat_menus.KINDS)
 
 
 def on_press(d: Draft, button: str, long: bool) -> None:
@@ -119,12 +120,16 @@ def menu_step(d: Draft, kind: str, data: dict) -> None:
         except BadAction as err:  # options that do not go together: the form says why
             d.menu = form
             d.reject(str(err))
+        else:
+            seat_menus.at_start(d)  # names known: who sits where, first (issue 48)
     elif kind == "undo":
         play.undo(d)
     elif kind == "session":
         _session_entry(d, data["key"], data.get("asked", False))
     elif kind == "set_aside":
         _set_aside_answer(d, data["key"])
+    elif kind in seat_menus.KINDS:
+        seat_menus.step(d, kind, data)
     elif kind == "phones":
         phones.phone_command(d, data["do"])
     elif kind in ("form_done", "form_built", "refused"):  # a form of play answered
@@ -197,7 +202,14 @@ def _session_entry(d: Draft, key: str, asked: bool = False) -> None:
         from companion.ui import records as record_pages  # only when asked for: not at start
 
         book = record_pages.pages(session.rules.title, d.world.records, session.name)
+        if not session.rules.keeps_records:
+            book = replace(book, screens=())
+        top = seat_menus.player_page(d)  # the players with most wins (issue 48)
+        if top is not None:
+            book = replace(book, screens=(top, *book.screens))
         d.menu = menus.PageMenu(book)
+    elif key == "players":
+        seat_menus.open_seats(d)
     elif key == "enrol_run":
         d.menu = menus.Enrol("", session.name, tuple(session.rules.catalog()))
     elif key in ("pair_phone", "forget_phones"):

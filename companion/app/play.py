@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
+from companion.app import playkeep
 from companion.app.draft import Draft
 from companion.app.effects import (
     JournalAction,
@@ -282,6 +283,8 @@ def keep_result(d: Draft, announce: bool) -> None:
     """Bring the records in line with the game's result, if the game keeps one (a game just
     finished, or undone past its end); a new one is announced with its pages (ResultKept)."""
     session = d.session
+    if session is not None:
+        playkeep.keep_play(d)  # every game's play, with its players (issue 48)
     if session is None or not session.rules.keeps_records:
         return
     report = session.rules.result(session.state)

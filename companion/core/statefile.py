@@ -37,6 +37,8 @@ JOURNAL_CAP = 4 * MIB  # the move to history/ keeps it near 256 KiB in normal pl
 CARDS_CAP = 4 * MIB  # about 30,000 cards
 RECORDS_CAP = 4 * MIB  # 500 results per board are about 150 KiB
 PACK_CAP = 1 * MIB  # the shipped pack is 2 KiB
+PLAYS_CAP = 8 * MIB  # 1,000 plays of four seats are about 600 KiB
+PLAYERS_CAP = 1 * MIB  # 200 names and the seating of 50 games are about 20 KiB
 PHONES_CAP = 64 * 1024  # at most 32 phones of about 100 bytes
 CONFIG_CAP = 1 * MIB  # the commented example is 2 KiB
 
@@ -56,6 +58,8 @@ JOURNAL = Kept("journal.jsonl", JOURNAL_CAP, "jsonl", "the game in play")
 WAITING = Kept("waiting.jsonl", JOURNAL_CAP, "jsonl", "the games set aside (one of each kind)")
 CARDS = Kept("cards.toml", CARDS_CAP, "toml", "the enrolled cards")
 RECORDS = Kept("records.json", RECORDS_CAP, "json", "the results of finished games")
+PLAYS = Kept("plays.json", PLAYS_CAP, "json", "every finished game, as a play")
+PLAYERS = Kept("players.json", PLAYERS_CAP, "json", "the players' names and the seats named")
 PHONES = Kept("phones.json", PHONES_CAP, "json", "the paired phones")
 PACK = Kept("deathtrap_dungeon_pack.toml", PACK_CAP, "toml", "the owner's Deathtrap pack")
 PACK_LAST_GOOD = Kept(
@@ -63,7 +67,7 @@ PACK_LAST_GOOD = Kept(
 )
 # Every file the box keeps: each is read by this module's rules, and a test damages each one
 # (tests/test_kept_files.py). A new kind of state file goes here first.
-KEPT = (JOURNAL, WAITING, CARDS, RECORDS, PHONES, PACK, PACK_LAST_GOOD)
+KEPT = (JOURNAL, WAITING, CARDS, RECORDS, PLAYS, PLAYERS, PHONES, PACK, PACK_LAST_GOOD)
 
 _DIGITS = sys.get_int_max_str_digits() or 4300
 

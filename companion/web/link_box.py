@@ -19,13 +19,13 @@ from typing import Any
 
 from companion.core.events import Call
 from companion.faces.face import BUTTONS
-from companion.web import link
+from companion.web import link, players_api
 from companion.web.link import Lines, LinkError, Outbox
 
 log = logging.getLogger(__name__)
 
 HELLO_SECONDS = 5.0
-ASKS = ("cards", "forget", "enrol")
+ASKS = ("cards", "forget", "enrol", *players_api.ASKS)
 
 
 class LinkHost:

@@ -12,6 +12,10 @@
     GET  /api/cards                      the game's enrolled cards and the kinds to enrol
     POST /api/cards/{uid}/forget         forget one enrolled card
     POST /api/enrol                      ``card`` and its fields: an enrolment run on the box
+    GET  /api/seats                      the game's seats, their players, the names known
+    POST /api/seats                      {seat: name} typed ("" unnamed): the seats named
+    GET  /api/export/{csv|bgstats}       the plays kept, as a file to download
+    GET  /api/records[?game=&a=&b=]      the players' records, the plots' numbers, head to head
     GET  /api/about                      the running release and the one kept for going back
                                          (companion/release/about.py, as `trap-companion version`)
 
@@ -45,6 +49,9 @@ STATIC = {
     "/": ("phone.html", "text/html"),
     "/phone.css": ("phone.css", "text/css"),
     "/phone.js": ("phone.js", "text/javascript"),
+    "/records.js": ("records.js", "text/javascript"),
+    "/uplot.min.js": ("uplot.min.js", "text/javascript"),
+    "/uplot.min.css": ("uplot.min.css", "text/css"),
 }
 
 
@@ -73,6 +80,10 @@ class PhoneRoutes:
         r.add_post("/api/cards/{uid}/forget", self._forget)
         r.add_post("/api/enrol", self._enrol)
         r.add_get("/api/about", self._about)
+        r.add_get("/api/seats", self._seats)
+        r.add_post("/api/seats", self._name_seats)
+        r.add_get("/api/export/{format}", self._export)
+        r.add_get("/api/records", self._records)
 
     def _allowed(self, request: web.Request) -> bool:
         return bool(self.service.pairing.allows(request.cookies.get(COOKIE)))
@@ -206,12 +217,54 @@ class PhoneRoutes:
         await self._form(request)
         return web.json_response(await self._ask("forget", {"uid": uid.upper()}))
 
+    async def _seats(self, request: web.Request) -> web.Response:
+        return web.json_response(await self._ask("seats", {}))
+
+    async def _name_seats(self, request: web.Request) -> web.Response:
+        form = await self._form(request)
+        return web.json_response(await self._ask("name_seats", {"names": form}))
+
+    async def _records(self, request: web.Request) -> web.Response:
+        q = request.query
+        args = {k: q.get(k, "")[:64] for k in ("game", "a", "b")}
+        return web.json_response(await self._ask("records", args))
+
+    async def _export(self, request: web.Request) -> web.Response:
+        """The plays, asked for in parts (a link line is bounded), sent as one file."""
+        form = request.match_info["format"]
+        if form not in EXPORTS:
+            raise _error(web.HTTPNotFound, f"no export {form!r}: {', '.join(EXPORTS)}")
+        parts, part = [], 0
+        deadline = asyncio.get_running_loop().time() + EXPORT_SECONDS
+        while True:
+            answer = await self._ask("export", {"format": form, "part": part})
+            if answer.get("wait"):  # being made off the box's loop
+                if asyncio.get_running_loop().time() > deadline:
+                    raise _error(web.HTTPServiceUnavailable, "the box is busy; try again")
+                await asyncio.sleep(0.1)
+                continue
+            parts.append(answer["text"])
+            if not answer["more"]:
+                break
+            part += 1
+        kind, ext = EXPORTS[form]
+        name = f"trap-companion-plays{'-bgstats' if form == 'bgstats' else ''}.{ext}"
+        return web.Response(
+            text="".join(parts),
+            content_type=kind,
+            headers={"Content-Disposition": f'attachment; filename="{name}"'},
+        )
+
     async def _enrol(self, request: web.Request) -> web.Response:
         form = await self._form(request)
         kind = form.pop("card", "")
         if not kind:
             raise _error(web.HTTPBadRequest, "name the card to enrol (card=...)")
         return web.json_response(await self._ask("enrol", {"card": kind, "values": form}))
+
+
+EXPORT_SECONDS = 60.0  # a Pi Zero makes the BG Stats file of 1,000 plays in a few seconds
+EXPORTS = {"csv": ("text/csv", "csv"), "bgstats": ("application/json", "json")}
 
 
 def _error(

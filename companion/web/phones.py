@@ -37,6 +37,7 @@ from companion.app.phones import box_only
 from companion.core import formats
 from companion.core.events import Call
 from companion.ui import menus
+from companion.web import players_api
 from companion.web.listen import bind
 from companion.web.pace import Pace
 from companion.web.pairing import SAVE_SECONDS, Pairing
@@ -308,7 +309,7 @@ class PhoneService:
         app = self.app
         if self.view is not None and box_only(app.menu):
             return self.view
-        state = phone_view(snapshot.game, snapshot.state, app.records)
+        state = players_api.named(phone_view(snapshot.game, snapshot.state, app.records), app)
         run = app.menu if isinstance(app.menu, menus.EnrolRun) else None
         return {
             "game": snapshot.game,
@@ -411,6 +412,8 @@ class PhoneService:
         ``enrol`` (``card`` and its ``values``)."""
         if what == "cards":
             return self.cards
+        if what in players_api.ASKS:  # players and plays (issue 48)
+            return players_api.request_fn(self.app, what, args)
         if what == "forget":
             uid = str(args.get("uid", ""))
             return lambda: self.forget_card(uid)

@@ -1,0 +1,91 @@
+"""`trap-companion records export|players|rename|merge|forget`: the plays kept and the players'
+names from a shell (issue 48). Export only reads. The others change players.json and
+plays.json: the box rewrites them whole on its next change, so make them while it is stopped
+(`systemctl stop trap-companion`), or name seats on the box itself."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from companion.commands._common import (
+    add_config_arg,
+    add_state_dir_args,
+    load_config,
+    with_state_dir,
+)
+from companion.core import statefile
+from companion.core.players import BadName, Players, clean
+from companion.core.plays import Plays
+from companion.errors import UsageError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("records", help="export the plays kept; list, rename, merge, forget players")
+    verbs = p.add_subparsers(dest="verb", metavar="VERB", required=True)
+    ex = verbs.add_parser(
+        "export",
+        help="the plays kept, as CSV or BG Stats' JSON",
+        description="Every finished game kept as a play, as CSV (a row per seat) or in the "
+        "JSON BG Stats imports (games, players, the box as one location, plays). Undated plays "
+        "(the box's clock not known) are left out of the BG Stats file, and counted.",
+    )
+    ex.add_argument("--format", choices=("csv", "bgstats"), default="csv")
+    ex.add_argument("-o", "--output", type=Path, metavar="FILE", help="default: standard output")
+    verbs.add_parser("players", help="the players the box knows, most recent first")
+    ren = verbs.add_parser("rename", help="call a player by another name")
+    merge = verbs.add_parser("merge", help="two spellings of one person: OLD becomes NEW")
+    for q in (ren, merge):
+        q.add_argument("old")
+        q.add_argument("new")
+    forget = verbs.add_parser("forget", help="forget a player: the seats stay, unnamed")
+    forget.add_argument("name")
+    for q in verbs.choices.values():
+        add_config_arg(q)
+        add_state_dir_args(q, sim_choice=True)
+    p.set_defaults(func=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    write = args.verb in ("rename", "merge", "forget")
+    config = with_state_dir(load_config(args), args, sim=args.sim, write=write)
+    state = config.state_dir()
+    if args.verb == "export":
+        from companion.plays_export import export
+
+        done = export(Plays(state / statefile.PLAYS.name).plays, args.format)
+        if args.output is None:
+            sys.stdout.write(done.text)
+        else:
+            args.output.write_text(done.text, encoding="utf-8")
+        if done.left_out:
+            print(
+                f"{done.left_out} undated play(s) left out: BG Stats needs a date",
+                file=sys.stderr,
+            )
+        return 0
+    players = Players(state / statefile.PLAYERS.name)
+    if args.verb == "players":
+        for name in players.names():
+            print(name)
+        return 0
+    plays = Plays(state / statefile.PLAYS.name)
+    try:
+        if args.verb == "forget":
+            players.forget(args.name)
+            changed = plays.rename(args.name, None)
+            print(f"forgot {args.name}; {changed} play(s) keep the seat unnamed")
+            return 0
+        args.new = clean(args.new)
+        known = args.new in players.used
+        if args.verb == "merge" and not known:
+            raise BadName(f"no player is called {args.new!r} to merge into (rename instead)")
+        if args.verb == "rename" and known:
+            raise BadName(f"{args.new!r} is a player already (merge instead)")
+        players.rename(args.old, args.new)
+        changed = plays.rename(args.old, args.new)
+    except BadName as err:
+        raise UsageError(str(err)) from None
+    print(f"{args.old} is {args.new} now; {changed} play(s) changed")
+    return 0

@@ -1,0 +1,177 @@
+"""What a paired phone asks the box about players and plays (issue 48), answered on the box's
+loop (phones.py hands these asks here; the phones' own process sends them over the link):
+
+    seats        the game in play's seats, each with its player, and the names known
+                 (recent first, "guest" last)
+    name_seats   ``names``: {seat: name} as typed ("" leaves the seat unnamed)
+    export       ``format`` csv or bgstats and ``part``: the export in parts of ``PART``
+                 characters (a link line is at most 256 KiB), ``more`` while parts follow;
+                 ``wait`` while it is being made (on a thread of its own, not the loop)
+
+    records      ``game`` ("" all), ``a`` and ``b`` (two players, head to head): the records
+                 and plots' numbers (core/play_stats.py), the games and players to choose
+
+A bad name or seat is a ValueError (400), with no game a LookupError (404)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from companion.games import played
+from companion.plays_export import FORMATS, export
+from companion.ui import names as on_screen
+
+ASKS = ("seats", "name_seats", "export", "records")
+PART = 32 * 1024  # characters: escaped as JSON, at most 6 bytes each, under a link line
+
+
+def _label(seat: object) -> str:
+    return f"Team {seat}" if isinstance(seat, str) else f"Seat {seat}"
+
+
+def named(view: Any, app: Any) -> Any:
+    """The phone's view with the named seats' names where its words name a seat ("Seat 2 won"
+    reads "Bob won"), as the OLED does (ui/names.py); as it is with no seat named."""
+    session = app.session
+    names = app.seat_names() if session is not None else None
+    if not names or not any(names):
+        return view
+    seat_ids = played.named_seats(session.name, session.options)
+    mapping = {s: n for s, n in zip(seat_ids, names, strict=False) if n}
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, str):
+            return on_screen.line(value, mapping)
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        if isinstance(value, dict):
+            return {k: walk(v) for k, v in value.items()}
+        return value
+
+    return walk(view)
+
+
+def seats(app: Any) -> dict[str, Any]:
+    session = app.session
+    known = app.players.choices()
+    if session is None:
+        return {"game": None, "seats": [], "known": known}
+    shown = app.seat_names() or []
+    seat_ids = played.named_seats(session.name, session.options)
+    return {
+        "game": session.name,
+        "seats": [
+            {"seat": str(s), "label": _label(s), "player": n}
+            for s, n in zip(seat_ids, shown, strict=True)
+        ],
+        "known": known,
+    }
+
+
+def name_seats(app: Any, names: Mapping[str, Any]) -> dict[str, Any]:
+    session = app.session
+    if session is None:
+        raise LookupError("no game is being played: start one on the box first")
+    seat_ids = [str(s) for s in played.named_seats(session.name, session.options)]
+    unknown = [k for k in names if k not in seat_ids]
+    if unknown:
+        raise ValueError(f"no seat {unknown[0]!r} in {session.name} ({', '.join(seat_ids)})")
+    current = app.seat_names() or []
+    chosen = [
+        (str(names[s]).strip() or None) if s in names else current[i]
+        for i, s in enumerate(seat_ids)
+    ]
+    app.name_seats(chosen)  # BadName is a ValueError
+    app.note("seats named from a phone")
+    return seats(app)
+
+
+_cache: dict[tuple[int, str], tuple[int, Any]] = {}  # (plays, format) -> (revision, Export)
+_lock = threading.Lock()
+
+
+def _made(plays: Any, form: str) -> Any:
+    """The export of the plays as they stand, made once for all its parts (again only once the
+    plays change), on a thread of its own: the box's loop only takes the list (a press never
+    waits for an export). None while it is being made."""
+    key = (id(plays), form)
+    with _lock:
+        kept = _cache.get(key)
+        if kept is not None and kept[0] == plays.revision:
+            return kept[1]
+        _cache.clear()  # one box, one export kept
+        _cache[key] = (plays.revision, None)
+    revision, items = plays.revision, plays.plays  # the plays are never changed in place
+
+    def make() -> None:
+        done = export(items, form)
+        with _lock:
+            if _cache.get(key, (None,))[0] == revision:
+                _cache[key] = (revision, done)
+
+    threading.Thread(target=make, name="plays-export", daemon=True).start()
+    return None
+
+
+def export_part(app: Any, form: str, part: int) -> dict[str, Any]:
+    if form not in FORMATS:
+        raise ValueError(f"no export format {form!r} ({', '.join(FORMATS)})")
+    done = _made(app.plays, form)
+    if done is None:
+        return {"wait": True}
+    start = part * PART
+    return {
+        "text": done.text[start : start + PART],
+        "more": start + PART < len(done.text),
+        "left_out": done.left_out,
+    }
+
+
+def request_fn(app: Any, what: str, args: Mapping[str, Any]) -> Callable[[], Any]:
+    """The ask as a function for the loop thread; its checks run there too, so a bad ask is
+    answered as one (ValueError) whichever way it came."""
+    if what == "seats":
+        return lambda: seats(app)
+    if what == "name_seats":
+
+        def named() -> dict[str, Any]:
+            names = args.get("names")
+            if not isinstance(names, dict):
+                raise ValueError("names: a table of seat -> name")
+            return name_seats(app, names)
+
+        return named
+    if what == "export":
+
+        def part() -> dict[str, Any]:
+            n = args.get("part", 0)
+            if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n < 10_000:
+                raise ValueError("part: a whole number")
+            return export_part(app, str(args.get("format", "")), n)
+
+        return part
+    if what == "records":
+        return lambda: records(app, args)
+    raise ValueError(f"no request {what!r}")
+
+
+def records(app: Any, args: Mapping[str, Any]) -> dict[str, Any]:
+    from companion.core import play_stats
+
+    plays = app.plays.plays
+    game = str(args.get("game") or "") or None
+    out = play_stats.records(plays, game)
+    from companion.games import registry
+
+    kinds = sorted({p["game"] for p in plays})
+    out["choices"] = {"games": kinds, "players": app.players.names()}
+    out["titles"] = {g: registry.title(g) for g in kinds}
+    a, b = str(args.get("a") or ""), str(args.get("b") or "")
+    if a and b and a != b:
+        of_game = [p for p in plays if game is None or p["game"] == game]
+        out["head_to_head"] = play_stats.head_to_head(of_game, a, b)
+    else:
+        out["head_to_head"] = None
+    return out
