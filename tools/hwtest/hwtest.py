@@ -1099,7 +1099,8 @@ def step_press_to_glass(r: Run) -> None:
         f"{GLASS_PRESSES} short presses on the start menu"
         + (f"; differ after {', '.join(bad)}" if bad else ", 0 pixels differ")
         + f"; release to first I2C write p50 {pct(first, 50):.0f} ms p99 {pct(first, 99):.0f} ms"
-        f" (n={len(first)}), to the frame complete (its last changed byte) p50 {pct(last, 50):.0f} ms"
+        f" (n={len(first)}), to the frame complete (its last changed byte)"
+        f" p50 {pct(last, 50):.0f} ms"
         f" p99 {pct(last, 99):.0f} ms (n={len(last)})",
     )
 
