@@ -91,9 +91,11 @@ def screen(n: int) -> Screen:
 def test_the_display_in_the_background_marks_itself_lost_on_the_loops_thread() -> None:
     loop = Loop(VirtualClock())
     panels: list[GatedPanel] = []
+    broken_next = [False]
 
     def opened() -> GatedPanel:
         panels.append(GatedPanel())
+        panels[-1].broken = broken_next[0]
         return panels[-1]
 
     display = Display(opened)
@@ -110,11 +112,16 @@ def test_the_display_in_the_background_marks_itself_lost_on_the_loops_thread() -
     assert display.available  # nothing changes off the loop's thread: only a queued call
     loop.drain()
     assert not display.available and lost == [False] and panels[0].cleaned
+    broken_next[0] = True  # it opens but takes no frame: not back (written on this thread)
+    assert not display.retry() and not display.available
+    broken_next[0] = False
     assert display.retry()  # the retry's deadline: a new device, the current frame on it
+    assert len(panels[2].frames) == 1 and panels[2].threads == {threading.current_thread().name}
+    assert display.show(screen(3))
     assert display.flush(WAIT)
-    assert len(panels[1].frames) == 1
+    assert len(panels[2].frames) == 2 and "frame-writer" in panels[2].threads
     display.close(keep_picture=True)
-    assert panels[1].cleaned and display.writer is None
+    assert panels[2].cleaned and display.writer is None
 
 
 def test_the_daemon_retries_a_display_lost_in_the_background(tmp_path: Any) -> None:

@@ -154,7 +154,8 @@ class Display:
             size = self._size()
             if self.image is None or self.image.size != size:
                 self.image = render(self.screen, *size)
-            if not self._send():
+            # Written here, as the panel's opening just was: "back" only once it took a frame.
+            if not self._send(here=True):
                 return False
         if self._warned:
             log.info("display is back")
@@ -187,10 +188,10 @@ class Display:
             return self.image.size
         return WIDTH, HEIGHT
 
-    def _send(self) -> bool:
+    def _send(self, here: bool = False) -> bool:
         if self.device is None or self.image is None:
             return False
-        if self.writer is not None:
+        if self.writer is not None and not here:
             self.writer.submit(self.device, self.image)
             return True
         try:
