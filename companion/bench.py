@@ -65,6 +65,8 @@ TARGETS = {
     "peak_rss_more_mb_game_long": 10.0,
     "press_cpu_ratio_long_to_short": 1.2,
 }
+# Issue 46: the window's bytes on the SSD1306's bus, percent of the whole frame's, at most.
+BUS_TARGETS = {"menu_move": 40.0, "countdown_tick": 25.0, "footer_change": 25.0}
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -931,13 +933,37 @@ def run_all(quick: bool = False) -> dict[str, Any]:
     results.update(journal_writes())
     results.update(start_by_game_length(runs=1 if quick else 3))
     results.update(press_cpu_by_game_length(presses=200 if quick else 600))
+    from companion.bench_bus import bus_bytes, frame_send  # issue 46
+
+    results.update(bus_bytes())
+    results.update(frame_send(60 if quick else 300))
     results["bench_peak_rss_mb"] = round(
         resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1
     )
     results["targets"] = {k: v for k, v in TARGETS.items() if k in results}
     results["met"] = {k: results[k] <= v for k, v in TARGETS.items() if k in results}
+    _bus_targets(results)
     results["machine"] = {"cpus": os.cpu_count(), "python": sys.version.split()[0]}
     return results
+
+
+def bus(quick: bool = False) -> dict[str, Any]:
+    """`trap-companion bench --bus`: the OLED's bytes on the bus both ways (issue 46)."""
+    from companion.bench_bus import bus as measure
+
+    results = measure(quick)
+    results["targets"], results["met"] = {}, {}
+    _bus_targets(results)
+    return results
+
+
+def _bus_targets(results: dict[str, Any]) -> None:
+    for kind, most in BUS_TARGETS.items():
+        key = f"bus_bytes_per_{kind}"
+        if key in results:
+            name = f"{kind}_window_percent_of_whole"
+            results["targets"][name] = most
+            results["met"][name] = results[key]["ssd1306_window_percent"] <= most
 
 
 # --- Pi-class: the part that also runs on the Pi's CPU under emulation (make pibench) ---------
@@ -1053,6 +1079,9 @@ def pi_class(quick: bool = False) -> dict[str, Any]:
         results["ready_cpu_seconds"] / max(results["bare_import_cpu_seconds"], 0.01), 2
     )
     results.update(frame_cost(60 if quick else 300))
+    from companion.bench_bus import frame_send  # issue 46: the drawing thread's side of a frame
+
+    results.update(frame_send(60 if quick else 300))
     results.update(button_latency(50 if quick else 200))
     results.update(button_latency(50 if quick else 200, repress=True))
     results.update(card_latency(20 if quick else 60))

@@ -58,6 +58,8 @@ class Daemon:
             parts or build_parts(config),
             rng=random.SystemRandom(),
         )
+        if parts is None:  # the real box: its frames written off the loop's thread
+            self.app.display.write_in_background(self.app.loop.post)
         self._status = ""
         self.phones: Any = None  # companion.web.phones.PhoneService, only when enabled
         self.owner: Any = None  # companion.owner.server.OwnerSocket, where there is a place
@@ -138,6 +140,7 @@ class Daemon:
         if interval:
             self._watchdog(interval)
         app.on_refresh.append(self._report)
+        app.display.on_lost.append(self._report)  # a write in the background failed
         self._arm_display_retry()
         self._status = app.status_line()
         self.notifier.ready(self._status)

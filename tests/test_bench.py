@@ -144,3 +144,22 @@ def test_a_press_by_game_length_is_also_measured_side_by_side() -> None:
     assert paired["press_loop_cpu_ms_paired_step_5"] > 0
     assert paired["press_loop_cpu_ms_paired_step_1200"] > 0
     assert paired["press_loop_cpu_ratio_paired"] > 0 and paired["press_cpu_paired_presses"] == 4
+
+
+def test_the_bus_bytes_are_counted_both_ways_over_the_same_frames(tmp_path) -> None:
+    from companion.bench_bus import bus_bytes, frame_send
+
+    (tmp_path / "dice.txt").write_text("game dice die=d6\npress green\npress green\npress down\n")
+    results = bus_bytes(tmp_path)
+    assert results["bus_example_scripts"] == 1
+    press = results["bus_bytes_per_press"]
+    assert press["n"] == 3
+    tick = results["bus_bytes_per_countdown_tick"]
+    assert tick["n"] == 44
+    assert tick["ssd1306_whole"] == 7 + 1025  # luma's window commands and the 1,024 bytes
+    for kind in ("press", "menu_move", "menu_scroll", "countdown_tick"):
+        figures = results[f"bus_bytes_per_{kind}"]
+        assert 0 < figures["ssd1306_window"] < figures["ssd1306_whole"]
+        assert 0 < figures["sh1106_window"] < figures["sh1106_whole"]
+    sends = frame_send(6)
+    assert set(sends) == {"frame_send_whole_ms", "frame_send_window_ms", "frame_handoff_ms"}

@@ -4,6 +4,7 @@ initramfs's module order, why a machine cannot run it."""
 
 from __future__ import annotations
 
+import copy
 import struct
 import sys
 from pathlib import Path
@@ -395,3 +396,64 @@ def test_the_lose_press_fault_drops_every_third_press(tmp_path) -> None:
         pins.close()
         factory.reset()
         factory.close()
+
+
+def _windowed_writes(images: list[Image.Image]) -> tuple[list[ssd1306.Write], list[int]]:
+    """The box's own driver (only the changed window) through luma's i2c, stamped 1, 2, ...;
+    and how many writes each image took (the first with luma's init and clearing)."""
+    from companion.hal.panel import ssd1306 as windowed
+
+    bus = RecordingBus()
+    device = windowed(luma_i2c(bus=bus, address=0x3C), width=128, height=64)
+    counts = []
+    before = 0
+    for image in images:
+        device.display(image)
+        counts.append(len(bus.messages) - before)
+        before = len(bus.messages)
+    writes = [ssd1306.Write(n + 1, 0x3C, m) for n, m in enumerate(bus.messages)]
+    return writes, counts
+
+
+def test_the_windows_the_box_sends_rebuild_each_frame_and_its_last_write_is_found() -> None:
+    frames = [drawn("Dice"), drawn("Dice", (100, 40, 120, 60)), drawn("Dice", (2, 2, 9, 9))]
+    writes, counts = _windowed_writes(frames)
+    panel = ssd1306.Ssd1306()
+    at = 0
+    for image, count in zip(frames, counts, strict=True):
+        before = copy.deepcopy(panel)
+        mine = writes[at : at + count]
+        want = ssd1306.image_pixels(image)
+        # Done at one of its own writes (the one with its last changed byte), even with more
+        # writes after it: the panel shows it from there, and not one write earlier.
+        done = ssd1306.frame_done_at(before, writes[at:], want)
+        assert done is not None and mine[0].t_ns <= done <= mine[-1].t_ns
+        shown = copy.deepcopy(before)
+        for w in writes[at:]:
+            if w.t_ns == done:
+                assert ssd1306.differing(shown.pixels(), want) > 0
+            shown.feed(w.data)
+            if w.t_ns == done:
+                assert ssd1306.differing(shown.pixels(), want) == 0
+                break
+        for w in mine:
+            panel.feed(w.data)
+        assert ssd1306.differing(panel.pixels(), want) == 0
+        at += count
+    later = writes[counts[0] : counts[0] + counts[1]]
+    assert sum(len(w.data) for w in later) < 1 + 1024  # a window, not the whole frame
+    assert ssd1306.frame_done_at(panel, [], panel.pixels()) is None  # nothing left to draw
+
+
+def test_press_to_the_frames_last_write_is_read_from_the_writes_after_the_press() -> None:
+    frames = [drawn("Menu"), drawn("Menu", (0, 20, 127, 30))]
+    writes, counts = _windowed_writes(frames)
+    run = hwtest.Run(SimpleNamespace(agent=None), None, None, "", None, None)  # type: ignore[arg-type]
+    for w in writes[: counts[0]]:
+        run.panel.feed(w.data)
+    later = [ssd1306.Write(5_000_000 + w.t_ns * 1_000_000, w.address, w.data) for w in writes]
+    answer = {"panel": copy.deepcopy(run.panel), "from": 0, "t_up": 1_000_000, "latency_ms": 1}
+    run.writes = later[counts[0] :]
+    want = ssd1306.image_pixels(frames[1])
+    assert run.last_write_ms(answer, want) == (later[-1].t_ns - 1_000_000) / 1e6
+    assert run.last_write_ms(answer, ssd1306.image_pixels(drawn("never"))) is None

@@ -27,12 +27,20 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="only a press's CPU at step 10 and step 100,000 of a game, both boxes pressed in "
         "turn (issue 31's flat cost; a few minutes under emulation)",
     )
+    p.add_argument(
+        "--bus",
+        action="store_true",
+        help="only the OLED's bytes on the I2C bus, the whole frame and the changed window side "
+        "by side, over the example replays and a Trapwords countdown (virtual clock, seconds)",
+    )
     p.set_defaults(func=main)
 
 
 def main(args: argparse.Namespace) -> int:
-    from companion.bench import game_length, pi_class, run_all
+    from companion.bench import bus, game_length, pi_class, run_all
 
     measure = game_length if args.game_length else pi_class if args.pi_class else run_all
+    if args.bus:
+        measure = bus
     print(json.dumps(measure(quick=args.quick), indent=2))
     return 0

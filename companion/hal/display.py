@@ -1,8 +1,11 @@
 """The OLED through luma: a thin adapter so the box keeps playing when the display is missing
 or drops out (loose wire, brown-out) and picks it up again when it answers.
 
-``open_device`` makes the luma device; ``Display`` renders screens onto it and remembers what
-it showed (the replay's ``screen`` lines and the last frame) whether or not the panel took it.
+``open_device`` makes the luma device (companion/hal/panel.py: luma's drivers sending only the
+window that changed); ``Display`` renders screens onto it and remembers what it showed (the
+replay's ``screen`` lines and the last frame) whether or not the panel took it. The daemon has
+the frames written by a thread of their own (``write_in_background``), so the loop never waits
+on the bus; replays, the simulator and tests write them on the loop's thread, as they come.
 """
 
 from __future__ import annotations
@@ -14,11 +17,13 @@ from typing import Any
 
 import luma.core.device
 import luma.core.error
-import luma.oled.device
 from luma.core.interface.serial import i2c
 from PIL import Image
 
+from companion.core.events import Call, Event
 from companion.errors import ConfigError
+from companion.hal import panel
+from companion.hal.frame_writer import FrameWriter
 from companion.ui import fonts
 from companion.ui.render import HEIGHT, WIDTH, render
 from companion.ui.screen import Screen
@@ -30,6 +35,7 @@ DRIVERS = ("ssd1306", "sh1106", "dummy")
 # What a missing or failing panel raises: luma's own errors at open (no bus, no answer at the
 # address, no permission), a raw OSError (errno 121, remote I/O) from a write later.
 DEVICE_ERRORS = (luma.core.error.Error, OSError)
+FLUSH_SECONDS = 2.0  # at a stop, the last frames' wire time at most (a frame is ~25 ms)
 
 
 def open_device(driver: str, i2c_port: int = 1, i2c_address: int = 0x3C, rotate: int = 0) -> Any:
@@ -38,7 +44,7 @@ def open_device(driver: str, i2c_port: int = 1, i2c_address: int = 0x3C, rotate:
         raise ConfigError(f"display.rotate = {rotate!r}: use 0, 1, 2 or 3 (quarter turns)")
     if driver == "dummy":
         return luma.core.device.dummy(width=WIDTH, height=HEIGHT, rotate=rotate, mode="1")
-    makers = {"ssd1306": luma.oled.device.ssd1306, "sh1106": luma.oled.device.sh1106}
+    makers = {"ssd1306": panel.ssd1306, "sh1106": panel.sh1106}
     if driver not in makers:
         raise ConfigError(f"display.driver = {driver!r}: use one of {', '.join(DRIVERS)}")
     serial = i2c(port=i2c_port, address=i2c_address)
@@ -86,11 +92,27 @@ class Display:
         self.lines: list[str] = []
         self.image: Image.Image | None = None
         self._warned = False
+        self.writer: FrameWriter | None = None
+        self._post: Callable[[Event], None] | None = None
+        # Called on the loop's thread when a write in the background found the panel gone.
+        self.on_lost: list[Callable[[], None]] = []
         fonts.preload()  # no frame needs a free file handle after this
         if device_factory is None:
             self.error = "no display configured"
         else:
             self._open()
+
+    def write_in_background(self, post: Callable[[Event], None]) -> None:
+        """From now on frames go to a writer thread (the newest one only); a failing write
+        comes back through ``post`` (the loop's queue) and marks the display unavailable there.
+        """
+        if self.writer is None:
+            self._post = post
+            self.writer = FrameWriter(self._write_failed, DEVICE_ERRORS)
+
+    def flush(self, timeout: float | None = FLUSH_SECONDS) -> bool:
+        """Wait for the frames handed to the writer to be on the panel (or given up)."""
+        return True if self.writer is None else self.writer.flush(timeout)
 
     @property
     def available(self) -> bool:
@@ -131,7 +153,8 @@ class Display:
             size = self._size()
             if self.image is None or self.image.size != size:
                 self.image = render(self.screen, *size)
-            if not self._send():
+            # Written here, as the panel's opening just was: "back" only once it took a frame.
+            if not self._send(here=True):
                 return False
         if self._warned:
             log.info("display is back")
@@ -144,6 +167,9 @@ class Display:
         ``keep_picture`` leaves the last frame lit (luma's ``persist``), so a stopped box
         still says it is stopped; otherwise the panel is blanked.
         """
+        if self.writer is not None:
+            self.writer.stop(FLUSH_SECONDS)  # the last frame ("Stopped") goes out first
+            self.writer = None
         device, self.device = self.device, None
         if device is None:
             return
@@ -161,15 +187,30 @@ class Display:
             return self.image.size
         return WIDTH, HEIGHT
 
-    def _send(self) -> bool:
+    def _send(self, here: bool = False) -> bool:
         if self.device is None or self.image is None:
             return False
+        if self.writer is not None and not here:
+            self.writer.submit(self.device, self.image)
+            return True
         try:
             self.device.display(self.image)
         except DEVICE_ERRORS as err:
             self._lost(err)
             return False
         return True
+
+    def _write_failed(self, device: Any, err: Exception) -> None:
+        """The writer's thread: only enqueue; the loop's consumer marks the display lost."""
+        assert self._post is not None
+        self._post(Call(lambda: self._lost_in_background(device, err)))
+
+    def _lost_in_background(self, device: Any, err: Exception) -> None:
+        if device is not self.device:  # an older device's failure, already dealt with
+            return
+        self._lost(err)
+        for hook in self.on_lost:
+            hook()
 
     def _open(self) -> bool:
         assert self._factory is not None

@@ -37,6 +37,7 @@ import argparse
 import base64
 import collections
 import contextlib
+import copy
 import fcntl
 import hashlib
 import itertools
@@ -109,6 +110,7 @@ STRETCHED_QUIET = 3.0  # s without an I2C write: the box has drawn what a stretc
 DEBOUNCE_BAND_MS = 1.0  # the simulator's pulse on the side of the debounce the box took
 LED_TOLERANCE = 0.1  # a duty cycle estimated from samples of the line
 HOLD_SECONDS = 1.5  # hold_seconds is 1.0
+GLASS_PRESSES = 32  # down and up in turn on the start menu: each one a frame (issue 46)
 BUZZER_SAMPLE_SECONDS = 5.0  # the card's cue (0.28 s) comes well within it
 CARD_RDM6300 = "0F00A1B2C3"
 CARD_PN532 = "04A1B2C3D4E5F6"
@@ -119,6 +121,7 @@ REPEATABLE = ("glitch", "bounce")  # checks that leave the box as the simulator 
 # always run: the rest stands on them).
 ONLY = {
     "buttons": ("buttons",),
+    "press_to_glass": ("press to glass",),
     "glitch_and_bounce": ("glitch", "bounce"),
     "cards": ("card rdm6300", "buzzer"),
     "unplug": ("reader unplugged",),
@@ -814,6 +817,7 @@ class Run:
     writes: list[ssd1306.Write] = field(default_factory=list)
     results: list[Result] = field(default_factory=list)
     latencies_ms: list[float] = field(default_factory=list)
+    last_ms: list[float] = field(default_factory=list)  # press to its frame complete
     figures: dict[str, str] = field(default_factory=dict)
     watch: bytearray | None = None  # a frame that may show only for a moment (a notice)
     seen: bool = False
@@ -824,10 +828,7 @@ class Run:
     def shown_at_some_point(self, want: list[list[int]], guard: float = FRAME_GUARD) -> bool:
         """Whether the panel showed WANT after any write from now on (bounded): a notice
         stays a few seconds, and a drain can take it and what replaces it at once."""
-        ram = bytearray(ssd1306.WIDTH * ssd1306.PAGES)
-        for y, row in enumerate(want):
-            for x, bit in enumerate(row):
-                ram[(y // 8) * ssd1306.WIDTH + x] |= bit << (y % 8)
+        ram = ssd1306.ram_of(want)
         self.watch, self.seen = ram, self.panel.ram == ram
         end = time.monotonic() + guard
         while not self.seen and time.monotonic() < end:
@@ -895,6 +896,9 @@ class Run:
             "press", str(BUTTONS[button]), f"{seconds}", "--bounce", str(bounce), "--quiet", "0.5"
         )
         self.feed(answer["before"])
+        # The panel as the press found it, and where its writes start: the frame's last write
+        # is found once the wanted frame is known (last_write_ms).
+        answer["panel"], answer["from"] = copy.deepcopy(self.panel), len(self.writes)
         after = self.feed(answer["log"])
         # A short press acts when it ends (a long one at hold_seconds): the line change that
         # makes the press is the release.
@@ -902,6 +906,11 @@ class Run:
         if firsts and seconds < 1:
             answer["latency_ms"] = (min(firsts) - answer["t_up"]) / 1e6
         return answer
+
+    def last_write_ms(self, answer: dict[str, Any], want: list[list[int]]) -> float | None:
+        """From a short press's release to the write that completed WANT (its last byte)."""
+        done = ssd1306.frame_done_at(answer["panel"], self.writes[answer["from"] :], want)
+        return None if done is None or "latency_ms" not in answer else (done - answer["t_up"]) / 1e6
 
     def save_frame(self, name: str, pixels: list[list[int]] | None = None) -> None:
         """The panel's frame (or ``pixels``) as a PNG in the run's folder (--keep keeps it)."""
@@ -1059,6 +1068,40 @@ def step_buttons(r: Run) -> None:
         f"through the line bias: {len(seq) - len(bad)}/{len(seq)} frames as the simulator's"
         + (f"; differ after {', '.join(bad)}" if bad else ", 0 pixels differ")
         + (f"; release to first I2C write p50 {pct(lat, 50):.0f} ms" if lat else ""),
+    )
+
+
+def step_press_to_glass(r: Run) -> None:
+    """Short presses on the start menu (down, up, ...: the list moves each time), each frame
+    compared with the simulator's; from the release to the first I2C write and to the write
+    that completed the frame (its last byte)."""
+    first: list[float] = []
+    last: list[float] = []
+    bad: list[str] = []
+    for n in range(GLASS_PRESSES):
+        button = ("down", "up")[n % 2]
+        answer = r.press(button, PRESS_SECONDS)
+        r.sim.press(button, PRESS_SECONDS)
+        want = r.sim.frame()
+        diff, _ = r.settle_on(want)
+        if diff:
+            bad.append(f"{n + 1} {button} ({diff} px)")
+        if "latency_ms" in answer:
+            first.append(answer["latency_ms"])
+        done = r.last_write_ms(answer, want)
+        if done is not None:
+            last.append(done)
+    r.latencies_ms += first
+    r.last_ms += last
+    r.record(
+        "press to glass",
+        not bad and len(last) >= GLASS_PRESSES - 2,
+        f"{GLASS_PRESSES} short presses on the start menu"
+        + (f"; differ after {', '.join(bad)}" if bad else ", 0 pixels differ")
+        + f"; release to first I2C write p50 {pct(first, 50):.0f} ms p99 {pct(first, 99):.0f} ms"
+        f" (n={len(first)}), to the frame complete (its last changed byte)"
+        f" p50 {pct(last, 50):.0f} ms"
+        f" p99 {pct(last, 99):.0f} ms (n={len(last)})",
     )
 
 
@@ -1644,9 +1687,9 @@ def main(argv: list[str] | None = None) -> int:
             r.figures["boot"] = f"{boot:.0f} s"
             install_started = time.monotonic()
             step_install(r, install_started)
-            for step in (step_start_frame, step_buttons, step_glitch_and_bounce,
-                         step_leds, step_cards, step_unplug, step_panel_gone,
-                         step_pn532, step_power_cut):  # fmt: skip
+            for step in (step_start_frame, step_press_to_glass, step_buttons,
+                         step_glitch_and_bounce, step_leds, step_cards, step_unplug,
+                         step_panel_gone, step_pn532, step_power_cut):  # fmt: skip
                 checks = ONLY.get(step.__name__.removeprefix("step_"), ())
                 if only and checks and not only.intersection(checks):
                     continue
@@ -1661,7 +1704,9 @@ def main(argv: list[str] | None = None) -> int:
                 True,
                 f"press (its release) to first I2C write p50 {pct(lat, 50):.0f} ms "
                 f"p99 {pct(lat, 99):.0f} ms "
-                f"(n={len(lat)}); card first byte to panel {r.figures.get('card_to_panel')}; "
+                f"(n={len(lat)}), to its frame complete p50 {pct(r.last_ms, 50):.0f} ms "
+                f"p99 {pct(r.last_ms, 99):.0f} ms (n={len(r.last_ms)}); "
+                f"card first byte to panel {r.figures.get('card_to_panel')}; "
                 f"READY {r.figures.get('ready')} after start; boot {boot:.0f} s; install "
                 f"{r.figures.get('install')}; prepare {prepared:.0f} s; whole run {total:.0f} s; "
                 f"load average {load:.1f} at start, {os.getloadavg()[0]:.1f} now (TCG)",

@@ -8,6 +8,7 @@ addressing (0xB0.., 0x00.., 0x10..) is followed too, so any driver's writes rebu
 
 from __future__ import annotations
 
+import copy
 import struct
 from dataclasses import dataclass, field
 
@@ -106,6 +107,29 @@ class Ssd1306:
             [(self.ram[(y // 8) * WIDTH + x] >> (y % 8)) & 1 for x in range(WIDTH)]
             for y in range(HEIGHT)
         ]
+
+
+def ram_of(pixels: list[list[int]]) -> bytearray:
+    """The GDDRAM that shows PIXELS (rows of 0/1, rotate 0)."""
+    ram = bytearray(WIDTH * PAGES)
+    for y, row in enumerate(pixels):
+        for x, bit in enumerate(row):
+            ram[(y // 8) * WIDTH + x] |= bit << (y % 8)
+    return ram
+
+
+def frame_done_at(before: Ssd1306, writes: list[Write], want: list[list[int]]) -> int | None:
+    """The stamp of the write that completed WANT on a panel that was BEFORE (its RAM and
+    address pointers) and then took WRITES: the one with the frame's last changed byte, from
+    when the panel shows it; None if it never did (or showed it already)."""
+    panel, ram = copy.deepcopy(before), ram_of(want)
+    if panel.ram == ram:
+        return None  # nothing to draw: no write made it
+    for w in writes:
+        panel.feed(w.data)
+        if panel.ram == ram:
+            return w.t_ns
+    return None
 
 
 def image_pixels(image: object) -> list[list[int]]:
