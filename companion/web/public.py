@@ -163,8 +163,14 @@ def _trapwords(p: Public) -> dict[str, Any]:
     }
     if not over and p.get("guesses_left") is not None:
         out["facts"].append(f"Guesses left: {p.get('guesses_left')}")
-    if p.get("winner"):
-        out["winner"] = f"Team {p['winner']}"
+    winner = p.get("winner")
+    if winner == "both":  # both teams beat the monster (the OLED: "A and B both win!")
+        out["winner"] = "Teams A and B"
+    elif winner == "monster":
+        monster = str(p.get("monster") or "monster")
+        out["winner"] = f"The {monster.capitalize()}"
+    elif winner:
+        out["winner"] = f"Team {winner}"
     return out
 
 
