@@ -78,10 +78,24 @@ def test_the_end_of_a_hand_says_who_won_and_leads() -> None:
     state = run(started(), "play n=1 value=3", "pass", "pass", "pass")
     assert screen(state).lines == ("S2 won the hand: lead",)
     state = run(started(), "play n=1 value=3 out=yes", "pass", "pass", "pass")
-    assert screen(state).lines == ("S2 won, is out: lead",)
+    assert screen(state).lines == ("S2 won, is out: S3 leads",)
     assert screen(state).big == "3"
     state = run(started(), "killing_machine player=4")
     assert screen(state).lines == ("Killing Machine S4",)
+
+
+def test_the_words_name_the_seat_that_leads_as_the_big_digit_does() -> None:
+    """Issue 42, point 9: "Pig S1: lead" while seat 2 led, "S2 won, is out: lead" while seat 4
+    led. Every hand's first screen names the leader in words, the seat the big digit shows."""
+    state = started()
+    assert screen(state).lines == ("Pig S1: S2 leads",) and screen(state).big == "2"
+    state = run(started(), "play n=1 value=3 out=yes", "play n=1 value=4 out=yes")
+    state = run(state, "pass", "pass")  # seat 3 won the hand but is out: seat 4 leads
+    assert screen(state).big == "4" and screen(state).lines == ("S3 won, is out: S4 leads",)
+    state = run(started(8), "killing_machine player=5 out=yes")
+    assert screen(state).big == "6" and screen(state).lines == ("Killing Machine: S6 leads",)
+    for players in range(4, 9):
+        uncut(screen(run(new(players=str(players)), f"pig player={players}")))
 
 
 def test_tapped_play_blinks_in_the_seat_colour_and_red_clears() -> None:
