@@ -165,6 +165,7 @@ def test_game_over_screen_and_standings() -> None:
     shown = screen(state)
     uncut(shown)
     assert shown.lines[0] == "Seat 2 wins!"
+    assert shown.footer == "^v standings  back: menu"  # issue 42, point 14: how to go on
     pages = GAME.control(state, Press("down"))
     assert isinstance(pages, Pages) and pages.screens[0].lines[0] == "Seat 2 wins!"
 

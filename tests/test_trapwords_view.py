@@ -158,7 +158,7 @@ def test_game_over_screens() -> None:
     for _ in range(8):
         table.play_round("trap", "trap")
     assert shown(table) == (
-        ["Trapwords  R8", "The Dragon wins", "8 rounds are over", "^v map"],
+        ["Trapwords  R8", "The Dragon wins", "8 rounds are over", "^v map  back: menu"],
         RED,
         "blink",
     )

@@ -119,7 +119,9 @@ def over_screen(state: DeathtrapState) -> Screen:
         head = f"{len(winner)} seats share it"
     rounds = len(state.history)
     return Screen(
-        title(state), (head, f"{best} points", f"in {rounds} rounds"), footer="^v standings"
+        title(state),
+        (head, f"{best} points", f"in {rounds} rounds"),
+        footer="^v standings  back: menu",  # back opens the game menu (a new game, undo)
     )
 
 

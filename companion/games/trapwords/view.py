@@ -178,6 +178,9 @@ def _over_lines(state: TrapwordsState) -> tuple[str, ...]:
     return (f"Team {state.winner} wins!", f"The {monster} is beaten")
 
 
+OVER_FOOTER = "^v map  back: menu"  # back opens the game menu (a new game, undo)
+
+
 def view(state: TrapwordsState) -> tuple[Screen, Lights]:
     last = state.round >= TABLES.max_rounds and state.phase != OVER
     title = f"{TITLE}  R{state.round}{' last' if last else ''}"
@@ -189,9 +192,9 @@ def view(state: TrapwordsState) -> tuple[Screen, Lights]:
             colour = _team_colour(state.winner or "A")
         lines = _over_lines(state)
         if state.show_map:
-            screen = Screen(title, lines[:1], footer="^v map", picture=dungeon_picture(state))
+            screen = Screen(title, lines[:1], footer=OVER_FOOTER, picture=dungeon_picture(state))
             return screen, Lights(colour, "blink")
-        return Screen(title, lines, footer="^v map"), Lights(colour, "blink")
+        return Screen(title, lines, footer=OVER_FOOTER), Lights(colour, "blink")
     assert team is not None
     if state.phase == READY:
         time_up = state.result == "timeout"
