@@ -180,7 +180,7 @@ def pause_play(d: Draft) -> None:
     session = d.session
     action = session.rules.pause_action(session.state) if session else None
     if action is not None:
-        submit(d, action, from_input=True, auto=True)
+        _menu_step(d, action)
 
 
 def resume_play(d: Draft) -> None:
@@ -188,7 +188,16 @@ def resume_play(d: Draft) -> None:
     session = d.session
     action = session.rules.resume_action(session.state) if session else None
     if action is not None:
-        submit(d, action, from_input=True, auto=True)
+        _menu_step(d, action)
+
+
+def _menu_step(d: Draft, action: Action) -> None:
+    """The timer's pause or run as the box's menu opens or closes: an automatic step that is
+    no move of play, so a question of play waiting under the menu still waits for it."""
+    waiting = d.under_menu
+    submit(d, action, from_input=True, auto=True)
+    if waiting is not None and d.under_menu is None and d.session is not None:
+        d.under_menu = (waiting[0], d.session.state)
 
 
 def take_held_taps(d: Draft, answered: bool) -> None:

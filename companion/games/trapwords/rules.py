@@ -187,17 +187,22 @@ def _go(state: TrapwordsState, action: Action) -> tuple[TrapwordsState, Effects]
 
 
 def _pause(state: TrapwordsState, action: Action) -> tuple[TrapwordsState, Effects]:
+    """``by=menu``: the box's menu (the game menu, the undo question) stopped it, and leaving
+    the menu runs it again; a pause the table asked for (the default) waits for ok."""
+    by = action.choice_arg("by", ("player", "menu"), "player")
     if state.phase not in (RUNNING, READING):
         raise Rejected("the timer is not running")
     timer = clock.stop(state.timer, action.at)
     text = f"Timer paused, {timer.remaining_at_start:.1f} s left"
-    return replace(state, timer=timer, phase=PAUSED), (*clock.cancel_all(), Log(text))
+    new = replace(state, timer=timer, phase=PAUSED, menu_paused=by == "menu")
+    return new, (*clock.cancel_all(), Log(text))
 
 
 def _resume(state: TrapwordsState, action: Action) -> tuple[TrapwordsState, Effects]:
     if state.phase != PAUSED:
         raise Rejected("the timer is not paused")
     new, effects = _run_clock(state, action.at)
+    new = replace(new, menu_paused=False)
     return new, (Log(f"Timer runs again, {state.timer.remaining_at_start:.1f} s left"), *effects)
 
 
@@ -468,6 +473,7 @@ ACTIONS = tuple(HANDLERS)
 ARGUMENTS: dict[str, tuple[str, ...]] = {name: (PAUSED_ARG,) for name in HANDLERS} | {
     "why": (PAUSED_ARG, "reason", "id"),
     "curse": (PAUSED_ARG, "card", "id", "name"),
+    "pause": (PAUSED_ARG, "by"),
 }
 
 
@@ -508,7 +514,9 @@ def restore(state: TrapwordsState) -> TrapwordsState:
 def restore_at(state: TrapwordsState, at: float) -> TrapwordsState:
     """Play stopped at ``at`` (an undo: the moment of the action taken back; an action given
     while paused: its own): a running timer keeps what the screen showed then, a reading timer
-    the full turn."""
+    the full turn. No menu is open after it: a timer the menu stopped waits for ok."""
+    if state.menu_paused:
+        state = replace(state, menu_paused=False)
     if state.phase in (RUNNING, READING):
         return replace(state, phase=PAUSED, timer=clock.frozen(state.timer, state.last_at, at))
     if state.phase == WHY and state.before_why in (RUNNING, READING):
