@@ -170,6 +170,22 @@ def test_game_over_screen_and_standings() -> None:
     assert isinstance(pages, Pages) and pages.screens[0].lines[0] == "Seat 2 wins!"
 
 
+def test_the_log_of_the_end_says_wins_for_one_seat() -> None:
+    """Issue 42, point 13: "game over: seat 3 win"."""
+    from test_deathtrap_support import act
+
+    from companion.games.base import Log
+
+    state = run(new(rounds="1"), "pig player=1")
+    logs: list[str] = []
+    while state.phase != "over":
+        line = "pass" if state.table is not None else "play n=1 value=1 out=yes"
+        outcome = GAME.apply(state, act(line))
+        state = outcome.state
+        logs += [e.text for e in outcome.effects if isinstance(e, Log)]
+    assert "game over: seat 2 wins" in logs
+
+
 # --- buttons -------------------------------------------------------------------------------
 
 

@@ -111,11 +111,24 @@ def _trap_attack(p: Public) -> dict[str, Any]:
             "crystal": bool(ai.get("has_crystal")),
             "boat": bool(ai.get("at_boat")),
             "route": ai.get("route"),
+            "caption": _track_caption(ai),
         }
     winner = p.get("winner")
     if winner:
         out["winner"] = "AI" if winner == "ai" else f"Player {winner}"
     return out
+
+
+def _track_caption(ai: Public) -> str:
+    """The words under the AI's track: where it is on its way (issue 42, point 13: an AI still
+    standing on the crystal's space was said to be back to the boat with it)."""
+    if ai.get("at_boat"):
+        return "the AI reached the boat"
+    if not ai.get("has_crystal"):
+        return "on its way to the crystal"
+    if ai.get("position") == 0:
+        return "on the crystal's space, holding it"
+    return "back to the boat with the crystal"
 
 
 def _card_name(card: Any) -> str:

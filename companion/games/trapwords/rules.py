@@ -139,7 +139,8 @@ def begin_round(state: TrapwordsState, number: int) -> tuple[TrapwordsState, Eff
         logs.append(Log(f"Curse in room {room} applies to {teams}: reveal it"))
     monster = new.settings.monster_info.name
     if new.battling:
-        logs.append(Log(f"{' and '.join(new.battling)} fight the {monster} this round"))
+        fight = "fight" if len(new.battling) > 1 else "fights"
+        logs.append(Log(f"{' and '.join(new.battling)} {fight} the {monster} this round"))
     if new.monster_curses:
         n = new.monster_curses
         plural = "s" if n > 1 else ""
@@ -396,8 +397,10 @@ def resolve_round(state: TrapwordsState) -> tuple[TrapwordsState, Effects]:
     curses = discard_in(state.curse_rooms, state.team_rooms)
     monster = state.monster_room
     effects: list[Effect] = []
-    if len(curses) < len(state.curse_rooms):
-        effects.append(Log(f"Discarded the curse(s) of room(s) {_rooms_text(state.cursed_rooms)}"))
+    live = state.live_curses  # a void curse was discarded as it was revealed, and said so
+    if len(curses) < len(state.curse_rooms) and live:
+        rooms_of = f"room {live[0]}" if len(live) == 1 else f"rooms {_rooms_text(live)}"
+        effects.append(Log(f"Discarded the curse{'s' if len(live) > 1 else ''} of {rooms_of}"))
     moved_to: int | None = None
     pushes: tuple[tuple[int, int], ...] = ()
     if not guessed and not state.battled:

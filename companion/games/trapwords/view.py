@@ -106,6 +106,8 @@ def _note(state: TrapwordsState, team: str) -> str:
         return f"Reveal curse: {' '.join(state.cursed_teams)}"
     if state.named and state.named[-1].void:
         return VOID_LINE
+    if team in state.battling and len(state.battling) > 1:  # both in the monster's room
+        return f"A and B vs {monster}"  # (as the turn line: "A vs Troll: 5 left")
     if team in state.battling:
         return f"{team} fights the {monster}"
     if state.named:

@@ -333,9 +333,8 @@ function drawTrack(p) {
     picture.append(svg("polygon", { points: `${at},${Y - 22} ${at + 6},${Y - 15} ${at},${Y - 8} ${at - 6},${Y - 15}`,
       fill: "#4ac6e8", stroke: "#2a8fb0", class: "crystal-marker" }));
   }
-  const way = p.crystal ? "back to the boat with the crystal" : "on its way to the crystal";
-  picture.append(svg("text", { x: W / 2, y: H - 4, "text-anchor": "middle" },
-    p.boat ? "the AI reached the boat" : way));
+  // The caption comes with the picture (public.py: _track_caption).
+  picture.append(svg("text", { x: W / 2, y: H - 4, "text-anchor": "middle" }, p.caption || ""));
   return picture;
 }
 
