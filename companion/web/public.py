@@ -212,9 +212,13 @@ def _cover_your_asps(p: Public) -> dict[str, Any]:
         },
     }
     if any(s.get("planks") is not None for s in seats.values()):  # a tie: the planks decide
-        out["scoreboard"]["columns"].append("Planks left")
-        for row, s in zip(out["scoreboard"]["rows"], seats.values(), strict=True):
-            row.append(s.get("planks"))
+        # The count, once the game is over: the planks beside the points they break a tie of,
+        # in place of the raiders' phases (over now), so the table fits a phone's width.
+        out["scoreboard"]["columns"] = ["Seat", "Points", "Planks left", "Escapes", "Treasures"]
+        out["scoreboard"]["rows"] = [
+            [f"Seat {n}", s.get("points"), s.get("planks"), s.get("escapes"), s.get("treasures")]
+            for n, s in seats.items()
+        ]
     winner = p.get("winner")
     if winner:
         out["winner"] = " and ".join(f"Seat {s}" for s in winner)

@@ -210,8 +210,16 @@ function tick() {
 }
 setInterval(() => { if (timer && timer.running) tick(); }, 250);
 
+// A table wider than the phone scrolls sideways: the line under it says so.
+function moreHint(table) {
+  const wrap = table.parentElement;
+  $(`${table.id}-more`).hidden = !(wrap.scrollWidth > wrap.clientWidth + 1);
+}
+window.addEventListener("resize", () => ["scoreboard", "standings"].forEach((id) => moreHint($(id))));
+
 function renderTable(table, data, caption) {
   table.replaceChildren();
+  moreHint(table);
   if (!data || !data.rows || !data.rows.length) return;
   table.classList.toggle("wide", data.columns.length > 4);
   if (caption) table.append(el("caption", caption));
@@ -238,6 +246,7 @@ function renderTable(table, data, caption) {
     body.append(tr);
   });
   table.append(body);
+  moreHint(table);
 }
 
 function renderRecords(records) {
