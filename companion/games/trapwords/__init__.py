@@ -12,7 +12,7 @@ from companion.games.trapwords import control as control_map
 from companion.games.trapwords import options as opts
 from companion.games.trapwords import rules, view
 from companion.games.trapwords.data import TABLES
-from companion.games.trapwords.state import OVER, PAUSED, READING, RUNNING, TrapwordsState
+from companion.games.trapwords.state import OVER, PAUSED, RUNNING, TrapwordsState
 
 
 class TrapwordsGame(ModularGame):
@@ -38,9 +38,9 @@ class TrapwordsGame(ModularGame):
         return rules.initial(options, rolls)
 
     def pause_action(self, state: TrapwordsState) -> Action | None:
-        """The box's menu opens (the game menu, the undo question): a running turn timer, or
-        one about to run, stops while it is open."""
-        return Action("pause", {"by": "menu"}) if state.phase in (RUNNING, READING) else None
+        """The box's menu opens (the game menu, the undo question): a running turn timer stops
+        while it is open (the few seconds of reading time before it are left to run)."""
+        return Action("pause", {"by": "menu"}) if state.phase == RUNNING else None
 
     def resume_action(self, state: TrapwordsState) -> Action | None:
         """The box's menu is left to play on: only a timer the menu itself stopped runs again
