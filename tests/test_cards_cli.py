@@ -136,3 +136,28 @@ def test_the_help_describes_game_and_uid(tmp_path, verb):
     for arg in ("uid", "game") if verb == "enrol" else ("uid",):
         described = [line for line in lines if line.strip().startswith(arg + " ")]
         assert described and len(described[0].split()) > 1, f"{arg} is not described"
+
+
+@pytest.mark.parametrize("command", [["sim"], ["cards", "list"], ["cards", "enrol"]])
+def test_help_names_the_state_dir_this_environment_has(command, tmp_path, monkeypatch, capsys):
+    """Issue 42, point 17: the help named ~/.local/state where XDG_STATE_HOME says otherwise."""
+    from companion.cli import main
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg"))
+    with pytest.raises(SystemExit):
+        main([*command, "--help"])
+    shown = " ".join(capsys.readouterr().out.split()).replace("- ", "-")
+    assert str(tmp_path / "xdg" / "trap-companion") in shown
+    assert ".local/state" not in shown
+
+
+def test_the_readme_says_when_finished_games_move_to_history() -> None:
+    """Issue 42, point 17: README said finished games move to history/; they stay in the
+    journal until it has grown past its rotation size and a new game starts."""
+    from pathlib import Path
+
+    from companion.core.journal import ROTATE_BYTES
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    row = next(line for line in readme.splitlines() if line.startswith("| `journal.jsonl`"))
+    assert f"{ROTATE_BYTES // 1024} KiB" in row and "history/" in row

@@ -50,7 +50,7 @@ def test_four_players_tapped_and_button_plays_and_the_killing_machine() -> None:
     assert out[21]["state"]["table"]["value"] == 7  # two Trolls entered with the buttons
     assert out[23]["rejected"] == "A set worth more than 7 is needed"
     assert out[23]["sounds"] == ["error"] and out[23]["leds"]["led"] == [1.0, 0.0, 0.0]
-    assert out[32]["screen"][2] == "S3 won, is out: lead" and out[32]["state"]["turn"] == 4
+    assert out[32]["screen"][2] == "S3 won, is out: S4 leads" and out[32]["state"]["turn"] == 4
     killed = out[40]["state"]
     assert killed["table"] is None and killed["turn"] == 2 and killed["leader"] == 2
     assert out[48]["state"]["finished"] == [3, 2, 1, 4]

@@ -78,10 +78,24 @@ def test_the_end_of_a_hand_says_who_won_and_leads() -> None:
     state = run(started(), "play n=1 value=3", "pass", "pass", "pass")
     assert screen(state).lines == ("S2 won the hand: lead",)
     state = run(started(), "play n=1 value=3 out=yes", "pass", "pass", "pass")
-    assert screen(state).lines == ("S2 won, is out: lead",)
+    assert screen(state).lines == ("S2 won, is out: S3 leads",)
     assert screen(state).big == "3"
     state = run(started(), "killing_machine player=4")
     assert screen(state).lines == ("Killing Machine S4",)
+
+
+def test_the_words_name_the_seat_that_leads_as_the_big_digit_does() -> None:
+    """Issue 42, point 9: "Pig S1: lead" while seat 2 led, "S2 won, is out: lead" while seat 4
+    led. Every hand's first screen names the leader in words, the seat the big digit shows."""
+    state = started()
+    assert screen(state).lines == ("Pig S1: S2 leads",) and screen(state).big == "2"
+    state = run(started(), "play n=1 value=3 out=yes", "play n=1 value=4 out=yes")
+    state = run(state, "pass", "pass")  # seat 3 won the hand but is out: seat 4 leads
+    assert screen(state).big == "4" and screen(state).lines == ("S3 won, is out: S4 leads",)
+    state = run(started(8), "killing_machine player=5 out=yes")
+    assert screen(state).big == "6" and screen(state).lines == ("Killing Machine: S6 leads",)
+    for players in range(4, 9):
+        uncut(screen(run(new(players=str(players)), f"pig player={players}")))
 
 
 def test_tapped_play_blinks_in_the_seat_colour_and_red_clears() -> None:
@@ -151,8 +165,25 @@ def test_game_over_screen_and_standings() -> None:
     shown = screen(state)
     uncut(shown)
     assert shown.lines[0] == "Seat 2 wins!"
+    assert shown.footer == "^v standings  back: menu"  # issue 42, point 14: how to go on
     pages = GAME.control(state, Press("down"))
     assert isinstance(pages, Pages) and pages.screens[0].lines[0] == "Seat 2 wins!"
+
+
+def test_the_log_of_the_end_says_wins_for_one_seat() -> None:
+    """Issue 42, point 13: "game over: seat 3 win"."""
+    from test_deathtrap_support import act
+
+    from companion.games.base import Log
+
+    state = run(new(rounds="1"), "pig player=1")
+    logs: list[str] = []
+    while state.phase != "over":
+        line = "pass" if state.table is not None else "play n=1 value=1 out=yes"
+        outcome = GAME.apply(state, act(line))
+        state = outcome.state
+        logs += [e.text for e in outcome.effects if isinstance(e, Log)]
+    assert "game over: seat 2 wins" in logs
 
 
 # --- buttons -------------------------------------------------------------------------------

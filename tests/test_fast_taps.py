@@ -210,3 +210,21 @@ def test_cards_held_for_a_form_the_game_closes_by_itself_are_dropped_and_said(
     assert out[2]["log"][-1].endswith("taken once the form is done")
     assert "1 tapped cards dropped with the form" in out[3]["log"]
     assert out[3]["state"]["turn"] == 2
+
+
+def test_a_card_tapped_while_the_seat_menu_is_open_is_kept_when_back_leaves_it(
+    tmp_path: Path,
+) -> None:
+    """Issue 42, point 11: a hostage tapped while the seat's menu (opened by ok, not by a card)
+    was open was dropped by back ("1 tapped card not taken: tap again"). It is kept for the
+    turn: played as the menu closes, as if tapped then."""
+    from companion.replay import run_script
+
+    script = "game hostage-trap\npress ok\ntap @hostage-red\npress back\npress ok\n"
+    out = run_script(script, state_dir=tmp_path)
+    assert out[2]["log"][-1].endswith("taken once the form is done")
+    left = out[3]
+    assert left["screen"][0] == "Who claims?"  # the hostage's own question, in the same turn
+    assert not any("dropped" in line for line in left["log"])
+    assert left["state"]["turn"] == 1
+    assert out[4]["log"] == ["Seat 1 shows a hostage (1 seen)"]

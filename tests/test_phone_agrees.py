@@ -70,5 +70,14 @@ def test_cover_your_asps_shows_each_raiders_phase_and_the_planks_at_a_tie() -> N
     assert board["columns"][-1] == "Phase"
     assert [row[-1] for row in board["rows"]] == ["build", "escape"]
     tied = phone_view("cover-your-asps", _asps([3, 1]))["scoreboard"]
-    assert tied["columns"][-1] == "Planks left"
-    assert [row[-1] for row in tied["rows"]] == [3, 1]
+    # the count (issue 42, point 16): the planks beside the points, the phases (over) left out
+    assert tied["columns"] == ["Seat", "Points", "Planks left", "Escapes", "Treasures"]
+    assert [row[2] for row in tied["rows"]] == [3, 1]
+
+
+def test_the_winner_line_names_both_teams_or_the_monster() -> None:
+    """Issue 42, point 8: "Team both won" when both teams beat the monster."""
+    over = {**_trapwords("over"), "monster": "troll"}
+    assert phone_view("trapwords", {**over, "winner": "both"})["winner"] == "Teams A and B"
+    assert phone_view("trapwords", {**over, "winner": "monster"})["winner"] == "The Troll"
+    assert phone_view("trapwords", {**over, "winner": "B"})["winner"] == "Team B"

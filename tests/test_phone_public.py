@@ -93,6 +93,15 @@ def test_trap_attack_shows_the_ai_on_its_track() -> None:
     assert pictures[-1]["kind"] == "track" and pictures[-1]["start"] >= max(positions)
     assert len(set(positions)) > 1  # the AI moved along it
     assert any(p["crystal"] for p in pictures if p)
+    # issue 42, point 13: the caption says where the AI is on its way, the crystal's own
+    # space with the crystal included (it was "back to the boat with the crystal")
+    for picture in pictures:
+        if picture and picture["crystal"] and picture["position"] == 0 and not picture["boat"]:
+            assert picture["caption"] == "on the crystal's space, holding it"
+        elif picture and picture["crystal"] and not picture["boat"]:
+            assert picture["caption"] == "back to the boat with the crystal"
+    on_crystal = [p for p in pictures if p and p["crystal"] and p["position"] == 0]
+    assert on_crystal and pictures[-1]["caption"] == "the AI reached the boat"
 
 
 def test_deathtrap_dungeon_points_round_by_round() -> None:

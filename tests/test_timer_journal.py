@@ -69,7 +69,8 @@ def test_an_undo_gives_back_the_time_shown_when_the_undone_action_came(tmp_path:
     assert out[-1]["log"] == ["undone: Seat 1 draws a card from seat 2"]
     assert out[-1]["state"]["drew"] is False
     assert out[-1]["state"]["timer"] == {"remaining": 50.0, "running": False}  # 49.7 showed 50
-    assert names(journal_lines(tmp_path))[-3:] == ["draw", "undo", "restore"]
+    # the undo question paused the countdown (issue 42, point 7); the undo takes both back
+    assert names(journal_lines(tmp_path))[-4:] == ["draw", "pause", "undo", "restore"]
     again = run_script("wait 0\n", config=config)  # the journal folds to the same
     assert again[0]["state"]["timer"] == out[-1]["state"]["timer"]
 

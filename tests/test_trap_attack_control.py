@@ -259,7 +259,7 @@ def test_relic_and_loot_values_stay_off_the_screen_until_the_race_is_over():
         "Race 0  Relics 17",
         "Loot 4  Coins 0",
         "Total 21",
-        "^v page",
+        "^v page  R out",
     ]
 
 

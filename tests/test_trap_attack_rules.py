@@ -776,3 +776,23 @@ def test_options_defaults_and_the_ai_plays_alone_with_one_player():
     table = Table({"players": "2"})
     with pytest.raises(Rejected, match="no AI"):
         table.do("ai_turn", 1, 1)
+
+
+def test_the_words_of_a_heal_a_push_and_an_entry_after_the_race():
+    """Issue 42, point 13: "heals 1: life 6 -> 6", "back 1 spaces", and a relic or loot entered
+    for the count after the race said its value was hidden until the race is over."""
+    table = Table()
+    table.do("play", card="heal-1")  # player 1 at full life
+    assert table.logs[-1] == "Player 1 heals 1: life already full (6)"
+    assert "P1 life full: 6" in table.screen()
+    table.do("ai_turn", 1, 4)
+    table.do("card", id="push-1")
+    table.do("take")
+    assert "Player 1 goes back 1 space" in table.logs
+    assert "P1: back 1 space" in table.screen()
+    table.do("scoring")
+    table.do("relic", player="1", value=4, combo=2)
+    assert table.logs[-1] == "Relic 4, combo 2 entered for Player 1"
+    table.do("loot", player="1", value=3)
+    assert table.logs[-1] == "Loot 3 entered for Player 1"
+    assert not any("hidden" in line for line in table.logs[-2:])

@@ -5,10 +5,12 @@ reminders a table expects at a turn's start and at the relic row, and the words 
 from __future__ import annotations
 
 import pytest
+from test_screen_support import uncut
 from test_trap_attack_support import Table
 
 from companion.games.base import Action, Rejected
 from companion.games.trap_attack.forms import menu_entries
+from companion.ui.screen import Screen
 
 # --- 1. the AI never loses its turn --------------------------------------------------------------
 
@@ -215,7 +217,8 @@ def test_a_paralyzed_player_is_reminded_of_the_hand_but_not_the_free_move():
 def test_the_players_menu_and_its_questions_follow_the_footer_convention():
     table = Table()
     table.press("red")
-    assert table.screen()[-1] == "ok pick"  # red steps back; back opens the box's menu
+    # red steps back; back opens the box's menu: red is named (issue 42, point 14)
+    assert table.screen()[-1] == "ok pick  R out"
     table.do("ask", form="damage")
     assert table.screen()[-1] == "^v change  ok next"
     table.press("ok")
@@ -238,10 +241,13 @@ def test_the_scores_green_is_named_for_what_it_does_and_red_edits():
     table.do("held", player="1", relics=0, loot=0)
     table.do("coins", player="1", n=2)
     assert table.pub["asking"] is None
-    assert table.screen()[-1] == "G detail  R edit"
+    # the final screen says back opens the game menu, the pages how to leave them (issue 42,
+    # point 14); "fix" for "edit" to make the room
+    assert table.screen()[-1] == "G detail  R fix  back: menu"
+    uncut(Screen("x", (), footer=table.screen()[-1]))
     table.press("green")
     assert table.screen()[0] == "Score Player 1"
-    assert table.screen()[-1] == "^v page"
+    assert table.screen()[-1] == "^v page  R out"
     table.press("red")
     table.press("red")
     assert table.screen()[0] == "Menu"  # the corrections

@@ -486,3 +486,21 @@ def test_a_refusal_leaves_the_state_unchanged() -> None:
     with pytest.raises(Rejected):
         GAME.apply(before, Action("resume", at=99.0))
     assert table.state is before
+
+
+def test_the_words_of_a_battle_and_of_the_curses_discarded():
+    """Issue 42, point 13: "B fight the Vampire this round" for one team; after a void Word of
+    Terror the log still said "Discarded the curse(s) of room(s) 2"."""
+    table = Table.new(start_mode="pickup", monster="troll")
+    for _ in range(4):
+        play(table, "correct", "trap")  # A walks to the monster's room alone
+    assert "A fights the Troll this round" in table.logs
+    assert "Discarded the curse of room 4" in table.logs
+
+
+def test_a_void_curse_is_not_said_to_be_discarded_again_at_the_rounds_end():
+    table = Table.new(start_mode="pickup")
+    fail_rounds(table, 2)
+    table.do("curse", card="curse-word-of-terror")  # void: discarded as it is revealed
+    fail_rounds(table, 1)
+    assert not any(line.startswith("Discarded the curse") for line in table.logs)

@@ -145,7 +145,8 @@ def test_battle_and_tiebreak_lines() -> None:
         table.play_round("trap", "trap")
     assert shown(table)[0][1:4] == ["A: trapword said", "Discard curse of 3", "Troll to room 3"]
     table.press("ok")
-    assert shown(table)[0][1] == "A fights the Troll"
+    # both teams are in the monster's room: both are named (issue 42, point 13)
+    assert shown(table)[0][1] == "A and B vs Troll"
     table.do("start")
     assert shown(table)[0][2] == "A vs Troll: 5 left"
     table.wait(12.25)
@@ -158,7 +159,7 @@ def test_game_over_screens() -> None:
     for _ in range(8):
         table.play_round("trap", "trap")
     assert shown(table) == (
-        ["Trapwords  R8", "The Dragon wins", "8 rounds are over", "^v map"],
+        ["Trapwords  R8", "The Dragon wins", "8 rounds are over", "^v map  back: menu"],
         RED,
         "blink",
     )

@@ -121,3 +121,68 @@ def test_the_page_greys_while_the_box_does_not_answer(browser, tmp_path: Path) -
         expect(page.locator("body")).to_have_class("stale")
         assert float(page.evaluate(opacity)) < 0.6
         page.screenshot(path=str(tmp_path / "page-stale.png"))
+
+
+def test_no_sideways_scroll_at_320_px_and_every_button_inside(browser, tmp_path: Path) -> None:
+    """Issue 42, point 16: at 320 px the page scrolled sideways and Back stood past its edge."""
+    game_in_play(tmp_path, "cover-your-asps")
+    with sim_web(tmp_path) as (url, _proc):
+        page = browser.new_page(viewport={"width": 320, "height": 700})
+        page.goto(url)
+        page.wait_for_selector("#cards summary")
+        widths = page.evaluate(
+            "[document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+        )
+        page.screenshot(path=str(tmp_path / "page-320.png"), full_page=True)
+        assert widths[0] <= widths[1], widths
+        outside = page.evaluate(
+            """() => [...document.querySelectorAll('.box .btn')]
+                .filter(b => b.getBoundingClientRect().right > b.closest('.box')
+                    .getBoundingClientRect().right)
+                .map(b => b.textContent)"""
+        )
+        assert outside == []
+
+
+def _cover_your_asps_counted(state_dir: Path) -> None:
+    """Cover Your Asps over and counted, seats 2 and 4 tied at 21 with their planks left."""
+    from browser_support import ROOT
+
+    from companion.replay import run_script
+
+    lines = (ROOT / "tests/scripts/cover-your-asps-four-players.txt").read_text().splitlines()
+    cut = next(n for n, line in enumerate(lines) if line.startswith("do treasure player=4"))
+    script = [*lines[: cut + 1], "do planks player=2 n=3", "do planks player=4 n=5"]
+    out = run_script("\n".join(script) + "\n", state_dir=state_dir)
+    assert out[-1]["state"]["seats"]["4"]["planks"] == 5
+
+
+@pytest.mark.parametrize("width", [390, 320])
+def test_the_planks_that_break_a_tie_are_seen_whole_on_a_phone(browser, tmp_path, width):
+    """Issue 42, point 16: "Planks left" was clipped to "Pla" on a 390 px phone, inside a
+    sideways scroll that said nothing. At 390 px the count's table fits; where a table must
+    scroll (narrower), the line under it says so."""
+    from browser_support import PHONE, both_faces
+
+    from tests.phones_support import pair
+
+    _cover_your_asps_counted(tmp_path)
+    with both_faces(tmp_path) as (box, _url):
+        context = browser.new_context(**{**PHONE, "viewport": {"width": width, "height": 844}})
+        context.add_cookies([{"name": "tc_phone", "value": pair(box), "url": box.url()}])
+        mobile = context.new_page()
+        mobile.goto(box.url())
+        mobile.get_by_role("columnheader", name="Planks left").wait_for()
+        mobile.screenshot(path=str(tmp_path / f"phone-{width}.png"), full_page=True)
+        scroll, client = mobile.evaluate(
+            "() => { const w = document.getElementById('scoreboard').parentElement;"
+            " return [w.scrollWidth, w.clientWidth]; }"
+        )
+        hint = mobile.locator("#scoreboard-more")
+        if width == 390:
+            assert scroll <= client, (scroll, client)
+        if scroll > client + 1:
+            assert hint.is_visible()
+        else:
+            assert not hint.is_visible()
+        context.close()

@@ -25,6 +25,9 @@ class BoxState:
     # it comes back when the box's menu closes on that very state.
     under_menu: tuple[Any, Any] | None = None
     held_taps: tuple[Card, ...] = ()  # this game's cards tapped while its question was open
+    # That question was opened by a card: left with back, the cards held for it go with it (the
+    # table gave up what the first card began); one a button opened keeps them for the turn.
+    form_by_tap: bool = False
     toast: tuple[Screen, Lights] | None = None  # a notice over the screen for a moment
     toast_pages: tuple[Screen, ...] = ()  # the notice's pages still to come
     table_dice: bool = False  # dice from the table (entered by hand), else the box rolls

@@ -55,6 +55,7 @@ class Draft:
         self.play_form = self.menu if box.menu_of_play else None
         self.under_menu = box.under_menu
         self.held_taps: list[Card] = list(box.held_taps)
+        self.form_by_tap = box.form_by_tap
         self.toast, self.toast_pages = box.toast, box.toast_pages
         self.table_dice = box.table_dice
         self.ending = box.ending
@@ -74,6 +75,7 @@ class Draft:
             menu_of_play=self.menu is not None and self.menu is self.play_form,
             under_menu=self.under_menu,
             held_taps=tuple(self.held_taps),
+            form_by_tap=self.form_by_tap and self.play_form is not None,
             toast=self.toast,
             toast_pages=self.toast_pages,
             table_dice=self.table_dice,

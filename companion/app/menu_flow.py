@@ -52,6 +52,9 @@ def ask_undo(d: Draft) -> None:
     # question open under it is not being answered). A long step's last lines share one.
     what = [*what[:2], " ".join(what[2:])] if len(what) > 2 else what
     d.menu = menus.Confirm("Undo?", tuple(what), menus.Command("undo"), yes="undo")
+    # The question stops the game's clock as the game menu does (a long back comes straight
+    # here): no turn runs out behind it, and "no" runs it on from where it stood.
+    play.pause_play(d)
 
 
 def _named(label: str) -> list[str]:
@@ -101,9 +104,11 @@ def menu_step(d: Draft, kind: str, data: dict) -> None:
     left_session_menu = isinstance(form, menus.ListMenu) and form.on_pick in GAME_MENUS
     # An enrolment run is opened from the session menu: leaving it goes back to play.
     left_run = isinstance(form, menus.EnrolRun) or (isinstance(form, menus.Enrol) and not form.uid)
+    # "Undo?" answered no: play goes on, its clock from where the question stopped it.
+    left_undo = isinstance(form, menus.Confirm) and form.on_yes.kind == "undo"
     d.menu = None
     play_on = kind == "close" or data.get("key") in ("resume", "dice", "stay")
-    if (left_session_menu and play_on) or (left_run and kind == "close"):
+    if (left_session_menu and play_on) or ((left_run or left_undo) and kind == "close"):
         play.resume_play(d)
     if kind == "close":
         if d.session is None:

@@ -61,10 +61,12 @@ def answer(d: Draft, reply: Reply) -> None:
         d.under_menu = None  # a new question replaces one that waited
         menu, command = menus.FormMenu(reply).start()
         d.menu = d.play_form = menu
+        d.form_by_tap = False  # (play_card says when a card opened it)
         form_answered(d, command)
     elif isinstance(reply, Pages):
         d.under_menu = None
         d.menu = d.play_form = menus.PageMenu(reply)
+        d.form_by_tap = False
 
 
 def perform(d: Draft, action: Action) -> None:
@@ -130,7 +132,7 @@ def after_answer(d: Draft, from_play: bool, kind: str) -> None:
     under the box's menu comes back."""
     if from_play and d.menu is not d.play_form:
         d.play_form = None
-        take_held_taps(d, answered=kind != "close")
+        take_held_taps(d, answered=kind != "close", left=kind == "close")
     back_under_menu(d)
 
 
@@ -181,7 +183,7 @@ def pause_play(d: Draft) -> None:
     session = d.session
     action = session.rules.pause_action(session.state) if session else None
     if action is not None:
-        submit(d, action, from_input=True, auto=True)
+        _menu_step(d, action)
 
 
 def resume_play(d: Draft) -> None:
@@ -189,20 +191,33 @@ def resume_play(d: Draft) -> None:
     session = d.session
     action = session.rules.resume_action(session.state) if session else None
     if action is not None:
-        submit(d, action, from_input=True, auto=True)
+        _menu_step(d, action)
 
 
-def take_held_taps(d: Draft, answered: bool) -> None:
+def _menu_step(d: Draft, action: Action) -> None:
+    """The timer's pause or run as the box's menu opens or closes: an automatic step that is
+    no move of play, so a question of play waiting under the menu still waits for it."""
+    waiting = d.under_menu
+    submit(d, action, from_input=True, auto=True)
+    if waiting is not None and d.under_menu is None and d.session is not None:
+        d.under_menu = (waiting[0], d.session.state)
+
+
+def take_held_taps(d: Draft, answered: bool, left: bool = False) -> None:
     """The form the held taps waited for is gone: with an answer, each is played in turn
     (one may open a form again: the rest wait for it); left with back, they are dropped and
-    the screen says so, as the table gave up what the first card began."""
+    the screen says so, as the table gave up what the first card began. A form a button
+    opened (the seat's menu) left with back keeps them: they are played as if tapped now,
+    still in the turn they were tapped in (issue 42, point 11). A form the game closed by
+    itself (a turn ran out) takes them with it."""
     if not d.held_taps:
         return
-    if d.menu is not None and answered:  # the answer asks on (the table's dice): wait
+    kept = answered or (left and not d.form_by_tap)
+    if d.menu is not None and kept:  # the answer asks on (the table's dice): wait
         d.play_form = d.menu
         return
     held, d.held_taps = d.held_taps, []
-    if not answered:
+    if not kept:
         d.note(f"{len(held)} tapped cards dropped with the form")
         many = "card" if len(held) == 1 else "cards"
         d.toast_up((f"{len(held)} tapped {many}", "not taken:", "tap again"))
@@ -224,6 +239,8 @@ def play_card(d: Draft, card: Card) -> bool:
     if reply is None:
         return False
     answer(d, reply)
+    if isinstance(reply, (Ask, Pages)) and d.menu is not None and d.menu is d.play_form:
+        d.form_by_tap = True  # the cards tapped while it is open wait for what this one began
     return True
 
 

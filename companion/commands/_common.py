@@ -28,10 +28,12 @@ def add_state_dir_args(
 ) -> None:
     """``--state-dir DIR``; with ``sim_choice`` also ``--sim``, the simulator's own dir
     (``sim``: the command is the simulator, whose default is that dir)."""
+    # Named as this environment has them (XDG_STATE_HOME), never a fixed ~/.local/state.
     default = (
         configuration.Config.sim_state_dir()
         if sim
-        else "the installed box's or ~/.local/state/trap-companion"
+        else f"the installed box's {configuration.INSTALLED_STATE_DIR} or "
+        f"{configuration.Config.user_state_dir()}"
     )
     parser.add_argument(
         "--state-dir",

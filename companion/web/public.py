@@ -111,11 +111,24 @@ def _trap_attack(p: Public) -> dict[str, Any]:
             "crystal": bool(ai.get("has_crystal")),
             "boat": bool(ai.get("at_boat")),
             "route": ai.get("route"),
+            "caption": _track_caption(ai),
         }
     winner = p.get("winner")
     if winner:
         out["winner"] = "AI" if winner == "ai" else f"Player {winner}"
     return out
+
+
+def _track_caption(ai: Public) -> str:
+    """The words under the AI's track: where it is on its way (issue 42, point 13: an AI still
+    standing on the crystal's space was said to be back to the boat with it)."""
+    if ai.get("at_boat"):
+        return "the AI reached the boat"
+    if not ai.get("has_crystal"):
+        return "on its way to the crystal"
+    if ai.get("position") == 0:
+        return "on the crystal's space, holding it"
+    return "back to the boat with the crystal"
 
 
 def _card_name(card: Any) -> str:
@@ -163,8 +176,14 @@ def _trapwords(p: Public) -> dict[str, Any]:
     }
     if not over and p.get("guesses_left") is not None:
         out["facts"].append(f"Guesses left: {p.get('guesses_left')}")
-    if p.get("winner"):
-        out["winner"] = f"Team {p['winner']}"
+    winner = p.get("winner")
+    if winner == "both":  # both teams beat the monster (the OLED: "A and B both win!")
+        out["winner"] = "Teams A and B"
+    elif winner == "monster":
+        monster = str(p.get("monster") or "monster")
+        out["winner"] = f"The {monster.capitalize()}"
+    elif winner:
+        out["winner"] = f"Team {winner}"
     return out
 
 
@@ -193,9 +212,13 @@ def _cover_your_asps(p: Public) -> dict[str, Any]:
         },
     }
     if any(s.get("planks") is not None for s in seats.values()):  # a tie: the planks decide
-        out["scoreboard"]["columns"].append("Planks left")
-        for row, s in zip(out["scoreboard"]["rows"], seats.values(), strict=True):
-            row.append(s.get("planks"))
+        # The count, once the game is over: the planks beside the points they break a tie of,
+        # in place of the raiders' phases (over now), so the table fits a phone's width.
+        out["scoreboard"]["columns"] = ["Seat", "Points", "Planks left", "Escapes", "Treasures"]
+        out["scoreboard"]["rows"] = [
+            [f"Seat {n}", s.get("points"), s.get("planks"), s.get("escapes"), s.get("treasures")]
+            for n, s in seats.items()
+        ]
     winner = p.get("winner")
     if winner:
         out["winner"] = " and ".join(f"Seat {s}" for s in winner)

@@ -282,7 +282,12 @@ def _score(state: DeathtrapState, effects: list[Any]) -> Outcome:
     if state.round >= state.settings.rounds:
         best = max(points)
         winner = tuple(s for s in state.ring.seats if points[s - 1] == best)
-        effects.append(Log("game over: " + ", ".join(f"seat {s}" for s in winner) + " win"))
+        who = (
+            f"seat {winner[0]} wins"
+            if len(winner) == 1
+            else f"seats {', '.join(map(str, winner))} win"
+        )
+        effects.append(Log(f"game over: {who}"))
         effects.append(Sound("win"))
         return Outcome(replace(base, phase=OVER, winner=winner), tuple(effects))
     named = dict(titles)

@@ -85,14 +85,18 @@ def play_line(state: DeathtrapState, pack: Pack) -> str:
     start = state.start
     if start is None:
         return "Lead: any set"
+    # The words name the seat that leads (the big digit): the pig's holder, a seat gone out
+    # with the hand or The Killing Machine hands the lead on (issue 42, point 9).
     if start.why == HAND_WON and start.by == state.turn:
         return f"S{start.by} won the hand: lead"
     if start.why == HAND_WON:
-        return f"S{start.by} won, is out: lead"
-    if start.why == KILLED:
+        return f"S{start.by} won, is out: S{state.turn} leads"
+    if start.why == KILLED and start.by == state.turn:
         return f"Killing Machine S{start.by}"
+    if start.why == KILLED:
+        return f"Killing Machine: S{state.turn} leads"
     if start.why == BY_PIG:
-        return f"Pig S{start.by}: lead"
+        return f"Pig S{start.by}: S{state.turn} leads"
     return "Lead: any set"
 
 
@@ -115,7 +119,9 @@ def over_screen(state: DeathtrapState) -> Screen:
         head = f"{len(winner)} seats share it"
     rounds = len(state.history)
     return Screen(
-        title(state), (head, f"{best} points", f"in {rounds} rounds"), footer="^v standings"
+        title(state),
+        (head, f"{best} points", f"in {rounds} rounds"),
+        footer="^v standings  back: menu",  # back opens the game menu (a new game, undo)
     )
 
 

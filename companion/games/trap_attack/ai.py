@@ -214,8 +214,8 @@ def strike(
             step.log(f"AI is pushed back {amount}: {was.label()} -> {spot.label()}")
             step.say(f"AI pushed back {amount}", f"{was.label()} -> {spot.label()}")
         else:
-            step.log(f"{name(target)} goes back {amount} spaces")
-            step.say(f"{short(target)}: back {amount} spaces")
+            step.log(f"{name(target)} goes back {pawns.spaces(amount)}")
+            step.say(f"{short(target)}: back {pawns.spaces(amount)}")
     else:
         pawns.paralyze(step, target, at_once=at_once)
 

@@ -9,6 +9,11 @@ from companion.games.trap_attack.state import AI, State, name, short
 from companion.games.trap_attack.step import Step
 
 
+def spaces(n: int) -> str:
+    """A number of spaces in words: "1 space", "3 spaces"."""
+    return f"{n} space" if n == 1 else f"{n} spaces"
+
+
 def hurt(step: Step, target: str, amount: int, by: str | None) -> None:
     """Damage; at 0 life the pawn is knocked out (rulebook: Players, General Rules)."""
     pawn = step.state.pawn(target)
@@ -34,13 +39,13 @@ def knockout(step: Step, target: str, by: str | None) -> None:
         spot = track.back(state.board, state.options.ai_route, was, back)
         step.state = replace(state, ai_spot=spot)
         step.log(
-            f"AI is knocked out: back {back} spaces ({was.label()} -> {spot.label()}),"
+            f"AI is knocked out: back {spaces(back)} ({was.label()} -> {spot.label()}),"
             f" life {rules.life}"
         )
         step.say("AI knocked out!", f"AI back: {was.label()} -> {spot.label()}")
     else:
-        step.log(f"{name(target)} is knocked out: back {back} spaces, life {rules.life}")
-        step.say(f"{short(target)} knocked out!", f"Back {back} spaces, life {rules.life}")
+        step.log(f"{name(target)} is knocked out: back {spaces(back)}, life {rules.life}")
+        step.say(f"{short(target)} knocked out!", f"Back {spaces(back)}, life {rules.life}")
     step.sound("knockout")
     step.alert = True
     if by is not None and by != target:
@@ -56,6 +61,10 @@ def heal(step: Step, target: str, amount: int) -> None:
     pawn = step.state.pawn(target)
     life = min(step.state.rules.life, pawn.life + amount)
     step.state = step.state.with_pawn(replace(pawn, life=life))
+    if life == pawn.life:  # at full life already: nothing healed ("life 6 -> 6" read as a slip)
+        step.log(f"{name(target)} heals {amount}: life already full ({life})")
+        step.say(f"{short(target)} life full: {life}")
+        return
     step.log(f"{name(target)} heals {amount}: life {pawn.life} -> {life}")
     step.say(f"{short(target)} heals: {pawn.life} -> {life}")
 

@@ -80,7 +80,13 @@ def leaders(state: State) -> tuple[str, ...]:
     return tuple(seat for seat, s in table.items() if s.total == top)
 
 
-def _hidden(step: Step, what: str, who: str) -> None:
+def _hidden(step: Step, what: str, who: str, shown: str) -> None:
+    """During the race a value is filed unseen; after it, an entry for the count says what it
+    counts (``shown``): the scores show it anyway."""
+    if step.state.race_over:
+        step.log(f"{what} {shown} entered for {name(who)}")
+        step.say(f"{what} {shown}: {short(who)}")
+        return
     step.log(f"{what} filed for {name(who)} (value hidden until the race is over)")
     step.say(f"{what} filed for {short(who)}")
 
@@ -169,7 +175,7 @@ def relic(step: Step, action: Action) -> None:
     else:
         relics = (*entry.relics, (value, combo))
     step.state = state.with_entry(who, replace(entry, relics=relics))
-    _hidden(step, "Relic", who)
+    _hidden(step, "Relic", who, f"{value}, combo {combo}")
 
 
 def _combo_room(state: State, combo: int) -> None:
@@ -219,7 +225,7 @@ def loot(step: Step, action: Action) -> None:
     _deck_room(state, who, "loot", len(state.entry(who).loot) + 1)
     entry = state.entry(who)
     step.state = state.with_entry(who, replace(entry, loot=(*entry.loot, value)))
-    _hidden(step, "Loot", who)
+    _hidden(step, "Loot", who, str(value))
 
 
 def held(step: Step, action: Action) -> None:

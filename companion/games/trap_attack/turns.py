@@ -136,7 +136,7 @@ def play(step: Step, action: Action, rolls: tuple[int, ...]) -> None:
         step.log(f"{name(by)} plays {effect.name}")
         pawns.heal(step, by, effect.amount)
     elif effect.kind == "forward":
-        step.log(f"{name(by)} plays {effect.name}: {effect.amount} spaces forward")
+        step.log(f"{name(by)} plays {effect.name}: {pawns.spaces(effect.amount)} forward")
         step.say(f"{short(by)}: {effect.amount} forward")
     else:
         step.log(f"{name(by)} uses {effect.name}")

@@ -65,6 +65,12 @@ def block_screen(state: State) -> Screen:
     return Screen(title(state), tuple(lines), footer="G blocked  R taken")
 
 
+# How to leave a screen, said on it (issue 42, point 14): red leaves the players' menu and the
+# score pages (the back button opens the box's menu over them, as on the game screen).
+RED_OUT = "R out"
+BACK_MENU = "back: menu"
+
+
 def menu_view(state: State, showing: Showing) -> tuple[Screen, Lights]:
     """The players' menu, its questions and the score pages, drawn in this game's own way
     ("< value >"), with the footers of the box's menu convention (README) and the game's LED
@@ -82,7 +88,7 @@ def menu_view(state: State, showing: Showing) -> tuple[Screen, Lights]:
         foot = footer(updown="change", ok="done" if last else "next")
         return Screen(showing.title, lines, footer=foot), turn_light
     rows = window(list(showing.labels), showing.cursor)  # the kit's list layout
-    return Screen(showing.title, rows, footer=footer(ok="pick")), turn_light
+    return Screen(showing.title, rows, footer=f"{footer(ok='pick')}  {RED_OUT}"), turn_light
 
 
 def _last_question(showing: Showing) -> bool:
@@ -111,7 +117,7 @@ def score_pages(state: State) -> tuple[Screen, ...]:
                 f"Loot {s.loot}  Coins {s.coins}",
                 f"Total {s.total}",
             ),
-            footer=footer(updown="page"),
+            footer=f"{footer(updown='page')}  {RED_OUT}",
         )
         for who, s in scores(state).items()
     )
@@ -132,8 +138,9 @@ def score_screen(state: State) -> Screen:
         lines.append("Tie: " + " ".join(map(short, best)))
     elif best:
         lines.append(f"Best: {name(best[0])}")
-    # green shows each score in detail; red opens the entries to correct one
-    return Screen(f"{TITLE}  Scores", tuple(lines), footer="G detail  R edit")
+    # green shows each score in detail; red opens the entries to correct one; back, as on
+    # every final screen, the game menu (a new game, undo)
+    return Screen(f"{TITLE}  Scores", tuple(lines), footer=f"G detail  R fix  {BACK_MENU}")
 
 
 def race_light(state: State) -> Lights:

@@ -6,13 +6,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from companion.games.base import CardKind, Outcome
+from companion.games.base import Action, CardKind, Outcome
 from companion.games.modular import ModularGame
 from companion.games.trapwords import control as control_map
 from companion.games.trapwords import options as opts
 from companion.games.trapwords import rules, view
 from companion.games.trapwords.data import TABLES
-from companion.games.trapwords.state import OVER, TrapwordsState
+from companion.games.trapwords.state import OVER, PAUSED, RUNNING, TrapwordsState
 
 
 class TrapwordsGame(ModularGame):
@@ -36,6 +36,16 @@ class TrapwordsGame(ModularGame):
 
     def initial(self, options: Mapping[str, Any], rolls: tuple[int, ...]) -> Outcome:
         return rules.initial(options, rolls)
+
+    def pause_action(self, state: TrapwordsState) -> Action | None:
+        """The box's menu opens (the game menu, the undo question): a running turn timer stops
+        while it is open (the few seconds of reading time before it are left to run)."""
+        return Action("pause", {"by": "menu"}) if state.phase == RUNNING else None
+
+    def resume_action(self, state: TrapwordsState) -> Action | None:
+        """The box's menu is left to play on: only a timer the menu itself stopped runs again
+        (one the table paused, or a power cut, waits for ok)."""
+        return Action("resume") if state.menu_paused and state.phase == PAUSED else None
 
     def restore_at(self, state: TrapwordsState, at: float) -> TrapwordsState:
         """Its turn timer ticks without journaling: paused at the moment play stopped."""

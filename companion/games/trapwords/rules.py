@@ -139,7 +139,8 @@ def begin_round(state: TrapwordsState, number: int) -> tuple[TrapwordsState, Eff
         logs.append(Log(f"Curse in room {room} applies to {teams}: reveal it"))
     monster = new.settings.monster_info.name
     if new.battling:
-        logs.append(Log(f"{' and '.join(new.battling)} fight the {monster} this round"))
+        fight = "fight" if len(new.battling) > 1 else "fights"
+        logs.append(Log(f"{' and '.join(new.battling)} {fight} the {monster} this round"))
     if new.monster_curses:
         n = new.monster_curses
         plural = "s" if n > 1 else ""
@@ -187,17 +188,22 @@ def _go(state: TrapwordsState, action: Action) -> tuple[TrapwordsState, Effects]
 
 
 def _pause(state: TrapwordsState, action: Action) -> tuple[TrapwordsState, Effects]:
+    """``by=menu``: the box's menu (the game menu, the undo question) stopped it, and leaving
+    the menu runs it again; a pause the table asked for (the default) waits for ok."""
+    by = action.choice_arg("by", ("player", "menu"), "player")
     if state.phase not in (RUNNING, READING):
         raise Rejected("the timer is not running")
     timer = clock.stop(state.timer, action.at)
     text = f"Timer paused, {timer.remaining_at_start:.1f} s left"
-    return replace(state, timer=timer, phase=PAUSED), (*clock.cancel_all(), Log(text))
+    new = replace(state, timer=timer, phase=PAUSED, menu_paused=by == "menu")
+    return new, (*clock.cancel_all(), Log(text))
 
 
 def _resume(state: TrapwordsState, action: Action) -> tuple[TrapwordsState, Effects]:
     if state.phase != PAUSED:
         raise Rejected("the timer is not paused")
     new, effects = _run_clock(state, action.at)
+    new = replace(new, menu_paused=False)
     return new, (Log(f"Timer runs again, {state.timer.remaining_at_start:.1f} s left"), *effects)
 
 
@@ -391,8 +397,10 @@ def resolve_round(state: TrapwordsState) -> tuple[TrapwordsState, Effects]:
     curses = discard_in(state.curse_rooms, state.team_rooms)
     monster = state.monster_room
     effects: list[Effect] = []
-    if len(curses) < len(state.curse_rooms):
-        effects.append(Log(f"Discarded the curse(s) of room(s) {_rooms_text(state.cursed_rooms)}"))
+    live = state.live_curses  # a void curse was discarded as it was revealed, and said so
+    if len(curses) < len(state.curse_rooms) and live:
+        rooms_of = f"room {live[0]}" if len(live) == 1 else f"rooms {_rooms_text(live)}"
+        effects.append(Log(f"Discarded the curse{'s' if len(live) > 1 else ''} of {rooms_of}"))
     moved_to: int | None = None
     pushes: tuple[tuple[int, int], ...] = ()
     if not guessed and not state.battled:
@@ -468,6 +476,7 @@ ACTIONS = tuple(HANDLERS)
 ARGUMENTS: dict[str, tuple[str, ...]] = {name: (PAUSED_ARG,) for name in HANDLERS} | {
     "why": (PAUSED_ARG, "reason", "id"),
     "curse": (PAUSED_ARG, "card", "id", "name"),
+    "pause": (PAUSED_ARG, "by"),
 }
 
 
@@ -508,7 +517,9 @@ def restore(state: TrapwordsState) -> TrapwordsState:
 def restore_at(state: TrapwordsState, at: float) -> TrapwordsState:
     """Play stopped at ``at`` (an undo: the moment of the action taken back; an action given
     while paused: its own): a running timer keeps what the screen showed then, a reading timer
-    the full turn."""
+    the full turn. No menu is open after it: a timer the menu stopped waits for ok."""
+    if state.menu_paused:
+        state = replace(state, menu_paused=False)
     if state.phase in (RUNNING, READING):
         return replace(state, phase=PAUSED, timer=clock.frozen(state.timer, state.last_at, at))
     if state.phase == WHY and state.before_why in (RUNNING, READING):

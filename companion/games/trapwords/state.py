@@ -100,6 +100,7 @@ class TrapwordsState:
     report: RoundReport | None = None  # the round just ended, until ok moves on or a turn starts
     report_page: int = 0  # which page of the report is shown (ok turns the page)
     show_map: bool = False  # between turns: the dungeon picture instead of the text page
+    menu_paused: bool = False  # the timer stands still because the box's menu is open
     # The time the screen's countdown was last brought up to: a tick's, which is never journaled
     # (so a fold of the journal, without ticks, still equals the state the box plays on).
     shown_at: float = field(default=0.0, compare=False)

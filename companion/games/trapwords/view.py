@@ -106,6 +106,8 @@ def _note(state: TrapwordsState, team: str) -> str:
         return f"Reveal curse: {' '.join(state.cursed_teams)}"
     if state.named and state.named[-1].void:
         return VOID_LINE
+    if team in state.battling and len(state.battling) > 1:  # both in the monster's room
+        return f"A and B vs {monster}"  # (as the turn line: "A vs Troll: 5 left")
     if team in state.battling:
         return f"{team} fights the {monster}"
     if state.named:
@@ -178,6 +180,9 @@ def _over_lines(state: TrapwordsState) -> tuple[str, ...]:
     return (f"Team {state.winner} wins!", f"The {monster} is beaten")
 
 
+OVER_FOOTER = "^v map  back: menu"  # back opens the game menu (a new game, undo)
+
+
 def view(state: TrapwordsState) -> tuple[Screen, Lights]:
     last = state.round >= TABLES.max_rounds and state.phase != OVER
     title = f"{TITLE}  R{state.round}{' last' if last else ''}"
@@ -189,9 +194,9 @@ def view(state: TrapwordsState) -> tuple[Screen, Lights]:
             colour = _team_colour(state.winner or "A")
         lines = _over_lines(state)
         if state.show_map:
-            screen = Screen(title, lines[:1], footer="^v map", picture=dungeon_picture(state))
+            screen = Screen(title, lines[:1], footer=OVER_FOOTER, picture=dungeon_picture(state))
             return screen, Lights(colour, "blink")
-        return Screen(title, lines, footer="^v map"), Lights(colour, "blink")
+        return Screen(title, lines, footer=OVER_FOOTER), Lights(colour, "blink")
     assert team is not None
     if state.phase == READY:
         time_up = state.result == "timeout"

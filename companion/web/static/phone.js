@@ -210,8 +210,16 @@ function tick() {
 }
 setInterval(() => { if (timer && timer.running) tick(); }, 250);
 
+// A table wider than the phone scrolls sideways: the line under it says so.
+function moreHint(table) {
+  const wrap = table.parentElement;
+  $(`${table.id}-more`).hidden = !(wrap.scrollWidth > wrap.clientWidth + 1);
+}
+window.addEventListener("resize", () => ["scoreboard", "standings"].forEach((id) => moreHint($(id))));
+
 function renderTable(table, data, caption) {
   table.replaceChildren();
+  moreHint(table);
   if (!data || !data.rows || !data.rows.length) return;
   table.classList.toggle("wide", data.columns.length > 4);
   if (caption) table.append(el("caption", caption));
@@ -238,6 +246,7 @@ function renderTable(table, data, caption) {
     body.append(tr);
   });
   table.append(body);
+  moreHint(table);
 }
 
 function renderRecords(records) {
@@ -333,9 +342,8 @@ function drawTrack(p) {
     picture.append(svg("polygon", { points: `${at},${Y - 22} ${at + 6},${Y - 15} ${at},${Y - 8} ${at - 6},${Y - 15}`,
       fill: "#4ac6e8", stroke: "#2a8fb0", class: "crystal-marker" }));
   }
-  const way = p.crystal ? "back to the boat with the crystal" : "on its way to the crystal";
-  picture.append(svg("text", { x: W / 2, y: H - 4, "text-anchor": "middle" },
-    p.boat ? "the AI reached the boat" : way));
+  // The caption comes with the picture (public.py: _track_caption).
+  picture.append(svg("text", { x: W / 2, y: H - 4, "text-anchor": "middle" }, p.caption || ""));
   return picture;
 }
 
