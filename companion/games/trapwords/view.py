@@ -106,7 +106,7 @@ def _note(state: TrapwordsState, team: str) -> str:
         return f"Reveal curse: {' '.join(state.cursed_teams)}"
     if state.named and state.named[-1].void:
         return VOID_LINE
-    if team in state.battling:
+    if team in state.battling and (team not in state.cursed_teams or not state.named):
         return f"{team} fights the {monster}"
     if state.named:
         return f"Curse: {state.named[-1].name}"[:21]
@@ -162,8 +162,13 @@ def _map_line(state: TrapwordsState, team: str) -> str:
 
 def _turn_line(state: TrapwordsState, team: str) -> str:
     left = state.guesses_left
-    if team in state.battling:
-        return f"{team} vs {state.settings.monster_info.name}: {left} left"
+    monster = state.settings.monster_info.name
+    if team in state.battling and team in state.cursed_teams:
+        line = f"{team} cursed vs {monster}: {left}"
+        if len(line) <= LINE:
+            return line
+    elif team in state.battling:
+        return f"{team} vs {monster}: {left} left"
     if team in state.cursed_teams:
         return f"{team} cursed, {left} guess{'' if left == 1 else 'es'}"
     return f"{team}: {left} guesses left"
