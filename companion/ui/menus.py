@@ -151,7 +151,9 @@ class OptionsMenu:
             i = values.index(current) if current in values else -1
             changed = {**self.values, option.name: values[(i + 1) % len(values)]}
             shown = _applying(self.all_options, changed)
-            cursor = max(0, min(self.cursor, len(shown) - 1))
+            names = [o.name for o in shown]  # the cursor stays on the option it changed
+            cursor = names.index(option.name) if option.name in names else self.cursor
+            cursor = max(0, min(cursor, len(shown) - 1))
             return replace(self, values=changed, cursor=cursor), STAY
         return self, STAY
 
