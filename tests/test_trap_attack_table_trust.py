@@ -252,3 +252,23 @@ def test_the_ai_status_line_says_it_holds_the_crystal_in_words():
     table.do("set_ai", position=3, crystal="yes")
     table.do("attack", 1, kind="damage", amount=1)
     assert "AI 3+crystal  life 6" in table.screen()
+
+
+def test_a_players_attack_waiting_for_blocked_or_taken_is_named_in_the_refusal() -> None:
+    """Issue 42, point 12: three players and no AI: player 1's attack on player 2 waits for
+    blocked or taken. A second attack (played, tapped or asked for) and the bookkeeping
+    forms are refused naming that, never "the AI's card"; once taken, play goes on."""
+    table = Table({"players": "3"})
+    table.do("play", card="damage-1", by="1", target="2")
+    assert table.state.pending == "block"
+    waiting = "Player 2 must say blocked or taken first"
+    with pytest.raises(Rejected, match=waiting):
+        table.do("play", card="push-1", by="1", target="3")
+    with pytest.raises(Rejected, match=waiting):
+        table.tap("push-1")
+    for form in ("damage", "heal", "paralyze", "bought"):
+        with pytest.raises(Rejected, match=waiting):
+            table.do("ask", form=form)
+    table.do("take")
+    table.do("play", card="push-1", by="1", target="3")
+    assert table.state.threat is not None and table.state.threat.target == "3"

@@ -96,8 +96,7 @@ def on_tap(state: State, tap: Tap) -> Reply:
         if len(state.humans) > 1:
             return question(state, "user", {"card": kind})
         return Action("play", {"card": kind, "by": by})
-    if state.pending is not None:
-        return None
+    # While a block is asked the attack is refused with what waits (the rules say it)
     rivals = turns.opponents(state, by)
     if not rivals:
         return None

@@ -83,9 +83,7 @@ def _needs_ai(state: State) -> str | None:
 def _needs_calm(state: State) -> str | None:
     if state.race_over:
         return "the race is over"
-    if state.pending is not None:
-        return "finish the AI's card first"
-    return None
+    return turns.waiting(state)
 
 
 def _calm_ai(state: State) -> str | None:
@@ -193,7 +191,7 @@ def _buyer_fields(state: State, v: Values) -> list[Field]:
 
 
 def _in_race(state: State) -> str | None:
-    return _not_over(state) or ("finish the AI's card first" if state.pending is not None else None)
+    return _not_over(state) or turns.waiting(state)
 
 
 def _finish_fields(state: State, v: Values) -> list[Field]:

@@ -52,6 +52,19 @@ def first_player(step: Step, rolls: tuple[int, ...]) -> None:
     step.sound("turn")
 
 
+def waiting(state: State) -> str | None:
+    """What must be answered before a new play, in words (None: nothing waits). The AI's card
+    is finished first; a player's attack waits for its target to say blocked or taken."""
+    if state.pending == "card":
+        return "finish the AI's card first"
+    threat = state.threat
+    if state.pending == "block" and threat is not None and threat.by != AI:
+        return f"{name(threat.target)} must say blocked or taken first"
+    if state.pending is not None:
+        return "finish the AI's card first"
+    return None
+
+
 def default_user(state: State) -> str:
     """Who plays a tapped card: the attacked player while a block is asked, else the turn's."""
     if state.pending == "block" and state.threat is not None and state.threat.target != AI:
@@ -109,8 +122,9 @@ def play_needs_die(state: State, action: Action) -> bool:
     target = attack_target(state, action, by)
     if target != AI:
         return False
-    if state.pending is not None:
-        raise Rejected("finish the AI's card first")
+    reason = waiting(state)
+    if reason is not None:
+        raise Rejected(reason)
     check_attack(state, by, target)
     return True
 
@@ -147,8 +161,9 @@ def play_attack(
     step: Step, effect: CardEffect, by: str, target: str, rolls: tuple[int, ...]
 ) -> None:
     state = step.state
-    if state.pending is not None:
-        raise Rejected("finish the AI's card first")
+    reason = waiting(state)
+    if reason is not None:
+        raise Rejected(reason)
     check_attack(state, by, target)
     step.state = replace(state, played=(*state.played, Played(by, "attack", target)))
     if target == AI:
