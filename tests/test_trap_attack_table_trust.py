@@ -5,6 +5,7 @@ reminders a table expects at a turn's start and at the relic row, and the words 
 from __future__ import annotations
 
 import pytest
+from test_screen_support import uncut
 from test_trap_attack_support import Table
 
 from companion.games.base import Action, Rejected
@@ -272,3 +273,27 @@ def test_a_players_attack_waiting_for_blocked_or_taken_is_named_in_the_refusal()
     table.do("take")
     table.do("play", card="push-1", by="1", target="3")
     assert table.state.threat is not None and table.state.threat.target == "3"
+
+
+def test_whose_turn_and_its_start_are_reachable_after_three_lines_of_news() -> None:
+    """Issue 42, point 3: the AI's card knocks player 1 out as the round ends with no relic
+    bought: the news and the relic row take every line of the screen. Up/down still show whose
+    turn it is and what its start asks, then the news."""
+    table = Table()
+    table.do("damage", player="1", amount=5)
+    table.do("ai_turn", 1, 4)  # moves, then casts
+    table.do("card", id="damage-1")
+    table.do("take")  # player 1 knocked out, the AI's turn over: the round ends
+    screen, _ = table.view()
+    assert screen.title == "Relic row: cycle"
+    assert len(screen.lines) == 3 and not any("fill" in line.lower() for line in screen.lines)
+    table.press("down")
+    page, _ = table.view()
+    assert page.title == "Player 1's turn"
+    assert page.lines[:2] == ("Fill 3 cards 6 skulls", "Free move: 1 space")
+    assert "Fill 3 cards 6 skulls" in uncut(page)  # drawn whole on the OLED
+    table.press("down")
+    news, _ = table.view()
+    assert (news.title, news.lines) == (screen.title, screen.lines)
+    table.press("red")  # red leaves the pages: the game screen again
+    assert table.menu is None
