@@ -161,7 +161,7 @@ def test_the_ais_relics_are_counted_by_the_box_not_by_a_blind_entry():
 
 def test_a_players_turn_starts_with_the_hand_and_the_free_move():
     table = Table(options={"players": "2", "ai": "on"})
-    assert table.screen()[1:4] == ["Player 1's turn", "Fill 3 cards 6 skulls", "Free move: 1 space"]
+    assert table.screen()[1:4] == ["P1:6 P2:1 AI:1", "Player 1 starts", "P1: fill 3+6, move 1"]
     table.do("turn")
     assert table.screen()[1:4] == ["Player 2's turn", "Fill 3 cards 6 skulls", "Free move: 1 space"]
 

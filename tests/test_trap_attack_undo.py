@@ -11,7 +11,7 @@ from companion.replay import run_script
 
 def test_menu_moves_are_never_what_undo_offers():
     out = run_script(
-        "game trap-attack\ndice 3 1\npress green\n"
+        "game trap-attack\ndice 6 1\ndo first_player\ndice 3 1\npress green\n"
         "press red\npress down\npress down\npress red\nhold back 1.5\n"
     )
     offer = " ".join(out[-1]["screen"])
@@ -22,7 +22,7 @@ def test_menu_moves_are_never_what_undo_offers():
 def test_undoing_the_race_end_needs_one_confirmation_after_a_long_scroll(tmp_path):
     scroll = "press up\n" * 29
     out = run_script(
-        "game trap-attack\ndo winner player=1\npress red\npress red\n"
+        "game trap-attack\ndice 6 1\ndo first_player\ndo winner player=1\npress red\npress red\n"
         # the menu over the scores: "AI position" is its first entry after the race
         f"press ok\n{scroll}press red\nhold back 1.5\npress green\n",
         state_dir=tmp_path,
@@ -33,29 +33,32 @@ def test_undoing_the_race_end_needs_one_confirmation_after_a_long_scroll(tmp_pat
     # The journal's fold gives the very game the box shows: nothing stands but the start.
     record = Journal(tmp_path / "journal.jsonl").open()
     assert record is not None
-    assert [s.action for s in record.steps if s.by_person] == []
+    assert [s.action["name"] for s in record.steps if s.by_person] == ["first_player"]
 
 
 def test_undo_after_menu_moves_folds_to_what_the_box_shows(tmp_path):
     out = run_script(
-        "game trap-attack\ndice 3 1\npress green\ndice 2 1\npress green\n"
+        "game trap-attack\ndice 6 1\ndo first_player\ndice 3 1\npress green\ndice 2 1\npress green\n"
         "press red\npress down\nhold back 1.5\npress green\n",
         state_dir=tmp_path,
     )
     assert out[-1]["state"]["ai"]["position"] == 26
     record = Journal(tmp_path / "journal.jsonl").open()
     assert record is not None
-    assert [a["name"] for a in record.actions] == ["ai_turn"]
+    assert [a["name"] for a in record.actions] == ["first_player", "ai_turn"]
 
 
 def test_menu_moves_are_shown_but_never_journaled(tmp_path):
     out = run_script(
-        "game trap-attack\npress red\npress down\npress up\npress red\n"
+        "game trap-attack\ndice 6 1\ndo first_player\npress red\npress down\npress up\npress red\n"
         "do ask form=damage player=ai\npress ok\npress ok\n",
         state_dir=tmp_path,
     )
-    shown = [o["state"]["menu"] for o in out[1:]]
+    shown = [o["state"]["menu"] for o in out[3:]]
     assert shown == ["menu", "menu", "menu", None, "form", "form", None]
     entries = [json.loads(line) for line in (tmp_path / "journal.jsonl").read_text().splitlines()]
-    assert [e["action"]["name"] for e in entries if e["kind"] == "action"] == ["damage"]
+    assert [e["action"]["name"] for e in entries if e["kind"] == "action"] == [
+        "first_player",
+        "damage",
+    ]
     assert all("nav" not in e for e in entries)

@@ -38,6 +38,8 @@ def control(state: State, event: Input) -> Reply:
         if button in ("green", "up", "down"):
             return question(state, "card", {})
         return players_menu(state)
+    if state.awaits_first_roll:  # the race starts with the pawn dice: green rolls them
+        return Action("first_player") if button == "green" else players_menu(state)
     if button == "green":
         return primary(state)
     if button in MOVES:  # whose turn it is and its start, whatever the news took

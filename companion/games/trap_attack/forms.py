@@ -364,6 +364,8 @@ def menu_entries(state: State) -> tuple[Form, ...]:
 
 def _entries(state: State) -> list[tuple[str, Action]]:
     out: list[tuple[str, Action]] = []
+    if state.awaits_first_roll:  # nothing else is played before it
+        return [("First player roll", Action("first_player"))]
     if not state.race_over:
         if state.pending is None:
             if state.options.ai:
@@ -371,7 +373,7 @@ def _entries(state: State) -> list[tuple[str, Action]]:
             out.append(("Next turn", Action("turn")))
             if state.options.ai:
                 out.append(("Attack the AI", ask("attack")))
-            if not state.first_turn_passed:  # who starts is rolled before the race
+            if not state.first_turn_passed:  # who starts may be rolled again before the race
                 out.append(("First player roll", Action("first_player")))
         if state.pending == "card":
             out.append(("Pick the AI's card", ask("card")))

@@ -34,6 +34,8 @@ def view(state: State) -> tuple[Screen, Lights]:
 
 
 def title(state: State) -> str:
+    if state.awaits_first_roll:
+        return TITLE  # nobody's turn yet: the pawn dice say who starts
     return f"{TITLE}  {short(state.turn)}"
 
 
@@ -49,6 +51,8 @@ def play_screen(state: State) -> Screen:
         lines = (*lines, ai_line(state))
     ai_due = state.options.ai and AI in (state.turn, next_seat(state, state.turn))
     footer = "G AI turn  R menu" if ai_due else "G next  R menu"
+    if state.awaits_first_roll:
+        footer = "G roll  R menu"
     # A chore of the moment (the relic row, a turn's start) takes the top line until the next
     # action; the title is back after it.
     top = state.heading or title(state)
