@@ -8,10 +8,15 @@ import json
 from companion.core.journal import Journal
 from companion.replay import run_script
 
+# A new race starts with the roll for who starts: player 1's pawn die shows 6, the AI's 1.
+START_LINES = ["game trap-attack", "dice 6 1", "do first_player"]
+START = "\n".join(START_LINES) + "\n"
+START_TWO = "game trap-attack players=2\ndice 6 1\ndo first_player\n"
+
 
 def test_menu_moves_are_never_what_undo_offers():
     out = run_script(
-        "game trap-attack\ndice 6 1\ndo first_player\ndice 3 1\npress green\n"
+        START + "dice 3 1\npress green\n"
         "press red\npress down\npress down\npress red\nhold back 1.5\n"
     )
     offer = " ".join(out[-1]["screen"])
@@ -22,7 +27,7 @@ def test_menu_moves_are_never_what_undo_offers():
 def test_undoing_the_race_end_needs_one_confirmation_after_a_long_scroll(tmp_path):
     scroll = "press up\n" * 29
     out = run_script(
-        "game trap-attack\ndice 6 1\ndo first_player\ndo winner player=1\npress red\npress red\n"
+        START + "do winner player=1\npress red\npress red\n"
         # the menu over the scores: "AI position" is its first entry after the race
         f"press ok\n{scroll}press red\nhold back 1.5\npress green\n",
         state_dir=tmp_path,
@@ -38,7 +43,7 @@ def test_undoing_the_race_end_needs_one_confirmation_after_a_long_scroll(tmp_pat
 
 def test_undo_after_menu_moves_folds_to_what_the_box_shows(tmp_path):
     out = run_script(
-        "game trap-attack\ndice 6 1\ndo first_player\ndice 3 1\npress green\ndice 2 1\npress green\n"
+        START + "dice 3 1\npress green\ndice 2 1\npress green\n"
         "press red\npress down\nhold back 1.5\npress green\n",
         state_dir=tmp_path,
     )
@@ -50,7 +55,7 @@ def test_undo_after_menu_moves_folds_to_what_the_box_shows(tmp_path):
 
 def test_menu_moves_are_shown_but_never_journaled(tmp_path):
     out = run_script(
-        "game trap-attack\ndice 6 1\ndo first_player\npress red\npress down\npress up\npress red\n"
+        START + "press red\npress down\npress up\npress red\n"
         "do ask form=damage player=ai\npress ok\npress ok\n",
         state_dir=tmp_path,
     )
