@@ -96,9 +96,9 @@ def menu_view(state: State, showing: Showing) -> tuple[Screen, Lights]:
     kept as it was. They are a part of play (forms.WALK): red steps back and the back button
     opens the box's menu over them, as on the game screen, so the footer names no "back out"
     (which would say the back button leaves)."""
-    if showing.kind == "pages" and showing.page is not None:
-        return showing.page, race_light(state)
     turn_light = Lights(SEAT_COLORS[state.turn])
+    if showing.kind == "pages" and showing.page is not None:
+        return showing.page, race_light(state) if state.race_over else turn_light
     if showing.kind == "question" and showing.question is not None:
         question = showing.question
         shown = question.shown(showing.cursor)
