@@ -112,3 +112,16 @@ def test_a_question_waits_while_an_unknown_card_is_enrolled(tmp_path):
     assert out[4]["screen"][0] == "Unknown card" and out[4]["state"]["menu"] == "form"
     assert out[-1]["log"] == ["enrolled 0A0B0C0D99 as Damage 1"]
     assert out[-1]["state"]["menu"] == "form"  # the finish question, under the notice
+
+
+def test_the_roll_for_who_starts_with_the_tables_dice_asks_each_pawns_die():
+    """Issue 42, point 2: red opens the players' menu, whose one entry is the roll; with the
+    table's dice each pawn's die is asked, and the race starts with the winner."""
+    presses = ["back", "down", "down", "down", "down", "ok"]
+    lines = ["game trap-attack", *[f"press {b}" for b in presses], "wait 3", "press red"]
+    lines += ["press up", "press ok", "press ok"]  # P1 rolls 2, the AI 1
+    out = run_script("\n".join(lines) + "\n")
+    assert out[8]["screen"][:3] == ["P1 die", "1", "die 1 of 2"]
+    assert out[8]["state"]["menu"] == "menu"  # the menu waits under the dice
+    assert out[-1]["screen"][1:3] == ["P1:2 AI:1", "Player 1 starts"]
+    assert out[-1]["state"]["menu"] is None

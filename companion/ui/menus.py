@@ -389,8 +389,9 @@ class FormMenu:
         return self.form.questions(self.values)[self.index].limited(self.values)
 
     def showing(self) -> Showing:
-        """What is on screen, for a game that draws its menus itself."""
-        if self.form is None:
+        """What is on screen, for a game that draws its menus itself. A menu whose one entry
+        asked nothing (its action went on, to the table's dice) names its list."""
+        if self.form is None or not self.form.questions(self.values):
             labels = tuple(f.label for f in self.ask.forms)
             return Showing("list", self.ask.title, self.cursor, labels)
         return Showing(
