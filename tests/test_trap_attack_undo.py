@@ -67,3 +67,21 @@ def test_menu_moves_are_shown_but_never_journaled(tmp_path):
         "damage",
     ]
     assert all("nav" not in e for e in entries)
+
+
+def test_a_game_journaled_before_the_roll_was_asked_resumes_with_player_1_started(tmp_path):
+    """Issue 42, point 2: a box updated with a race in play. Its journal holds no roll for who
+    starts (the older box began with player 1): it folds whole, as it was, and plays on."""
+    played = run_script(
+        START + "dice 3 1\npress green\ndo damage player=1 amount=2\n", state_dir=tmp_path
+    )
+    path = tmp_path / "journal.jsonl"
+    older = [line for line in path.read_text().splitlines() if "first_player" not in line]
+    path.write_text("\n".join(older) + "\n")  # as an older box wrote it
+    resumed = run_script("wait 0\n", state_dir=tmp_path)[0]
+    assert "rejected" not in resumed
+    assert resumed["state"]["players"] == played[-1]["state"]["players"]
+    assert resumed["state"]["ai"] == played[-1]["state"]["ai"]
+    assert resumed["state"]["turn"] == "1"
+    after = run_script("dice 2 1\npress green\n", state_dir=tmp_path)[-1]
+    assert after["state"]["ai"]["position"] == 23
