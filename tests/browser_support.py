@@ -77,7 +77,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # A game in play for each game: the first part of a script that plays it.
 IN_PLAY = {
     "dice": ("examples/dice.txt", 7),
-    "trap-attack": ("tests/scripts/trap-attack-solo-to-boat.txt", 46),
+    "trap-attack": ("tests/scripts/trap-attack-solo-to-boat.txt", 49),
     "trapwords": ("tests/scripts/trapwords-round.txt", 9),
     "cover-your-asps": ("tests/scripts/cover-your-asps-four-players.txt", 134),
     "hostage-trap": ("tests/scripts/hostage-trap-three-players.txt", 26),

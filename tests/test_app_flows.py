@@ -115,12 +115,19 @@ def test_after_a_power_cut_mid_turn_later_actions_fold_to_what_the_table_saw(tmp
     assert again[0]["state"]["timer"]["running"] is False
 
 
+START_ROLL = "dice 6 1\ndo first_player\n"  # Trap Attack's roll for who starts, answered
+
+
 def test_table_dice_are_named_by_the_game():
     menu_to_dice = "press back\n" + "press down\n" * 4 + "press ok\n"
     out = run_script(
-        "game trap-attack\n" + menu_to_dice + "press green\npress ok\n" + "press up\n" * 2
+        "game trap-attack\n"
+        + START_ROLL
+        + menu_to_dice
+        + "press green\npress ok\n"
+        + "press up\n" * 2
     )
-    assert out[7]["screen"][:3] == ["AI move die", "1", "die 1 of 2"]
+    assert out[9]["screen"][:3] == ["AI move die", "1", "die 1 of 2"]
     assert out[-1]["screen"][:3] == ["AI action die", "3", "3 = Relic"]
 
 

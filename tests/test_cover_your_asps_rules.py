@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 from cover_your_asps_support import Table
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from companion.games.base import Action, BadAction
 from companion.games.cover_your_asps import GAME
@@ -665,3 +667,53 @@ def test_the_table_games_actions_do_not_belong_to_solo_and_back():
     table = Table.new()
     assert "only in the solo game" in table.refused("placed")
     assert GAME.result(table.state) is None
+
+
+# --- the race reading (issue 42, point 6) -------------------------------------------------------
+
+
+def _seat_one_collects_and_escapes(table) -> None:
+    table.to_the_vault()
+    table.around()
+    table.must("move", 3)
+    table.must("escaped")
+    table.around()
+
+
+def test_by_default_a_seat_collects_once_a_round():
+    table = Table.new()
+    _seat_one_collects_and_escapes(table)
+    table.must("plank", 2, 5)
+    assert table.refused("built").startswith("Seat 1 has escaped this round")
+
+
+def test_the_race_reading_lets_a_fast_seat_collect_again_in_the_same_round():
+    """``collect=race``: a seat that has escaped builds, enters and collects again while the
+    round is the same and treasure is left; so a fast raider can hold more than three."""
+    table = Table.new(collect="race")
+    _seat_one_collects_and_escapes(table)
+    assert table.public["round"] == 1
+    assert table.public["collect"] == "race"
+    table.to_the_vault()
+    assert table.seat(1)["treasures"] == 2
+    assert table.seat(2)["treasures"] == 0
+    assert table.public["round"] == 1  # seat 2 has not escaped yet: the same round
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 8))
+def test_in_a_race_one_seat_may_take_every_treasure(laps: int):
+    """Seat 1 alone runs laps while seat 2 passes: with the race reading it takes a card on
+    each lap until the pile is empty (6 cards at two players), and the game ends then."""
+    table = Table.new(collect="race")
+    for lap in range(1, laps + 1):
+        table.to_the_vault()
+        assert table.seat(1)["treasures"] == lap
+        if table.public["over"]:
+            assert lap == 6
+            break
+        table.around()
+        table.must("move", 3)
+        table.must("escaped")
+        table.around()
+    assert table.public["treasure_left"] == 6 - min(laps, 6)

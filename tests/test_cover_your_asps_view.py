@@ -428,7 +428,7 @@ def test_the_solo_options_form_shows_only_what_applies():
     """Rulings 8: one player has no vault, no tiebreak and the solo planking."""
     form = _form()
     assert [row.strip() for row in form.screen().lines][:1] == ["> Players: 2"]
-    assert [o.name for o in form.options] == ["players", "vault", "planking", "tiebreak"]
+    assert [o.name for o in form.options] == ["players", "vault", "planking", "tiebreak", "collect"]
     for _ in range(3):  # 2 -> 3 -> 4 -> 1
         form, _ = form.press("ok", False)
     assert form.values["players"] == "1"
@@ -447,10 +447,25 @@ def test_the_options_form_always_offers_what_applies_and_starts_a_valid_game(pre
         form, _ = form.press(button, False)
         names = [o.name for o in form.options]
         solo = form.values["players"] == "1"
-        assert names == (["players"] if solo else ["players", "vault", "planking", "tiebreak"])
+        assert names == (
+            ["players"] if solo else ["players", "vault", "planking", "tiebreak", "collect"]
+        )
         assert 0 <= form.cursor < len(names)
         assert len(form.screen().lines) == min(3, len(names))
     form, start = form.press("green", False)
     options = GAME.check_options(start.data["options"])
     assert set(start.data["options"]) == {o.name for o in form.options}
     assert options["players"] == int(form.values["players"])
+
+
+def test_the_race_reading_is_a_plain_option_of_the_table_game():
+    """Issue 42, point 6: "Collect: per-round" by default, "Collect: race" one press away."""
+    form = _form()
+    for _ in range(4):
+        form, _ = form.press("down", False)
+    assert form.screen().lines[-1].strip() == "> Collect: per-round"
+    form, _ = form.press("ok", False)
+    assert form.values["collect"] == "race"
+    form, start = form.press("green", False)
+    assert start.data["options"]["collect"] == "race"
+    assert GAME.check_options(start.data["options"])["collect"] == "race"

@@ -379,3 +379,47 @@ def test_a_tapped_killing_machine_asks_which_seat_starting_with_the_seat_on_turn
     player = ask.forms[0].fields[0]
     assert player.key == "player" and player.choices[player.start] == "4"
     assert ask.forms[0].fields[1].key == "out"
+
+
+def _fields_after_set(state, value: str) -> list[str]:
+    """The keys the button form asks once the set ``value`` is chosen (the table fixes n)."""
+    form = GAME.control(state, Press("green")).forms[0]
+    return [f.key for f in form.questions({"value": value})]
+
+
+def test_wilds_put_down_this_round_are_not_offered_again() -> None:
+    """Issue 42, point 5: both wilds went down in one play; the next seat is offered none,
+    nor is a later lead of the round ("Wilds only" too); the next round has both again."""
+    state = run(started(), "play n=3 value=2 wild=2 set=orc")
+    assert _fields_after_set(state, "3") == ["value", "out"]  # no wild question
+    one = run(started(), "play n=3 value=2 wild=1 set=orc")
+    assert _wild_choices(one) == ("0", "1")  # one wild is left in the pack's hands
+    cleared = run(state, "pass", "pass", "pass")  # seat 1 wins the hand and leads again
+    assert cleared.table is None
+    menu = menus.FormMenu(GAME.control(cleared, Press("green")))
+    menu, _ = menu.start()
+    assert menu.form.fields[0].choices[-1] == str(PACK.largest_set)  # no wild to add
+    assert (
+        "0" not in GAME.control(cleared, Press("green")).forms[0].questions({"n": "1"})[1].choices
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 2), min_size=1, max_size=4))
+def test_the_wilds_offered_leave_out_those_down_this_round(wilds: list[int]) -> None:
+    """Leads of 3 cards with some wilds, each hand won by its leader: the next lead is offered
+    at most the pack's wilds less every wild put down so far this round."""
+    state = started(8)
+    down = 0
+    for wild in wilds:
+        if down + wild > PACK.wilds:
+            break
+        leader = state.turn
+        state = run(state, f"play n=3 value=2 wild={wild} set=orc", *["pass"] * 7)
+        down += wild
+        assert state.table is None and state.turn == leader
+        form = GAME.control(state, Press("green")).forms[0]
+        offered = form.questions({"n": "3", "value": "2"})
+        asked = [f for f in offered if f.key == "wild"]
+        most = max((int(c) for c in asked[0].choices), default=0) if asked else 0
+        assert most == min(2, PACK.wilds - down)

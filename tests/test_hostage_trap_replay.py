@@ -55,9 +55,9 @@ def test_three_players_traps_a_timed_out_turn_and_a_tapped_win() -> None:
     assert out[21]["sounds"] == ["hurry", "time_up", "turn"]
     assert out[21]["state"]["turn"] == 1
     assert out[23]["state"]["turn_no"] == 6 and out[23]["screen"][0] == "Seat 2: take trap card"
-    assert out[23]["screen"][2] == "Draw up to 5 cards"  # seat 3's reminder, under the news
+    assert out[23]["screen"][2] == "Draw to 5 + hostages"  # seat 3's reminder, under the news
     assert out[28]["rejected"] == "one draw a turn"
-    assert out[29]["screen"][2] == "Take trap, draw up to 5"
+    assert out[29]["screen"][2] == "Take trap, to 5+hostages"
     # The claim stops seat 2's countdown and counts its own wait down; when the wait runs out
     # the box says what it saw and seat 2's countdown runs on from where it stood.
     assert out[36]["state"]["timer"] == {"remaining": 29.6, "running": False}

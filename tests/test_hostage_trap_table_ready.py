@@ -203,7 +203,7 @@ def test_the_claim_menu_closes_when_its_turn_runs_out() -> None:
     assert out[6]["screen"][0] == "Who claims?"
     assert out[7]["state"]["turn"] == 2 and out[7]["sounds"] == ["time_up", "turn"]
     assert out[7]["screen"][0] == "Seat 1: time is up"  # back on the game, at seat 2's turn
-    assert out[7]["screen"][2] == "Draw up to 5 cards"
+    assert out[7]["screen"][2] == "Draw to 5 + hostages"
     assert "the game moved on: its question is closed" in out[7]["log"]
     assert out[8]["screen"][0] != "Who claims?"  # down turns the pages, not the old menu
 
@@ -303,7 +303,9 @@ def test_every_turn_starts_with_the_draw_up_reminder_whatever_the_news(
         state = table.state
         if state.fresh and state.attack is None:
             screen = GAME.view(state)[0]
-            reminder = f"draw up to {hand}" if state.turn in state.take_back else f"up to {hand}"
+            reminder = (
+                f"to {hand}+hostages" if state.turn in state.take_back else f"to {hand} + hostages"
+            )
             assert reminder in screen.lines[0], (screen, state.notice)
             if state.notice:
                 assert screen.title == state.notice[0]  # the news is on screen too

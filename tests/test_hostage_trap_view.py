@@ -28,7 +28,7 @@ def test_the_turn_screen_shows_the_seat_large_its_colour_and_the_draw_reminder()
     """Ruling 2: at the start of each turn the box reminds the player to draw up."""
     table = Table.new(players=5, hand=6)
     screen, led = GAME.view(table.state)
-    assert screen.text_lines() == ["Hostage  T1", "1", "Draw up to 6 cards", "G draw  R end turn"]
+    assert screen.text_lines() == ["Hostage  T1", "1", "Draw to 6 + hostages", "G draw  R end turn"]
     assert led == lights(1)
     table.do("attack", target=4, result="hit")
     assert lines(table)[2] == "Draw from seat 4"
@@ -45,14 +45,14 @@ def test_seats_sitting_out_are_in_the_title_and_the_reminder_to_take_the_trap() 
     assert lines(table)[0] == "T2  skip 1x2"
     table.end_turns(2)
     # The news goes in the title; the line keeps the seat's own reminder.
-    assert lines(table)[:3] == ["Seat 1 sat out: 1 more", "2", "Draw up to 5 cards"]
+    assert lines(table)[:3] == ["Seat 1 sat out: 1 more", "2", "Draw to 5 + hostages"]
     table.do("ability", color="red")  # the seat acts: the news gives way to the turn numbers
     assert lines(table)[0] == "T5  skip 1x1"
     table.end_turns(2)
     assert lines(table)[0] == "Seat 1: take trap card"
-    assert lines(table)[1:3] == ["2", "Draw up to 5 cards"]  # seat 2's turn, its reminder
+    assert lines(table)[1:3] == ["2", "Draw to 5 + hostages"]  # seat 2's turn, its reminder
     table.end_turns(2)
-    assert lines(table)[1:3] == ["1", "Take trap, draw up to 5"]
+    assert lines(table)[1:3] == ["1", "Take trap, to 5+hostages"]
 
 
 def test_pages_show_the_turn_the_news_who_sits_out_and_how_to_win() -> None:
@@ -63,7 +63,7 @@ def test_pages_show_the_turn_the_news_who_sits_out_and_how_to_win() -> None:
     pages = GAME.control(table.state, Press("down")).screens
     titles = [page.title for page in pages]
     assert titles == ["Turn 5: seat 5", "Sitting out", "Sitting out", "To win"]
-    assert pages[0].lines == ("Draw up to 5 first", "Can: attack, draw,", "peek, ability")
+    assert pages[0].lines == ("Draw to 5 + hostages", "Can: attack, draw,", "peek, ability")
     assert pages[1].lines == ("Seat 1: 2 turns", "Seat 2: 2 turns", "Seat 3: 2 turns")
     assert pages[2].lines == ("Seat 4: 2 turns",)
     for page in pages:
@@ -81,7 +81,7 @@ def test_the_timer_counts_down_on_screen_and_led_and_blinks_before_the_end() -> 
     table.do("pause")
     screen, led = GAME.view(table.state)
     assert screen.title == "T1  timer paused" and screen.footer == "G resume  R end turn"
-    assert screen.lines == ("Draw up to 5 cards",)  # the reminder stays
+    assert screen.lines == ("Draw to 5 + hostages",)  # the reminder stays
     assert led.pattern == "pulse"
 
 
@@ -117,3 +117,21 @@ def test_key_screens_fit_without_a_cut_line() -> None:
     shown.append(GAME.view(table.state)[0])
     for screen in shown:
         assert_fits(screen)
+
+
+def test_the_draw_up_reminder_says_hostages_do_not_count() -> None:
+    """Issue 42, point 4: every seat holds a hostage; the reminder says it is on top of the
+    hand drawn up to, on the turn screen, the trap's take-back and the turn page alike."""
+    table = Table.new(players=3, hand=7)
+    screen = GAME.view(table.state)[0]
+    assert screen.lines == ("Draw to 7 + hostages",)
+    assert_fits(screen)
+    page = GAME.control(table.state, Press("down")).screens[0]
+    assert page.lines[0] == "Draw to 7 + hostages"
+    table.do("draw", target=2)
+    table.do("trap", turns=1)
+    while not (table.state.turn == 1 and 1 in table.state.take_back):
+        table.end_turns(1)  # seat 1 sits a turn out, then takes the trap back
+    screen = GAME.view(table.state)[0]
+    assert screen.lines == ("Take trap, to 7+hostages",)
+    assert_fits(screen)

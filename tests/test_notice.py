@@ -40,7 +40,8 @@ def test_every_word_is_drawn_in_order(pieces):
 
 def test_a_refusal_says_its_whole_sentence():
     out = run_script(
-        "game trap-attack\ndo attack kind=damage amount=1\ndice 3\ndo attack kind=damage amount=1\n"
+        "game trap-attack\ndice 6 1\ndo first_player\n"
+        "do attack kind=damage amount=1\ndice 3\ndo attack kind=damage amount=1\n"
     )
     refused = out[-1]
     assert refused["rejected"] == "Player 1 has already cast an attack this turn"

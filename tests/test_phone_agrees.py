@@ -42,7 +42,8 @@ def test_paused_only_when_the_box_paused_a_turn() -> None:
 
 def test_whose_turn_names_the_player_answering_the_ais_card() -> None:
     out = run_script(
-        "game trap-attack\ndice 3 4\npress green\npress green\npress down\npress down\npress ok\n"
+        "game trap-attack\ndice 6 1\ndo first_player\n"  # the roll for who starts: player 1
+        "dice 3 4\npress green\npress green\npress down\npress down\npress ok\n"
     )
     assert out[-1]["state"]["turn"] == "ai" and out[-1]["state"]["threat"]["target"] == "1"
     view = phone_view(out[-1]["game"], out[-1]["state"])

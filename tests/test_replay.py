@@ -102,7 +102,10 @@ NOT_ASCII_NUMBERS = [
     ("game dice\nwait 1_0\n", "line 2: wait '1_0' is not a number"),
     ("game dice\nhold green \u00bd\n", "line 2: hold time '\u00bd' is not a number"),
     ("game dice\nhold green \u0663\n", "line 2: hold time '\u0663' is not a number"),
-    ("game trap-attack\ndo damage player=1 amount=\u0663\n", "line 2: amount='\u0663'"),
+    (
+        "game trap-attack\ndice 6 1\ndo first_player\ndo damage player=1 amount=\u0663\n",
+        "line 4: amount='\u0663'",
+    ),
     ("game trapwords seconds=\u0664\u0665\n", "line 1: seconds='\u0664\u0665'"),
     ("game trapwords rooms=\u0663,4,5\n", "line 1: rooms='\u0663,4,5'"),
     ("game trapwords curses=\u0664\n", "line 1: curses='\u0664'"),

@@ -265,6 +265,7 @@ def test_a_set_aside_the_card_refuses_keeps_the_game_in_play(tmp_path: Path) -> 
 def _ended_trap_attack(sim: SimulatedBox) -> None:
     """A Trap Attack game whose race is over: its scores are on screen."""
     sim.app.new_game("trap-attack", {})
+    sim.app.submit(Action("first_player", {}, (6, 1)))  # the roll for who starts
     sim.app.submit(Action("scoring"))
     session = sim.app.session
     assert session.last_by_person() is not None

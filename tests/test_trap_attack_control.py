@@ -7,11 +7,15 @@ import contextlib
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_trap_attack_support import Table
 
+from companion.games import registry
 from companion.games.base import Action, BadAction, Press, Rejected, Tap
 from companion.games.trap_attack import GAME
 from companion.games.trap_attack.forms import menu_entries
+from companion.ui import menus
 from companion.ui.screen import BLUE, GREEN, PURPLE, RED, YELLOW, Lights
 
 
@@ -376,3 +380,38 @@ def test_the_options_menu_names_the_default_board():
     board = next(o for o in GAME.options if o.name == "board")
     assert f"{board.label}: {board.default}" == "Board: default"
     assert "dice" not in {o.name for o in GAME.options}  # the box's own dice setting rules
+
+
+# --- the options form (issue 42, point 15) ------------------------------------------------------
+
+
+def _ai_plays(values: dict[str, str]) -> bool:
+    return values["ai"] == "on" or (values["ai"] == "auto" and values["players"] == "1")
+
+
+def test_the_options_form_leaves_out_the_ais_options_with_no_ai_pawn() -> None:
+    """Two players and the AI pawn left to "auto": no AI plays, so no AI route nor AI move;
+    the AI pawn on brings them back, the cursor staying on the option changed."""
+    form = menus.OptionsMenu("trap-attack", "Trap Attack", registry.options("trap-attack"))
+    assert [o.name for o in form.options] == ["players", "ai_route", "ai_move", "ai", "board"]
+    form, _ = form.press("ok", False)  # players 1 -> 2
+    assert [o.name for o in form.options] == ["players", "ai", "board"]
+    form, _ = form.press("down", False)
+    form, _ = form.press("ok", False)  # AI pawn auto -> on
+    assert form.values["ai"] == "on"
+    assert [o.name for o in form.options] == ["players", "ai_route", "ai_move", "ai", "board"]
+    assert form.options[form.cursor].name == "ai"
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(["up", "down", "ok"]), max_size=30))
+def test_the_ais_options_are_offered_exactly_when_the_ai_plays(presses: list[str]) -> None:
+    form = menus.OptionsMenu("trap-attack", "Trap Attack", registry.options("trap-attack"))
+    for button in presses:
+        form, _ = form.press(button, False)
+        names = [o.name for o in form.options]
+        assert ("ai_route" in names) == ("ai_move" in names) == _ai_plays(form.values)
+        assert 0 <= form.cursor < len(names)
+    form, start = form.press("green", False)
+    options = GAME.check_options(start.data["options"])
+    assert (options["ai"] == "on") == _ai_plays(form.values)

@@ -125,7 +125,7 @@ def test_undo_gives_back_the_state_before_the_last_action(options, actions, seed
         except (Rejected, BadAction):
             continue
         states.append(table.state)
-    if table.journal:
+    if len(states) > 1:  # an action after the roll for who starts
         assert table.undo() == GAME.restore(states[-2])
 
 

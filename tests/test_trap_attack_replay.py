@@ -94,7 +94,7 @@ def test_solo_game_replays_byte_identically(solo):
 
 def test_scoring_example_from_the_rulebook_two_plus_six_plus_combo_is_eleven():
     out = run("trap-attack-scoring-example.txt")
-    during = {o["line"]: o for o in out}[7]
+    during = {o["line"]: o for o in out}[10]
     assert during["state"]["scores"]["1"]["relics"] == 11
     assert not any("11" in line or "8" in line for line in during["screen"])  # hidden mid-race
     final = out[-1]
@@ -112,13 +112,14 @@ def test_scoring_example_from_the_rulebook_two_plus_six_plus_combo_is_eleven():
 
 def test_buttons_only_solo_turns_with_the_replay_dice_directive():
     out = run_script(
-        "dice 2 4\npress green\npress down\npress ok\npress green\n",
+        "dice 6 1\npress green\ndice 2 4\npress green\npress down\npress ok\npress green\n",
         game="trap-attack",
     )
-    assert out[1]["state"]["ai"]["position"] == 27
-    assert out[2]["screen"][0] == "AI's card"
-    assert out[3]["state"]["pending"] == "block"  # Damage 1, the first effect in the list
-    assert out[4]["state"]["pending"] is None and out[4]["sounds"] == ["block"]
+    assert out[1]["state"]["turn"] == "1" and out[1]["screen"][2] == "Player 1 starts"
+    assert out[3]["state"]["ai"]["position"] == 27
+    assert out[4]["screen"][0] == "AI's card"
+    assert out[5]["state"]["pending"] == "block"  # Damage 1, the first effect in the list
+    assert out[6]["state"]["pending"] is None and out[6]["sounds"] == ["block"]
 
 
 @pytest.fixture(scope="module")
@@ -128,15 +129,15 @@ def table_dice() -> dict[int, dict]:
 
 
 def test_table_dice_come_from_the_game_menu_like_every_game(table_dice):
-    assert "> Dice: box" in table_dice[8]["screen"]
-    assert "dice now come from the table's dice" in table_dice[9]["log"]
+    assert "> Dice: box" in table_dice[11]["screen"]
+    assert "dice now come from the table's dice" in table_dice[12]["log"]
 
 
 def test_table_dice_the_ai_turn_asks_the_movement_die_then_the_action_die(table_dice):
     """Solo Mode: the d4 for movement, then the d6 for the action, read off the table."""
-    assert table_dice[13]["screen"][:3] == ["AI move die", "1", "die 1 of 2"]
-    assert table_dice[16]["screen"][:3] == ["AI action die", "1", "1 = Block"]
-    after = table_dice[18]
+    assert table_dice[16]["screen"][:3] == ["AI move die", "1", "die 1 of 2"]
+    assert table_dice[19]["screen"][:3] == ["AI action die", "1", "1 = Block"]
+    after = table_dice[21]
     assert after["state"]["last_roll"] == {
         "move": 3,
         "action": "cast",
@@ -147,33 +148,33 @@ def test_table_dice_the_ai_turn_asks_the_movement_die_then_the_action_die(table_
 
 
 def test_table_dice_an_attack_at_the_ai_asks_its_action_die(table_dice):
-    assert table_dice[23]["screen"][:2] == ["AI block die", "1"]
-    assert table_dice[23]["state"]["ai"]["paralyzed"] is False  # nothing applied yet
-    hit = table_dice[27]["state"]
+    assert table_dice[26]["screen"][:2] == ["AI block die", "1"]
+    assert table_dice[26]["state"]["ai"]["paralyzed"] is False  # nothing applied yet
+    hit = table_dice[30]["state"]
     assert (hit["last_roll"]["action_face"], hit["ai"]["paralyzed"]) == (4, True)
 
 
 def test_table_dice_a_refused_card_asks_for_no_die(table_dice):
-    refused = table_dice[29]
+    refused = table_dice[32]
     assert refused["rejected"] == "Player 1 has already cast an attack this turn"
     assert not refused["screen"][0].startswith("Enter")
-    assert refused["state"] == table_dice[27]["state"]
+    assert refused["state"] == table_dice[30]["state"]
 
 
 def test_table_dice_a_paralyzed_ai_asks_the_action_die_only(table_dice):
-    assert table_dice[33]["screen"][:3] == ["AI action die", "1", "1 = Block"]
-    state = table_dice[36]["state"]
+    assert table_dice[36]["screen"][:3] == ["AI action die", "1", "1 = Block"]
+    state = table_dice[39]["state"]
     assert state["last_roll"] == {"move": None, "action": "relic", "spaces": None, "action_face": 3}
     assert (state["ai"]["position"], state["ai"]["relics"]) == (26, 1)
 
 
 def test_table_dice_a_dice_line_needs_no_entry_and_undo_restores_exactly(table_dice):
-    moved = table_dice[40]["state"]
+    moved = table_dice[43]["state"]
     assert (moved["ai"]["position"], moved["last_roll"]["move"]) == (23, 2)
-    assert table_dice[42]["screen"][0] == "Undo?"
-    undone = table_dice[43]
-    assert undone["state"] == table_dice[36]["state"]
-    assert undone["screen"] == table_dice[36]["screen"]
+    assert table_dice[45]["screen"][0] == "Undo?"
+    undone = table_dice[46]
+    assert undone["state"] == table_dice[39]["state"]
+    assert undone["screen"] == table_dice[39]["screen"]
 
 
 def test_a_bad_trap_attack_line_exits_with_a_usage_error():
@@ -184,7 +185,10 @@ def test_a_bad_trap_attack_line_exits_with_a_usage_error():
 
 
 def test_do_card_takes_the_card_id_as_a_bare_word():
-    out = run_script("dice 1 6\ndo ai_turn\ndo card forward-3\n", game="trap-attack")
+    out = run_script(
+        "dice 6 1\ndo first_player\ndice 1 6\ndo ai_turn\ndo card forward-3\n",
+        game="trap-attack",
+    )
     assert out[-1]["state"]["ai"]["position"] == 25
 
 
@@ -200,18 +204,18 @@ def test_a_power_cut_never_changes_a_roll(tmp_path):
 
 def test_a_relic_enrolled_mid_game_asks_its_values_in_range_and_files_hidden():
     out = {o["line"]: o for o in run("trap-attack-enrol-relic.txt")}
-    assert out[10]["screen"][:3] == ["Relic", "value (0-30):", "  0"]  # the catalog's range
-    assert out[18]["screen"][:3] == ["Relic", "combo (1-10):", "  1"]  # no combo 0 exists
+    assert out[13]["screen"][:3] == ["Relic", "value (0-30):", "  0"]  # the catalog's range
+    assert out[21]["screen"][:3] == ["Relic", "combo (1-10):", "  1"]  # no combo 0 exists
     # The tap that asked for the enrolment files the relic: no second tap needed.
-    enrolled = out[20]
+    enrolled = out[23]
     assert enrolled["log"][0] == "enrolled 000A0B0C0D as Relic"
-    for filed, ai in ((enrolled, "AI 30  life 6"), (out[29], "AI 28  life 6")):
+    for filed, ai in ((enrolled, "AI 30  life 6"), (out[32], "AI 28  life 6")):
         assert "Relic filed for Player 1 (value hidden until the race is over)" in filed["log"]
         assert filed["screen"][1:3] == ["Relic filed for P1", ai]
         assert "value" not in " ".join(filed["screen"]).lower()  # the value stays hidden
     # one relic a turn (issue 23, point 3): the copy tapped in the same turn is refused
-    assert out[23]["rejected"] == "Player 1 has already bought a relic this turn"
-    assert out[23]["state"]["scores"] == out[21]["state"]["scores"]
+    assert out[26]["rejected"] == "Player 1 has already bought a relic this turn"
+    assert out[26]["state"]["scores"] == out[24]["state"]["scores"]
     final = out[max(out)]
     assert final["state"]["scores"]["1"]["relics"] == 6 + 6 + 2 + 3  # one complete combo
     assert "P1 17  AI 0" in final["screen"]
@@ -225,7 +229,7 @@ def test_relics_beyond_the_deck_are_refused_and_the_count_can_still_be_answered(
         f"do relic player={1 + n % 2} value=1 combo={1 + n // 2 % 10}\ndo turn\n" for n in range(21)
     )
     out = run_script(
-        "game trap-attack players=2\n" + relics + "do scoring\n"
+        "game trap-attack players=2\ndice 6 1\ndo first_player\n" + relics + "do scoring\n"
         "do finish player=1 crystal=no\ndo held player=1 relics=11 loot=0\n"
         "do held player=1 relics=10 loot=0\ndo coins player=1 n=0\nwait 5\n"
         "do finish player=2 crystal=no\n"
@@ -234,8 +238,8 @@ def test_relics_beyond_the_deck_are_refused_and_the_count_can_still_be_answered(
     )
     refused = {o["line"]: o["rejected"] for o in out if "rejected" in o}
     assert refused == {
-        42: "the game has 20 relic cards: Player 1 can have 10 at most",
-        46: "the game has 20 relic cards: Player 1 can have 10 at most",
+        44: "the game has 20 relic cards: Player 1 can have 10 at most",
+        48: "the game has 20 relic cards: Player 1 can have 10 at most",
     }
     asked = out[-5]
     assert asked["screen"][:3] == ["Cards P2", "Relic cards held", "< 10 >"]

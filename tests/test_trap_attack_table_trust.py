@@ -162,7 +162,7 @@ def test_the_ais_relics_are_counted_by_the_box_not_by_a_blind_entry():
 
 def test_a_players_turn_starts_with_the_hand_and_the_free_move():
     table = Table(options={"players": "2", "ai": "on"})
-    assert table.screen()[1:4] == ["Player 1's turn", "Fill 3 cards 6 skulls", "Free move: 1 space"]
+    assert table.screen()[1:4] == ["P1:6 P2:1 AI:1", "Player 1 starts", "P1: fill 3+6, move 1"]
     table.do("turn")
     assert table.screen()[1:4] == ["Player 2's turn", "Fill 3 cards 6 skulls", "Free move: 1 space"]
 
@@ -258,3 +258,47 @@ def test_the_ai_status_line_says_it_holds_the_crystal_in_words():
     table.do("set_ai", position=3, crystal="yes")
     table.do("attack", 1, kind="damage", amount=1)
     assert "AI 3+crystal  life 6" in table.screen()
+
+
+def test_a_players_attack_waiting_for_blocked_or_taken_is_named_in_the_refusal() -> None:
+    """Issue 42, point 12: three players and no AI: player 1's attack on player 2 waits for
+    blocked or taken. A second attack (played, tapped or asked for) and the bookkeeping
+    forms are refused naming that, never "the AI's card"; once taken, play goes on."""
+    table = Table({"players": "3"})
+    table.do("play", card="damage-1", by="1", target="2")
+    assert table.state.pending == "block"
+    waiting = "Player 2 must say blocked or taken first"
+    with pytest.raises(Rejected, match=waiting):
+        table.do("play", card="push-1", by="1", target="3")
+    with pytest.raises(Rejected, match=waiting):
+        table.tap("push-1")
+    for form in ("damage", "heal", "paralyze", "bought"):
+        with pytest.raises(Rejected, match=waiting):
+            table.do("ask", form=form)
+    table.do("take")
+    table.do("play", card="push-1", by="1", target="3")
+    assert table.state.threat is not None and table.state.threat.target == "3"
+
+
+def test_whose_turn_and_its_start_are_reachable_after_three_lines_of_news() -> None:
+    """Issue 42, point 3: the AI's card knocks player 1 out as the round ends with no relic
+    bought: the news and the relic row take every line of the screen. Up/down still show whose
+    turn it is and what its start asks, then the news."""
+    table = Table()
+    table.do("damage", player="1", amount=5)
+    table.do("ai_turn", 1, 4)  # moves, then casts
+    table.do("card", id="damage-1")
+    table.do("take")  # player 1 knocked out, the AI's turn over: the round ends
+    screen, _ = table.view()
+    assert screen.title == "Relic row: cycle"
+    assert len(screen.lines) == 3 and not any("fill" in line.lower() for line in screen.lines)
+    table.press("down")
+    page, _ = table.view()
+    assert page.title == "Player 1's turn"
+    assert page.lines[:2] == ("Fill 3 cards 6 skulls", "Free move: 1 space")
+    assert "Fill 3 cards 6 skulls" in uncut(page)  # drawn whole on the OLED
+    table.press("down")
+    news, _ = table.view()
+    assert (news.title, news.lines) == (screen.title, screen.lines)
+    table.press("red")  # red leaves the pages: the game screen again
+    assert table.menu is None

@@ -479,3 +479,31 @@ def test_word_of_terror_in_the_first_room_says_so_on_screen(options) -> None:
     assert table.do("curse", card="curse-word-of-terror")
     lines, _, _ = shown(table)
     assert lines[1] == "No effect: discard it"
+
+
+def test_the_mummys_curse_curses_the_teams_fighting_it_and_is_named() -> None:
+    """Issue 42, point 1: the Mummy's new curse applies to the teams fighting it, and the
+    screens name it as they name a room's curse."""
+    table = Table.new(start_mode="pickup", monster="mummy", rooms="3,4,5")
+    for _ in range(3):  # the Mummy walks 5 -> 4 -> 3; the third round's is fought in room 3
+        table.play_round("trap", "trap")
+        table.press("ok")
+    assert table.state.battling == ("A", "B")
+    assert table.public["cursed"] == ["A", "B"]  # drawn but not yet revealed: it applies
+    assert table.do("curse", card="curse-echo")
+    assert table.public["cursed"] == ["A", "B"]
+    lines = shown(table)[0]
+    assert "Curse: Echo" in lines
+    table.do("start")
+    assert "B cursed vs Mummy: 5" in shown(table)[0]  # B gives clues first in round 4
+
+
+def test_a_void_curse_of_the_mummys_curses_no_one() -> None:
+    table = Table.new(start_mode="pickup", monster="mummy", rooms="3,4,5")
+    for _ in range(3):
+        table.play_round("trap", "trap")
+        table.press("ok")
+    assert table.do("curse", card="curse-word-of-terror")  # the first room: no effect
+    assert table.public["cursed"] == []
+    table.do("start")
+    assert "B vs Mummy: 5 left" in shown(table)[0]

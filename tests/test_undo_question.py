@@ -10,7 +10,7 @@ from companion.replay import run_script
 # The AI's card "Damage 3" on Player 1: the table is asked "blocked or taken?"; then a long
 # back asks to undo.
 OVER_A_QUESTION = (
-    "game trap-attack\ndice 3 4\npress green\npress green\n"
+    "game trap-attack\ndice 6 1\ndo first_player\ndice 3 4\npress green\npress green\n"
     "press down\npress down\npress ok\nhold back 1.5\n"
 )
 
@@ -29,7 +29,7 @@ def test_the_undo_question_does_not_repeat_the_open_question():
 
 def test_ok_undoes_and_the_question_comes_back():
     out = run_script(OVER_A_QUESTION + "press ok\n")
-    assert out[-1]["screen"] == out[2]["screen"]  # the card to draw again
+    assert out[-1]["screen"] == out[4]["screen"]  # the card to draw again
 
 
 def test_a_plain_step_is_named_whole():

@@ -171,6 +171,9 @@ class PagedTally:
     def restore_at(self, state: Tally, at: float) -> Tally:
         return self.restore(state)
 
+    def before_older_step(self, state: Tally, action: Action) -> Tally:
+        return state
+
 
 def _tally() -> Session:
     rules = PagedTally()

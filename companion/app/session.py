@@ -100,7 +100,9 @@ class Session:
         elif step.action is None:
             folded = restored(self.rules, before, step.at)
         else:
-            outcome = self.rules.apply(before, step.action)
+            outcome = self.rules.apply(
+                self.rules.before_older_step(before, step.action), step.action
+            )
             folded, fold_label = outcome.state, _label(step, outcome.effects)
             if fold_label != label:
                 relabels = (*relabels, (count, fold_label))
@@ -173,7 +175,7 @@ class Session:
     def _next_state(self, state: Any, step: Step[Action]) -> Any:
         if step.action is None:
             return restored(self.rules, state, step.at)
-        return self.rules.apply(state, step.action).state
+        return self.rules.apply(self.rules.before_older_step(state, step.action), step.action).state
 
     def with_state(self, state: Any) -> Session:
         return replace(self, state=state)
@@ -191,7 +193,8 @@ class Session:
         raise, for a journal the rules no longer accept."""
         if step.action is None:
             return self.took(step, (), restored(self.rules, self.state, step.at))
-        outcome = self.rules.apply(self.state, step.action)
+        state = self.rules.before_older_step(self.state, step.action)
+        outcome = self.rules.apply(state, step.action)
         return self.took(step, outcome.effects, outcome.state)
 
     def cut_back(self, count: int) -> Session:

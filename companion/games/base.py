@@ -296,6 +296,13 @@ class Game(ABC):
         """One per die of ``dice_for``, to name the dice when the table rolls its own."""
         return ()
 
+    def before_older_step(self, state: Any, action: Action) -> Any:
+        """The state a journal's step is folded onto. A journal written by an older box may
+        hold a step where this box's rules now ask something first (Trap Attack's roll for who
+        starts): the game answers it as the older box did. Only the fold calls it; play
+        never reaches such a state with such a step."""
+        return state
+
     def result(self, state: Any) -> dict[str, Any] | None:
         """A finished game's result for the box's records (companion/core/records.py): board,
         won, score, unit, better ("lower" or "higher"), and any whole-number details; None

@@ -96,6 +96,7 @@ def _option(entry: dict[str, Any]) -> Option:
         presets=tuple(entry.get("presets", ())),
         bounds=(bounds[0], bounds[1]) if bounds else None,
         only_if=tuple((k, tuple(v)) for k, v in entry.get("only_if", {}).items()),
+        also_if=tuple((k, tuple(v)) for k, v in entry.get("also_if", {}).items()),
     )
 
 

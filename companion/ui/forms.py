@@ -31,13 +31,20 @@ class Option:
     # Only when every named option has one of these values does this one matter (Cover Your
     # Asps' vault means nothing to one player): the menu leaves it out otherwise.
     only_if: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # Or, when given, when every option named here has one of these values (Trap Attack's AI
+    # route matters with the AI pawn on, or left to "auto" with one player).
+    also_if: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def menu_values(self) -> tuple[str, ...]:
         return self.choices or self.presets or (self.default,)
 
     def applies(self, values: Mapping[str, str]) -> bool:
         """Whether this option matters with these values of the others."""
-        return all(str(values.get(name, "")) in allowed for name, allowed in self.only_if)
+
+        def holds(rule: tuple[tuple[str, tuple[str, ...]], ...]) -> bool:
+            return all(str(values.get(name, "")) in allowed for name, allowed in rule)
+
+        return holds(self.only_if) or (bool(self.also_if) and holds(self.also_if))
 
 
 @value

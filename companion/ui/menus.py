@@ -151,7 +151,9 @@ class OptionsMenu:
             i = values.index(current) if current in values else -1
             changed = {**self.values, option.name: values[(i + 1) % len(values)]}
             shown = _applying(self.all_options, changed)
-            cursor = max(0, min(self.cursor, len(shown) - 1))
+            names = [o.name for o in shown]  # the cursor stays on the option it changed
+            cursor = names.index(option.name) if option.name in names else self.cursor
+            cursor = max(0, min(cursor, len(shown) - 1))
             return replace(self, values=changed, cursor=cursor), STAY
         return self, STAY
 
@@ -387,8 +389,9 @@ class FormMenu:
         return self.form.questions(self.values)[self.index].limited(self.values)
 
     def showing(self) -> Showing:
-        """What is on screen, for a game that draws its menus itself."""
-        if self.form is None:
+        """What is on screen, for a game that draws its menus itself. A menu whose one entry
+        asked nothing (its action went on, to the table's dice) names its list."""
+        if self.form is None or not self.form.questions(self.values):
             labels = tuple(f.label for f in self.ask.forms)
             return Showing("list", self.ask.title, self.cursor, labels)
         return Showing(

@@ -54,6 +54,8 @@ def _table(state: TableState) -> dict[str, Any]:
         "youngest": state.youngest,
         "planking": state.settings.planking,
         "tiebreak": state.settings.tiebreak,
+        # named only when the table chose the race: the default's outputs stay as they were
+        **({"collect": state.settings.collect} if state.settings.collect != "per-round" else {}),
     }
 
 

@@ -73,6 +73,7 @@ def initial(options: Mapping[str, Any]) -> Outcome:
         vault=int(options["vault"]),
         planking=str(options["planking"]),
         tiebreak=str(options["tiebreak"]),
+        collect=str(options.get("collect", "per-round")),
     )
     if settings.players == 1:
         setup = Log("Solo: lay a random plank near the middle, then fill the antechamber")
@@ -288,7 +289,10 @@ def _reported(state: TableState, action: Action) -> tuple[TableState, Effects]:
 def waits_for_round(state: TableState, number: int) -> bool:
     """Rulings 4: one treasure a seat a round. A seat that has escaped in this round builds on
     (steps for the next vault) but collects again only once every seat has escaped and the
-    next vault stands."""
+    next vault stands. With the race reading (``collect=race``) nobody waits: a seat that has
+    escaped collects again in the same round while treasure is left."""
+    if state.settings.collect == "race":
+        return False
     return state.seat(number).escapes >= state.round
 
 

@@ -25,6 +25,7 @@ class Settings:
     vault: int  # the vault the game starts with
     planking: str  # "dice" or "draw"
     tiebreak: str  # "planks" or "youngest"
+    collect: str = "per-round"  # one treasure a seat a round, or "race" (rulings 4)
 
 
 @dataclass(frozen=True)

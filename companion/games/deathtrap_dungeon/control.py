@@ -78,12 +78,14 @@ def play_form(state: DeathtrapState, pack: Pack) -> Form:
     wilds; when none can, the entry is refused with the reason (pass). "Wilds only" makes
     every card a wild (no count to ask), and a named set keeps at least one card of its own
     (0 to cards - 1 wilds, within the pack's wilds, and enough wilds to make up the count);
-    the wild question names the play's size."""
+    the wild question names the play's size. The wilds put down earlier this round (the one
+    on the table too) are out of every hand: only the pack's others are offered."""
     table = state.table
+    wilds_left = max(0, pack.wilds - state.wilds_down)
     args: dict[str, str | int] = {} if table is None else {"n": table.n}
     count: list[Field] = []
     if table is None:
-        most = pack.largest_set + pack.wilds
+        most = pack.largest_set + wilds_left
         counts = tuple(str(n) for n in range(1, most + 1))
         count.append(Field("n", "How many cards?", counts))
     ordered = sorted(pack.sets, key=lambda s: s.value)
@@ -93,10 +95,10 @@ def play_form(state: DeathtrapState, pack: Pack) -> Form:
         """The sets (and "Wilds only") that make a play of ``n`` cards the rules take now; any
         count when ``n`` is 0 (not answered yet)."""
         beats = [s for s in ordered if table is None or s.value > table.value]
-        fits = [s for s in beats if not n or s.cards + pack.wilds >= n]
+        fits = [s for s in beats if not n or s.cards + wilds_left >= n]
         values = tuple(str(s.value) for s in fits)
         names = tuple(f"{s.name} {s.value}" for s in fits)
-        if table is None and n <= pack.wilds:
+        if table is None and wilds_left > 0 and n <= wilds_left:
             values, names = ("0", *values), ("Wilds only", *names)
         start = 1 if table is None and len(values) > 1 and values[0] == "0" else 0
         return Field("value", "Which set?", values, names, start=start)
@@ -107,7 +109,7 @@ def play_form(state: DeathtrapState, pack: Pack) -> Form:
         if chosen == "0":
             return (*count, which(n), last)  # all wilds: nothing to ask
         cards = max((s.cards for s in ordered if str(s.value) == chosen), default=n)
-        wilds = min(pack.wilds, n - 1)
+        wilds = min(wilds_left, n - 1)
         fewest = max(0, n - cards)
         if n and wilds < 1:
             return (*count, which(n), last)  # no room for a wild: nothing to ask

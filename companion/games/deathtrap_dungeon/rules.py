@@ -91,6 +91,7 @@ def _pig(state: DeathtrapState, action: Action) -> Outcome:
         finished=(),
         building=None,
         played=frozenset(),
+        wilds_down=0,
         start=HandStart(BY_PIG, holder),
     )
     return Outcome(new, (Log(f"pig: seat {holder} discards, seat {leader} leads"),))
@@ -148,6 +149,7 @@ def _play(state: DeathtrapState, action: Action) -> Outcome:
         passed=(),
         building=None,
         played=played,
+        wilds_down=state.wilds_down + wild,
         start=None,
         finished=state.finished + ((seat,) if out else ()),
     )

@@ -88,6 +88,7 @@ class DeathtrapState:
     winner: tuple[int, ...] | None = None
     building: Building | None = None
     played: frozenset[str] = frozenset()  # card tags put down this round
+    wilds_down: int = 0  # wild cards put down this round: out of every hand until the next
     start: HandStart | None = None
 
     @property

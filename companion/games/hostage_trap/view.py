@@ -52,15 +52,16 @@ def paused(state: HostageState) -> bool:
 def turn_line(state: HostageState) -> str:
     """The one line under the seat number: what the seat must do now. At the start of every
     turn that is drawing up to the hand size (with taking back a trap card, if owed): news and
-    a paused timer go in the title, never here."""
+    a paused timer go in the title, never here. The hostage cards a seat holds are on top of
+    the hand it draws up to, and the reminder says so ("+ hostages")."""
     seat = state.turn
     hand = state.settings.hand
     if seat in state.take_back and state.fresh:
-        return f"Take trap, draw up to {hand}"
+        return f"Take trap, to {hand}+hostages"
     if state.attack is not None:
         return f"Draw from seat {state.attack}"
     if state.fresh:
-        return f"Draw up to {hand} cards"
+        return f"Draw to {hand} + hostages"
     allowed = state.allowed()
     return f"Can: {', '.join(allowed)}" if allowed else "Done: R ends turn"
 
@@ -147,7 +148,7 @@ def _turn_page(state: HostageState) -> Screen:
         return Screen(f"Seat {state.winner} won", ("Showed:", *_wrap(list(state.winning), "")))
     lines: list[str] = []
     if state.fresh:
-        lines.append(f"Draw up to {state.settings.hand} first")
+        lines.append(f"Draw to {state.settings.hand} + hostages")
     allowed = [f"{word}," for word in state.allowed()]
     if allowed:
         allowed[-1] = allowed[-1].rstrip(",")

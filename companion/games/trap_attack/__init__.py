@@ -5,6 +5,7 @@ counts the final scores. ``GAME`` is what companion.games.registry loads."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from companion.games.base import Action, Ask, CardKind, DieLabel, Showing
@@ -52,6 +53,13 @@ class TrapAttack(ModularGame):
         if action.name == "first_player":
             return tuple(DieLabel(f"{short(s)} die") for s in turns.first_player_seats(state))
         return ()
+
+    def before_older_step(self, state: State, action: Action) -> State:
+        """A game journaled before the box asked who starts began with player 1: a step of
+        it folded onto the unanswered roll finds player 1 started, as then."""
+        if state.awaits_first_roll and action.name != "first_player":
+            return replace(state, first_rolled=True)
+        return state
 
     # The players' menu, its questions and score pages are the shared kit's; these hooks let
     # the app walk them as the table knows them (companion/games/base.py names each hook).

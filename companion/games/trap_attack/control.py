@@ -2,7 +2,8 @@
 
 Green is the big "go on" button: it runs the AI's turn (or passes the turn), says "blocked"
 while a block is asked, and confirms in menus. Red opens the players' menu, says "taken" while
-a block is asked, and steps back in menus. Up/down choose; ok confirms or opens the menu. The
+a block is asked, and steps back in menus. Up/down choose; on the race's screen they show whose
+turn it is, its start and the news as pages. Ok confirms or opens the menu. The
 menu, its questions and the score pages are the shared kit's (forms.WALK says how they walk).
 """
 
@@ -19,7 +20,7 @@ from companion.games.trap_attack.scoring import question as missing_entry
 from companion.games.trap_attack.scoring import scored
 from companion.games.trap_attack.state import AI, State
 from companion.games.trap_attack.tables import catalog
-from companion.games.trap_attack.view import score_pages
+from companion.games.trap_attack.view import score_pages, turn_pages
 
 GAME_NAME = "trap-attack"
 MOVES = {"up": -1, "down": 1}
@@ -37,8 +38,13 @@ def control(state: State, event: Input) -> Reply:
         if button in ("green", "up", "down"):
             return question(state, "card", {})
         return players_menu(state)
+    if state.awaits_first_roll:  # the race starts with the pawn dice: green rolls them
+        return Action("first_player") if button == "green" else players_menu(state)
     if button == "green":
         return primary(state)
+    if button in MOVES:  # whose turn it is and its start, whatever the news took
+        pages = turn_pages(state)
+        return Pages(pages, len(pages) - 1 if button == "up" else 0, WALK)
     return players_menu(state)
 
 
@@ -96,8 +102,7 @@ def on_tap(state: State, tap: Tap) -> Reply:
         if len(state.humans) > 1:
             return question(state, "user", {"card": kind})
         return Action("play", {"card": kind, "by": by})
-    if state.pending is not None:
-        return None
+    # While a block is asked the attack is refused with what waits (the rules say it)
     rivals = turns.opponents(state, by)
     if not rivals:
         return None

@@ -83,9 +83,7 @@ def _needs_ai(state: State) -> str | None:
 def _needs_calm(state: State) -> str | None:
     if state.race_over:
         return "the race is over"
-    if state.pending is not None:
-        return "finish the AI's card first"
-    return None
+    return turns.waiting(state)
 
 
 def _calm_ai(state: State) -> str | None:
@@ -193,7 +191,7 @@ def _buyer_fields(state: State, v: Values) -> list[Field]:
 
 
 def _in_race(state: State) -> str | None:
-    return _not_over(state) or ("finish the AI's card first" if state.pending is not None else None)
+    return _not_over(state) or turns.waiting(state)
 
 
 def _finish_fields(state: State, v: Values) -> list[Field]:
@@ -366,6 +364,8 @@ def menu_entries(state: State) -> tuple[Form, ...]:
 
 def _entries(state: State) -> list[tuple[str, Action]]:
     out: list[tuple[str, Action]] = []
+    if state.awaits_first_roll:  # nothing else is played before it
+        return [("First player roll", Action("first_player"))]
     if not state.race_over:
         if state.pending is None:
             if state.options.ai:
@@ -373,7 +373,7 @@ def _entries(state: State) -> list[tuple[str, Action]]:
             out.append(("Next turn", Action("turn")))
             if state.options.ai:
                 out.append(("Attack the AI", ask("attack")))
-            if not state.first_turn_passed:  # who starts is rolled before the race
+            if not state.first_turn_passed:  # who starts may be rolled again before the race
                 out.append(("First player roll", Action("first_player")))
         if state.pending == "card":
             out.append(("Pick the AI's card", ask("card")))

@@ -10,10 +10,15 @@ from companion.games.base import BadAction, Option
 from companion.games.trap_attack.board import ROUTES, load_board
 
 DEFAULT_BOARD = "default"  # the profile shipped in companion/games/data/
+# The AI's route and die matter only when the AI pawn plays: on, or "auto" with one player.
+AI_PLAYS = (("ai", ("on",)),)
+AI_BY_DEFAULT = (("ai", ("auto",)), ("players", ("1",)))
 OPTIONS = (
     Option("players", "Players", "1", choices=("1", "2", "3")),
-    Option("ai_route", "AI route", "long", choices=ROUTES),
-    Option("ai_move", "AI move", "d4", choices=("d4", "d4-only", "d3")),
+    Option("ai_route", "AI route", "long", ROUTES, only_if=AI_PLAYS, also_if=AI_BY_DEFAULT),
+    Option(
+        "ai_move", "AI move", "d4", ("d4", "d4-only", "d3"), only_if=AI_PLAYS, also_if=AI_BY_DEFAULT
+    ),
     Option("ai", "AI pawn", "auto", choices=("auto", "on", "off")),
     Option("board", "Board", DEFAULT_BOARD),  # or the path of the owner's own profile
 )

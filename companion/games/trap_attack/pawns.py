@@ -138,6 +138,15 @@ RELIC_CYCLE = "Relic row: cycle"  # nobody bought one this round
 RELIC_REFILL = "Relic row: refill"  # one was bought: slide the row right, draw into the gap
 
 
+def turn_start_lines(state: State, seat: str) -> tuple[str, str]:
+    """What a player does as the turn begins: the hand to fill, and the free move (or none)."""
+    rules = state.rules
+    return (
+        f"Fill {rules.hand_cards} cards {rules.skull_cards} skulls",
+        "Paralyzed: no move" if moves_stopped(state, seat) else "Free move: 1 space",
+    )
+
+
 def remind_turn_start(step: Step, seat: str) -> None:
     """A player's turn begins: the hand to draw up to and the free one-space move (rulebook:
     Game Play 2 and 3), in the lines the news leaves free; with none free, in the top line."""
@@ -146,10 +155,7 @@ def remind_turn_start(step: Step, seat: str) -> None:
     stopped = moves_stopped(state, seat)
     room = 3 - len(step.lines[-3:])
     if room >= 2:
-        step.say(
-            f"Fill {rules.hand_cards} cards {rules.skull_cards} skulls",
-            "Paralyzed: no move" if stopped else "Free move: 1 space",
-        )
+        step.say(*turn_start_lines(state, seat))
         return
     line = f"{short(seat)}: fill {rules.hand_cards}+{rules.skull_cards}, "
     line += "no move" if stopped else "move 1"

@@ -55,6 +55,8 @@ def refusal(state: State, action: Action) -> None:
         raise Rejected("the race is over: only scoring entries now")
     if what == "first_player" and state.first_turn_passed:
         raise Rejected("the first player is settled: the race's first turn has passed")
+    if what != "first_player" and state.awaits_first_roll:
+        raise Rejected(turns.FIRST_ROLL)
     if what in ("ai_turn", "attack") and not state.options.ai:
         raise Rejected("this game has no AI pawn (option ai=off)")
     if what in FLOW_ACTIONS and state.pending == "card":
@@ -198,8 +200,7 @@ def initial(options: Mapping[str, Any]) -> Outcome:
     table = rule_table()
     pawns_ = (*(Pawn(h, table.life) for h in HUMANS[: opts.players]), Pawn(AI, table.life))
     step = Step(State(opts, board, table, pawns_, Spot(board.start)))
-    step.say(f"{name('1')}'s turn")
-    pawns.remind_turn_start(step, "1")
+    step.say("Who starts?", "Each rolls a pawn die")  # the race waits for the roll
     return step.outcome()
 
 

@@ -100,6 +100,7 @@ class State:
     discarded: int = 0  # no-effect items the AI drew for the current cast
     first_tie: tuple[str, ...] = ()  # who rolls again for the first player
     first_turn_passed: bool = False  # a turn has ended: who starts is settled
+    first_rolled: bool = False  # the roll for who starts has named one (How to Play: Starting)
     winner: str | None = None
     scoring: bool = False  # scoring mode entered without a race winner
     entries: tuple[tuple[str, Entries], ...] = ()
@@ -123,6 +124,12 @@ class State:
     @property
     def race_over(self) -> bool:
         return self.winner is not None or self.scoring
+
+    @property
+    def awaits_first_roll(self) -> bool:
+        """Nothing is played before the pawn dice say who starts (a game from before the roll
+        was asked has its first turn behind it, and so needs none)."""
+        return not (self.first_rolled or self.first_turn_passed or self.race_over)
 
     def pawn(self, pawn_id: str) -> Pawn:
         for pawn in self.pawns:

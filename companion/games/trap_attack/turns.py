@@ -31,8 +31,13 @@ def first_player_seats(state: State) -> tuple[str, ...]:
     return state.first_tie or state.seats
 
 
+FIRST_ROLL = "roll for who starts first: green rolls the pawn dice"
+
+
 def first_player(step: Step, rolls: tuple[int, ...]) -> None:
-    """Each pawn rolls its die; the highest starts, a tie rolls again (How to Play: Starting)."""
+    """Each pawn rolls its die; the highest starts, a tie rolls again (How to Play: Starting).
+    The race's first turn is turn 1 whoever has it; a roll again before that turn has passed
+    hands it to the new winner."""
     seats = first_player_seats(step.state)
     shown = ", ".join(f"{short(s)} {r}" for s, r in zip(seats, rolls, strict=True))
     line = " ".join(f"{short(s)}:{r}" for s, r in zip(seats, rolls, strict=True))
@@ -46,10 +51,27 @@ def first_player(step: Step, rolls: tuple[int, ...]) -> None:
         return
     first = tied[0]
     state = replace(step.state, first_tie=(), card_to=None, leader=first)  # each round's first
-    step.state = replace(state, turn=first, turn_no=state.turn_no + 1, played=())
+    step.state = replace(state, turn=first, played=(), first_rolled=True)
     step.log(f"First player roll: {shown}; {name(first)} starts")
     step.say(line, f"{name(first)} starts")
     step.sound("turn")
+    if first != AI:
+        pawns.remind_turn_start(step, first)
+
+
+def waiting(state: State) -> str | None:
+    """What must be answered before a new play, in words (None: nothing waits). The AI's card
+    is finished first; a player's attack waits for its target to say blocked or taken."""
+    if state.awaits_first_roll:
+        return FIRST_ROLL
+    if state.pending == "card":
+        return "finish the AI's card first"
+    threat = state.threat
+    if state.pending == "block" and threat is not None and threat.by != AI:
+        return f"{name(threat.target)} must say blocked or taken first"
+    if state.pending is not None:
+        return "finish the AI's card first"
+    return None
 
 
 def default_user(state: State) -> str:
@@ -109,8 +131,9 @@ def play_needs_die(state: State, action: Action) -> bool:
     target = attack_target(state, action, by)
     if target != AI:
         return False
-    if state.pending is not None:
-        raise Rejected("finish the AI's card first")
+    reason = waiting(state)
+    if reason is not None:
+        raise Rejected(reason)
     check_attack(state, by, target)
     return True
 
@@ -147,8 +170,9 @@ def play_attack(
     step: Step, effect: CardEffect, by: str, target: str, rolls: tuple[int, ...]
 ) -> None:
     state = step.state
-    if state.pending is not None:
-        raise Rejected("finish the AI's card first")
+    reason = waiting(state)
+    if reason is not None:
+        raise Rejected(reason)
     check_attack(state, by, target)
     step.state = replace(state, played=(*state.played, Played(by, "attack", target)))
     if target == AI:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from companion.games.base import Showing
 from companion.games.trap_attack.forms import FORMS
-from companion.games.trap_attack.pawns import next_seat
+from companion.games.trap_attack.pawns import next_seat, turn_start_lines
 from companion.games.trap_attack.scoring import leaders, question, scores
 from companion.games.trap_attack.state import AI, State, name, short
 from companion.ui.menus import footer, window
@@ -34,21 +34,46 @@ def view(state: State) -> tuple[Screen, Lights]:
 
 
 def title(state: State) -> str:
+    if state.awaits_first_roll:
+        return TITLE  # nobody's turn yet: the pawn dice say who starts
     return f"{TITLE}  {short(state.turn)}"
+
+
+def ai_line(state: State) -> str:
+    spot = state.ai_spot
+    held = "+crystal" if spot.has_crystal else ""  # it holds the crystal, said in words
+    return f"AI {spot.label()}{held}  life {state.pawn(AI).life}"
 
 
 def play_screen(state: State) -> Screen:
     lines = state.message or (f"{name(state.turn)}'s turn",)
     if state.options.ai and len(lines) < 3:
-        spot = state.ai_spot
-        held = "+crystal" if spot.has_crystal else ""  # it holds the crystal, said in words
-        lines = (*lines, f"AI {spot.label()}{held}  life {state.pawn(AI).life}")
+        lines = (*lines, ai_line(state))
     ai_due = state.options.ai and AI in (state.turn, next_seat(state, state.turn))
     footer = "G AI turn  R menu" if ai_due else "G next  R menu"
+    if state.awaits_first_roll:
+        footer = "G roll  R menu"
     # A chore of the moment (the relic row, a turn's start) takes the top line until the next
     # action; the title is back after it.
     top = state.heading or title(state)
     return Screen(top, tuple(lines), footer=footer, inverted=state.alert)
+
+
+def turn_pages(state: State) -> tuple[Screen, ...]:
+    """Up/down on the race's screen: whose turn it is and what its start asks (the news may
+    have taken every line), then the news itself, under the chore of the moment if any."""
+    seat = state.turn
+    if seat == AI:
+        lines: tuple[str, ...] = ("Green plays it",)
+    else:
+        lines = turn_start_lines(state, seat)
+    if state.options.ai:
+        lines = (*lines, ai_line(state))
+    pages = [Screen(f"{name(seat)}'s turn", lines, footer=footer(updown="page"))]
+    if state.message:
+        top = state.heading or "News"
+        pages.append(Screen(top, state.message, footer=footer(updown="page")))
+    return tuple(pages)
 
 
 def card_screen(state: State) -> Screen:
@@ -77,9 +102,9 @@ def menu_view(state: State, showing: Showing) -> tuple[Screen, Lights]:
     kept as it was. They are a part of play (forms.WALK): red steps back and the back button
     opens the box's menu over them, as on the game screen, so the footer names no "back out"
     (which would say the back button leaves)."""
-    if showing.kind == "pages" and showing.page is not None:
-        return showing.page, race_light(state)
     turn_light = Lights(SEAT_COLORS[state.turn])
+    if showing.kind == "pages" and showing.page is not None:
+        return showing.page, race_light(state) if state.race_over else turn_light
     if showing.kind == "question" and showing.question is not None:
         question = showing.question
         shown = question.shown(showing.cursor)

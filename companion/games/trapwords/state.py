@@ -144,8 +144,11 @@ class TrapwordsState:
 
     @property
     def cursed_teams(self) -> tuple[str, ...]:
+        """The teams a curse applies to this round: those in a room whose curse applies, and
+        those fighting a monster that brings curses (the Mummy's lies where it is fought)."""
         live = self.live_curses
-        return tuple(t for t in TEAMS if self.room_of(t) in live)
+        fighting = self.battling if self.live_monster_curses > 0 else ()
+        return tuple(t for t in TEAMS if self.room_of(t) in live or t in fighting)
 
     @property
     def live_monster_curses(self) -> int:

@@ -106,9 +106,10 @@ def _note(state: TrapwordsState, team: str) -> str:
         return f"Reveal curse: {' '.join(state.cursed_teams)}"
     if state.named and state.named[-1].void:
         return VOID_LINE
-    if team in state.battling and len(state.battling) > 1:  # both in the monster's room
+    fights = team in state.battling and (team not in state.cursed_teams or not state.named)
+    if fights and len(state.battling) > 1:  # both in the monster's room
         return f"A and B vs {monster}"  # (as the turn line: "A vs Troll: 5 left")
-    if team in state.battling:
+    if fights:
         return f"{team} fights the {monster}"
     if state.named:
         return f"Curse: {state.named[-1].name}"[:21]
@@ -164,8 +165,13 @@ def _map_line(state: TrapwordsState, team: str) -> str:
 
 def _turn_line(state: TrapwordsState, team: str) -> str:
     left = state.guesses_left
-    if team in state.battling:
-        return f"{team} vs {state.settings.monster_info.name}: {left} left"
+    monster = state.settings.monster_info.name
+    if team in state.battling and team in state.cursed_teams:
+        line = f"{team} cursed vs {monster}: {left}"
+        if len(line) <= LINE:
+            return line
+    elif team in state.battling:
+        return f"{team} vs {monster}: {left} left"
     if team in state.cursed_teams:
         return f"{team} cursed, {left} guess{'' if left == 1 else 'es'}"
     return f"{team}: {left} guesses left"
