@@ -16,9 +16,14 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tools" / "hwtest"))
 sys.path.insert(0, str(REPO / "tools" / "systest"))
+sys.path.insert(0, str(REPO / "tools" / "pitest"))
+sys.path.insert(0, str(REPO / "tools" / "bundle"))
 
 import archive  # noqa: E402
+import build  # noqa: E402  (tools/bundle/build.py)
 import hwtest  # noqa: E402
+import newer_qemu  # noqa: E402
+import systest  # noqa: E402
 
 RECIPE = hwtest.load_recipe(hwtest.RECIPE.read_bytes())
 HOST = hwtest.HOST_ARCH
@@ -189,3 +194,113 @@ def test_hwtest_exits_77_with_one_line_when_the_archive_has_no_complete_kernel(
         "hwtest: cannot run here: no kernel with all its packages: linux-kbuild-6.1 6.1.192-* gone"
     )
     assert not any("Traceback" in line for line in out)
+
+
+# --- the newer QEMU for trixie ------------------------------------------------------------------
+
+
+def qemu_lists(*rows: tuple[str, str]) -> list[archive.Stanza]:
+    return archive.parse_packages(packages(*(("qemu-user", v, arch) for v, arch in rows)))
+
+
+def test_the_newer_qemu_is_the_lists_newest_for_the_host() -> None:
+    """The suite moved on from the version an earlier run fetched: the list's own is taken."""
+    lists = qemu_lists(("1:11.1.4+ds-1~bpo13+1", "amd64"), ("1:11.1.5+ds-1~bpo13+1", "arm64"))
+    chosen = newer_qemu.choose(lists, "amd64", "trixie-backports")
+    assert (chosen.version, chosen.architecture) == ("1:11.1.4+ds-1~bpo13+1", "amd64")
+
+
+def test_a_newer_qemu_only_for_another_architecture_is_missing_in_one_line() -> None:
+    """The skew of issue 44: the new build is out for arm64, the host's is still the old one."""
+    lists = qemu_lists(("1:10.0.7+ds-0+deb13u1", "amd64"), ("1:11.1.3+ds-1~bpo13+1", "arm64"))
+    with pytest.raises(archive.Missing) as err:
+        newer_qemu.choose(lists, "amd64", "Debian trixie-backports")
+    assert str(err.value) == (
+        "qemu-user 1:11.1~ or later for amd64 is not in Debian trixie-backports "
+        "(newest 1:10.0.7+ds-0+deb13u1)"
+    )
+
+
+def test_a_qemu_gone_from_the_suite_is_missing() -> None:
+    with pytest.raises(archive.Missing, match="none at all"):
+        newer_qemu.choose([], "amd64", "Debian trixie-backports")
+
+
+# --- the roots debootstrap builds ---------------------------------------------------------------
+
+
+def test_a_package_of_the_recipe_gone_from_the_suite_is_named(tmp_path: Path) -> None:
+    """debootstrap left the suite's list in the partial root: the include it lacks is named."""
+    recipe = systest.load_recipe(systest.RECIPE.read_bytes())
+    lists = tmp_path / "partial" / "var" / "lib" / "apt" / "lists"
+    lists.mkdir(parents=True)
+    rows = [(p, "1.0", "amd64") for p in recipe.include if p != "python3-venv"]
+    (lists / "debootstrap.invalid_dists_bookworm_main_binary-amd64_Packages").write_text(
+        packages(*rows)
+    )
+    log = tmp_path / "build.log"
+    log.write_text("I: Retrieving Packages\nE: Couldn't find these debs: python3-venv\n")
+    said = systest.root_failure(
+        systest.dataclasses.replace(recipe, arch="amd64"), tmp_path / "partial", log, 1
+    )
+    assert said == (
+        f"debootstrap failed (exit 1): Debian bookworm for amd64 has no python3-venv "
+        f"(the recipe's include; its log: {log})"
+    )
+
+
+def test_debootstrap_without_a_list_is_said_by_its_own_error(tmp_path: Path) -> None:
+    recipe = systest.load_recipe(systest.RECIPE.read_bytes())
+    log = tmp_path / "build.log"
+    log.write_text("I: Retrieving InRelease\nE: Failed getting release file http://m/Release\n")
+    said = systest.root_failure(recipe, tmp_path / "none", log, 1)
+    assert said == (
+        "debootstrap failed (exit 1): E: Failed getting release file http://m/Release "
+        f"(its log: {log})"
+    )
+
+
+# --- wheels from PyPI ---------------------------------------------------------------------------
+
+PIP_NONE = (
+    "ERROR: Could not find a version that satisfies the requirement lgpio>=0.2 "
+    "(from versions: none)\nERROR: No matching distribution found for lgpio>=0.2\n"
+)
+
+
+def test_pip_missing_a_version_is_one_line_naming_the_requirement() -> None:
+    assert archive.pip_failure(PIP_NONE) == (
+        "Could not find a version that satisfies the requirement lgpio>=0.2 (from versions: none)"
+    )
+    noisy = "WARNING: Retrying (Retry(total=4))\n" * 5 + "ERROR: HTTP error 503\n"
+    assert archive.pip_failure(noisy) == "HTTP error 503"
+    assert len(archive.pip_failure("x" * 1000)) == 300
+
+
+def test_the_bundle_says_what_pip_could_not_get_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PyPI out of reach, or a requirement with no version and no source: one line each."""
+    said_by_pip = {
+        "unreachable": "WARNING: Retrying (Retry(total=4))\n" * 5
+        + "ERROR: Could not install packages due to an OSError: HTTP error 503\n",
+        "no version": PIP_NONE.replace("lgpio>=0.2", "pillow>=10").replace("none", "9.4.0"),
+    }
+    for case, stderr in said_by_pip.items():
+
+        def pip(cmd: list[str], stderr: str = stderr, **kw: object) -> object:
+            return subprocess.CompletedProcess(cmd, 1, "", stderr)
+
+        monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+        monkeypatch.setattr(build.subprocess, "run", pip)
+        with pytest.raises(SystemExit) as err:
+            build.cross_wheels(REPO, "arm64", "3.11", tmp_path / "wheels", emulate=False)
+        said = str(err.value)
+        assert "\n" not in said, case
+        if case == "unreachable":
+            assert said == (
+                "bundle: pip download failed: Could not install packages due to an OSError: "
+                "HTTP error 503"
+            )
+        else:
+            assert said.startswith("bundle: PyPI has no arm64 wheel of pillow for Python 3.11")

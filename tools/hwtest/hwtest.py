@@ -491,7 +491,7 @@ def wheelhouse(cache: Path, recipe: dict[str, Any], log: systest.Log) -> Path:
             break
         match = re.search(r"No matching distribution found for ([A-Za-z0-9_.-]+)", proc.stderr)
         if not match:
-            raise Failed(f"pip download failed: {proc.stderr.strip()[-300:]}")
+            raise Failed(f"pip download failed: {archive.pip_failure(proc.stderr)}")
         run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir",
              str(built), match.group(1)], log, timeout=300)  # fmt: skip
     else:

@@ -206,3 +206,25 @@ def absent(stanzas: Iterable[Stanza], packages: Iterable[str], arch: str) -> lis
     """Which of PACKAGES the lists have no version of for ARCH (nor "all")."""
     have = {s.package for s in stanzas if s.architecture in (arch, "all")}
     return [p for p in packages if p not in have]
+
+
+# --- what a tool said was missing, in one line --------------------------------------------------
+
+
+def debootstrap_failure(output: str) -> str:
+    """debootstrap's reason, one line: its last "E:" line ("Couldn't find these debs: ..."), else
+    its last line."""
+    lines = [ln.strip() for ln in output.splitlines() if ln.strip()]
+    errors = [ln for ln in lines if ln.startswith("E:")]
+    return (errors or lines or ["no output"])[-1]
+
+
+def pip_failure(stderr: str) -> str:
+    """pip's reason, one line: the requirement PyPI has no version of, with the versions it has
+    ("Could not find a version that satisfies the requirement lgpio>=0.2 (from versions:
+    none)"), else pip's last ERROR line, else its last line; at most 300 characters."""
+    lines = [ln.strip() for ln in stderr.splitlines() if ln.strip()]
+    errors = [ln.removeprefix("ERROR:").strip() for ln in lines if ln.startswith("ERROR:")]
+    wanted = [ln for ln in errors if ln.startswith("Could not find a version")]
+    said = (wanted or errors or lines or ["no output"])[-1]
+    return said if len(said) <= 300 else said[:297] + "..."

@@ -56,6 +56,10 @@ from pathlib import Path
 from typing import IO, Any
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import archive  # noqa: E402  (tools/systest/archive.py: Debian's lists, what is missing)
+
 REPO = HERE.parents[1]
 RECIPE = HERE / "recipe.toml"
 
@@ -383,6 +387,22 @@ def nspawn_tmpfs(stack: contextlib.ExitStack, log: Log) -> None:
     stack.callback(unmount, log, NSPAWN_RUN)
 
 
+def root_failure(recipe: Recipe, partial: Path, build_log: Path, status: int) -> str:
+    """Why debootstrap failed, in one line: the recipe's packages the suite's list (as
+    debootstrap fetched it into the partial root) has none of, else debootstrap's own error."""
+    lists = partial / "var" / "lib" / "apt" / "lists"
+    arch = recipe.arch or host_arch()
+    stanzas = archive.read_lists(lists, recipe.include) if lists.is_dir() else []
+    absent = archive.absent(stanzas, recipe.include, arch) if stanzas else []
+    if absent:
+        return (
+            f"debootstrap failed (exit {status}): Debian {recipe.suite} for {arch} has no "
+            f"{', '.join(absent)} (the recipe's include; its log: {build_log})"
+        )
+    said = archive.debootstrap_failure(build_log.read_text(errors="replace"))
+    return f"debootstrap failed (exit {status}): {said} (its log: {build_log})"
+
+
 def root_fs(cache: Path, recipe: Recipe, log: Log, rebuild: bool) -> Path:
     """The cached root file system for this recipe, built by debootstrap when missing."""
     cache.mkdir(parents=True, exist_ok=True)
@@ -417,8 +437,7 @@ def root_fs(cache: Path, recipe: Recipe, log: Log, rebuild: bool) -> Path:
                 stdin=subprocess.DEVNULL,
             )
         if proc.returncode != 0:
-            tail = build_log.read_text(errors="replace").splitlines()[-5:]
-            raise StepFailed(f"debootstrap failed (exit {proc.returncode}): " + " | ".join(tail))
+            raise StepFailed(root_failure(recipe, partial, build_log, proc.returncode))
         partial.rename(root)
         (cache / f"root-{recipe.digest}.recipe").write_text(shlex.join(recipe.debootstrap(root)))
         for old in cache.glob("root-*"):  # the roots of older recipes: ours, and unused now
