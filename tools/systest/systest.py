@@ -359,10 +359,13 @@ def make_dirs(path: Path) -> list[Path]:
     return made
 
 
-def unmount(log: Log, where: Path) -> None:
+def unmount(log: Log, where: Path) -> bool:
+    """WHERE unmounted; False, with a warning, where it is busy (another run on it)."""
     proc = host_run(log, ["umount", str(where)])
     if proc.returncode != 0:
         say(f"systest: warning: could not unmount {where}: {proc.stderr.strip()}")
+        return False
+    return True
 
 
 def one_run_at_a_time(stack: contextlib.ExitStack) -> None:
@@ -380,11 +383,26 @@ def nspawn_tmpfs(stack: contextlib.ExitStack, log: Log) -> None:
     if fs_type(NSPAWN_RUN) == "tmpfs":
         return
     made = make_dirs(NSPAWN_RUN)
-    stack.callback(lambda: [d.rmdir() for d in reversed(made) if d.exists()])
     proc = host_run(log, ["mount", "-t", "tmpfs", "-o", "mode=0755", "tmpfs", str(NSPAWN_RUN)])
     if proc.returncode != 0:
+        remove_dirs(made)
         raise StepFailed(f"cannot mount a tmpfs on {NSPAWN_RUN}: {proc.stderr.strip()}")
-    stack.callback(unmount, log, NSPAWN_RUN)
+    # The folders go only once the tmpfs is off them; a tmpfs another run still uses stays.
+    stack.callback(lambda: unmount(log, NSPAWN_RUN) and remove_dirs(made))
+
+
+def remove_dirs(made: list[Path]) -> bool:
+    """The folders make_dirs made, deepest first, where they are empty and free; one another run
+    still uses (a container of pitest's on the tmpfs: EBUSY) stays, and is reused."""
+    for folder in reversed(made):
+        try:
+            folder.rmdir()
+        except FileNotFoundError:
+            continue
+        except OSError as err:
+            say(f"systest: warning: left {folder} in place: {err.strerror}")
+            return False
+    return True
 
 
 def root_failure(recipe: Recipe, partial: Path, build_log: Path, status: int) -> str:
