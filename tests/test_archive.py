@@ -304,3 +304,16 @@ def test_the_bundle_says_what_pip_could_not_get_in_one_line(
             )
         else:
             assert said.startswith("bundle: PyPI has no arm64 wheel of pillow for Python 3.11")
+
+
+def test_hwtest_asks_for_qemus_rom_a_machine_without_recommends_lacks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Found by the cold CI run: qemu-system-arm installed without its recommends has no
+    efi-virtio.rom, and -M virt does not start."""
+    monkeypatch.setattr(hwtest.shutil, "which", lambda tool: f"/usr/bin/{tool}")
+    monkeypatch.setattr(hwtest.Path, "exists", lambda self: False)
+    asked: list[list[str]] = []
+    monkeypatch.setattr(hwtest, "run", lambda cmd, log, **kw: asked.append(cmd) or "")
+    hwtest.ensure_host_packages(log=None)  # type: ignore[arg-type]
+    assert asked[-1][-1] == "ipxe-qemu"

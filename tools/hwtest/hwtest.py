@@ -82,6 +82,9 @@ HOST_PACKAGES = {
     "debootstrap": "debootstrap",
     "qemu-aarch64-static": "qemu-user-static",
     "update-binfmts": "binfmt-support",
+    # QEMU's virtio NIC ROM: qemu-system-arm only recommends it, and -M virt will not start
+    # without it ("failed to find romfile efi-virtio.rom"), even to dump its device tree.
+    "/usr/share/qemu/efi-virtio.rom": "ipxe-qemu",
 }
 # Guards against a hang, never timing assertions: generous, and a check that reaches one fails.
 BOOT_GUARD = 300.0
@@ -183,8 +186,13 @@ def run(cmd: list[str], log: systest.Log, timeout: float = 600, **kw: Any) -> st
     return proc.stdout
 
 
+def host_has(tool: str) -> bool:
+    """A program on PATH, or a file by its absolute path."""
+    return Path(tool).exists() if tool.startswith("/") else shutil.which(tool) is not None
+
+
 def ensure_host_packages(log: systest.Log) -> None:
-    missing = sorted({pkg for tool, pkg in HOST_PACKAGES.items() if shutil.which(tool) is None})
+    missing = sorted({pkg for tool, pkg in HOST_PACKAGES.items() if not host_has(tool)})
     if not missing:
         return
     say(f"hwtest: installing {' '.join(missing)}")
