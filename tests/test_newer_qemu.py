@@ -130,13 +130,24 @@ def test_the_private_apt_directory_reads_nothing_of_the_hosts(tmp_path) -> None:
     assert f'Dir::Cache "{tmp_path}/cache";' in conf
 
 
-def apt_answers(download: subprocess.CompletedProcess[str]):
+QEMU_LIST = (
+    "Package: qemu-user\nVersion: 1:11.1.3+ds-1~bpo13+1\nArchitecture: amd64\nSHA256: 00ff\n"
+)
+
+
+def apt_answers(download: subprocess.CompletedProcess[str], listed: str = QEMU_LIST):
+    """apt-get as the fetch calls it: update leaves LISTED as the suite's Packages list."""
     calls: list[list[str]] = []
 
     def run(cmd, **kwargs):
         calls.append(cmd)
         if cmd[:3] == ["apt-get", "-q", "download"]:
             return download
+        if cmd[:3] == ["apt-get", "-q", "update"]:
+            lists = Path(kwargs["env"]["APT_CONFIG"]).parent / "state" / "lists"
+            (lists / "mirror_debian_dists_trixie-backports_main_binary-amd64_Packages").write_text(
+                listed
+            )
         return done(0, "Reading package lists...\n")
 
     return run, calls
@@ -146,17 +157,35 @@ def test_a_package_that_cannot_be_had_is_said_in_one_line(tmp_path, monkeypatch)
     keyring = tmp_path / "keyring.gpg"
     keyring.write_text("keys")
     monkeypatch.setattr(newer_qemu, "KEYRING", keyring)
-    run, calls = apt_answers(done(100, "", "E: Unable to locate package qemu-user\n"))
+    run, calls = apt_answers(done(100, "", "E: Version '1:11.1.3+ds-1~bpo13+1' not found\n"))
     with pytest.raises(newer_qemu.Unavailable) as err:
-        newer_qemu.fetch(tmp_path / "cache", "http://mirror/debian", run)
+        newer_qemu.fetch(tmp_path / "cache", "http://mirror/debian", run, arch="amd64")
     said = str(err.value)
     assert "\n" not in said
     assert said == (
         "cannot fetch qemu-user from Debian trixie-backports at http://mirror/debian: "
-        "E: Unable to locate package qemu-user"
+        "E: Version '1:11.1.3+ds-1~bpo13+1' not found"
     )
-    assert [c[2] for c in calls] == ["update", "download"]
+    assert [c[2:] for c in calls] == [["update"], ["download", "qemu-user=1:11.1.3+ds-1~bpo13+1"]]
     assert not list((tmp_path / "cache").glob("qemu-*"))  # nothing half-made left
+
+
+def test_a_suite_whose_list_has_no_qemu_new_enough_is_said_before_any_download(
+    tmp_path, monkeypatch
+) -> None:
+    """The backport dropped for 10.0 (Debian 13's own): named in one line, nothing fetched."""
+    keyring = tmp_path / "keyring.gpg"
+    keyring.write_text("keys")
+    monkeypatch.setattr(newer_qemu, "KEYRING", keyring)
+    old = QEMU_LIST.replace("1:11.1.3+ds-1~bpo13+1", "1:10.0.7+ds-0+deb13u1")
+    run, calls = apt_answers(done(0), listed=old)
+    with pytest.raises(newer_qemu.Unavailable) as err:
+        newer_qemu.fetch(tmp_path / "cache", "http://mirror/debian", run, arch="amd64")
+    assert str(err.value) == (
+        "qemu-user 1:11.1~ or later for amd64 is not in Debian trixie-backports at "
+        "http://mirror/debian (newest 1:10.0.7+ds-0+deb13u1)"
+    )
+    assert [c[2] for c in calls] == ["update"]
 
 
 def test_without_the_keyring_nothing_is_asked(tmp_path, monkeypatch) -> None:

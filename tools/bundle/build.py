@@ -46,6 +46,10 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 sys.path.insert(0, str(REPO))
 
+sys.path.insert(0, str(REPO / "tools" / "systest"))
+
+import archive  # noqa: E402  (tools/systest/archive.py: one line of what pip says is missing)
+
 from companion.release import bundle  # noqa: E402  (stdlib only: safe before any venv)
 
 PYTHONS = ("3.11", "3.13")
@@ -265,7 +269,7 @@ def cross_wheels(
             return extras, apt
         match = re.search(r"No matching distribution found for ([A-Za-z0-9_.-]+)", proc.stderr)
         if not match:
-            raise SystemExit(f"bundle: pip download failed: {proc.stderr.strip()[-400:]}")
+            raise SystemExit(f"bundle: pip download failed: {archive.pip_failure(proc.stderr)}")
         name = match.group(1)
         if name.lower() == "lgpio" and "pi" in extras and plain_debian:
             say(f"no {arch} wheel of lgpio for Python {python} on PyPI, and plain Debian has no "

@@ -63,6 +63,7 @@ sys.path.insert(0, str(REPO / "tools" / "pitest"))
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(REPO))
 
+import archive  # noqa: E402  (tools/systest/archive.py: Debian's lists, versions, choosers)
 import piroot  # noqa: E402  (tools/pitest/piroot.py: the cached arm64 root)
 import ssd1306  # noqa: E402
 import systest  # noqa: E402  (tools/systest/systest.py: Log, checkout_files, host_pip)
@@ -82,6 +83,9 @@ HOST_PACKAGES = {
     "debootstrap": "debootstrap",
     "qemu-aarch64-static": "qemu-user-static",
     "update-binfmts": "binfmt-support",
+    # QEMU's virtio NIC ROM: qemu-system-arm only recommends it, and -M virt will not start
+    # without it ("failed to find romfile efi-virtio.rom"), even to dump its device tree.
+    "/usr/share/qemu/efi-virtio.rom": "ipxe-qemu",
 }
 # Guards against a hang, never timing assertions: generous, and a check that reaches one fails.
 BOOT_GUARD = 300.0
@@ -185,8 +189,13 @@ def run(cmd: list[str], log: systest.Log, timeout: float = 600, **kw: Any) -> st
     return proc.stdout
 
 
+def host_has(tool: str) -> bool:
+    """A program on PATH, or a file by its absolute path."""
+    return Path(tool).exists() if tool.startswith("/") else shutil.which(tool) is not None
+
+
 def ensure_host_packages(log: systest.Log) -> None:
-    missing = sorted({pkg for tool, pkg in HOST_PACKAGES.items() if shutil.which(tool) is None})
+    missing = sorted({pkg for tool, pkg in HOST_PACKAGES.items() if not host_has(tool)})
     if not missing:
         return
     say(f"hwtest: installing {' '.join(missing)}")
@@ -196,6 +205,77 @@ def ensure_host_packages(log: systest.Log) -> None:
         ["nice", "apt-get", "install", "-y", "-qq", "--no-install-recommends", *missing],
         log,
         env=env,
+    )
+
+
+IMAGE_DEPENDS = re.compile(r"\blinux-image-(\d[\w.+~-]*?)-arm64\b")
+HOST_ARCH = systest.host_arch()  # where fixdep and modpost run: the build tools' architecture
+
+
+@dataclass(frozen=True)
+class KernelSet:
+    """A kernel whose every package the archive has now: the arm64 image, headers and common
+    headers at one version, and the host's build tools and the source of the same upstream
+    release (any Debian revision: a rebuild ships the same fixdep and modpost)."""
+
+    abi: str  # "6.1.0-56"
+    version: str  # of the arm64 packages: "6.1.192-2"
+    packages: tuple[str, ...]  # the arm64 packages' names
+    kbuild: str  # linux-kbuild's version for the host: "6.1.192-3"
+    source: str  # linux-source's version: "6.1.192-2"
+
+    def wanted(self, recipe: dict[str, Any]) -> dict[str, str]:
+        """Each package's name and the version this set takes of it."""
+        return {
+            **dict.fromkeys(self.packages, self.version),
+            recipe["kbuild_package"]: self.kbuild,
+            recipe["source_package"]: self.source,
+        }
+
+    def describe(self, recipe: dict[str, Any]) -> str:
+        return (
+            f"kernel {self.abi} {self.version}; {recipe['kbuild_package']} {self.kbuild} "
+            f"{HOST_ARCH}; {recipe['source_package']} {self.source}"
+        )
+
+
+def choose_kernel(
+    target: list[archive.Stanza], host: list[archive.Stanza], recipe: dict[str, Any]
+) -> KernelSet:
+    """The newest kernel the metapackage has named whose packages are all in the lists now:
+    TARGET holds the arm64 lists (the metapackage, images, headers), HOST the host's (build
+    tools, source). archive.Missing (one line: the newest kernel's first missing package) when
+    no kernel has them all. Pure: tests/test_archive.py feeds it lists by hand."""
+    meta = recipe["kernel_meta"]
+    metas = archive.versions(target, meta, "arm64")
+    if not metas:
+        raise archive.Missing(f"{meta} for arm64 is not in the archive's lists")
+    first: archive.Missing | None = None
+    for meta_version in metas:
+        named = archive.stanza(target, meta, meta_version, "arm64")
+        found = IMAGE_DEPENDS.search(named.depends if named else "")
+        if not found:
+            continue
+        abi = found.group(1)
+        names = tuple(p.format(abi=abi) for p in recipe["kernel_packages"])
+        try:
+            images = archive.versions(target, names[0], "arm64")
+            if not images:
+                raise archive.Missing(
+                    f"{names[0]} (named by {meta} {meta_version}) for arm64 is not in the archive"
+                )
+            version = meta_version if meta_version in images else images[0]
+            for name in names[1:]:
+                if archive.stanza(target, name, version, "arm64") is None:
+                    raise archive.Missing(f"{name} {version} for arm64 is not in the archive")
+            kbuild = archive.same_upstream(host, recipe["kbuild_package"], version, HOST_ARCH)
+            source = archive.same_upstream(host, recipe["source_package"], version, HOST_ARCH)
+        except archive.Missing as err:
+            first = first or err
+            continue
+        return KernelSet(abi, version, names, kbuild, source)
+    raise archive.Missing(
+        f"no kernel with all its packages: {first or f'{meta} names no linux-image-*-arm64'}"
     )
 
 
@@ -223,17 +303,19 @@ class Arm64Apt:
 
     def update(self) -> None:
         run(["apt-get", *self.options(), "update", "-qq"], self.log)
-        run(["apt-get", *self.options("amd64"), "update", "-qq"], self.log)
+        run(["apt-get", *self.options(HOST_ARCH), "update", "-qq"], self.log)
 
-    def kernel(self, meta: str) -> tuple[str, str]:
-        """(ABI, version) the metapackage names now: ("6.1.0-56", "6.1.192-2")."""
-        out = run(["apt-cache", *self.options(), "depends", meta], self.log)
-        match = re.search(r"Depends: linux-image-(\d[\w.-]*?)-arm64\b", out)
-        policy = run(["apt-cache", *self.options(), "policy", meta], self.log)
-        version = re.search(r"Candidate: (\S+)", policy)
-        if not match or not version:
-            raise Failed(f"cannot tell the kernel {meta} names: {out.strip()[:200]}")
-        return match.group(1), version.group(1)
+    def lists(self, arch: str, only: Any) -> list[archive.Stanza]:
+        return archive.read_lists(self.dir / arch / "lists", only)
+
+    def choose(self, recipe: dict[str, Any]) -> KernelSet:
+        """The kernel whose every package the lists have now (choose_kernel over them)."""
+        meta = self.lists("arm64", {recipe["kernel_meta"]})
+        abis = {m.group(1) for s in meta if (m := IMAGE_DEPENDS.search(s.depends))}
+        names = {p.format(abi=abi) for abi in abis for p in recipe["kernel_packages"]}
+        target = meta + self.lists("arm64", names)
+        host = self.lists(HOST_ARCH, {recipe["kbuild_package"], recipe["source_package"]})
+        return choose_kernel(target, host, recipe)
 
     def download(self, names: list[str], dest: Path, arch: str = "arm64") -> list[Path]:
         dest.mkdir(parents=True, exist_ok=True)
@@ -333,17 +415,18 @@ def machine_args(m: dict[str, Any]) -> list[str]:
     ]  # fmt: skip
 
 
-def build_modules(cache: Path, kroot: Path, abi: str, version: str, apt: Arm64Apt,
+def build_modules(cache: Path, kroot: Path, abi: str, source: str, apt: Arm64Apt,
                   recipe: dict[str, Any], log: systest.Log) -> Path:  # fmt: skip
-    """gpio-sim, irq_sim and i2c-record for this kernel, cross-built; the folder of .ko files."""
+    """gpio-sim, irq_sim and i2c-record for this kernel, cross-built from linux-source at
+    SOURCE (the kernel's upstream release); the folder of .ko files."""
     build = cache / f"modules-{abi}"
     if build.is_dir():
         shutil.rmtree(build)
     build.mkdir()
     debs = cache / "debs"
-    source_deb = next(debs.glob(f"{recipe['source_package']}_{version}_*.deb"), None)
+    source_deb = next(debs.glob(f"{recipe['source_package']}_{source}_*.deb"), None)
     if source_deb is None:
-        source_deb = apt.download([f"{recipe['source_package']}={version}"], debs, "amd64")[0]
+        source_deb = apt.download([f"{recipe['source_package']}={source}"], debs, HOST_ARCH)[0]
     prefix = f"{recipe['source_package'].replace('-6.1', '-6.1')}"
     members = [f"{prefix}/{f}" for f in recipe["source_files"]]
     tarball = "./usr/src/linux-source-6.1.tar.xz"
@@ -419,7 +502,7 @@ def wheelhouse(cache: Path, recipe: dict[str, Any], log: systest.Log) -> Path:
             break
         match = re.search(r"No matching distribution found for ([A-Za-z0-9_.-]+)", proc.stderr)
         if not match:
-            raise Failed(f"pip download failed: {proc.stderr.strip()[-300:]}")
+            raise Failed(f"pip download failed: {archive.pip_failure(proc.stderr)}")
         run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir",
              str(built), match.group(1)], log, timeout=300)  # fmt: skip
     else:
@@ -439,38 +522,46 @@ def build_image(cache: Path, log: systest.Log) -> tuple[Image, dict[str, Any]]:
     apt = Arm64Apt(cache, log)
     say("hwtest: Debian's arm64 package lists (a private list; the host's apt is not changed)")
     apt.update()
-    abi, version = apt.kernel(recipe["kernel_meta"])
+    chosen = apt.choose(recipe)
+    abi, version = chosen.abi, chosen.version
     rootfs = piroot.root("arm64", log)  # waits while another run builds it (its lock)
     texts = [RECIPE.read_bytes(), (HERE / "i2c-record.c").read_bytes()]
     texts += [f.name.encode() + f.read_bytes() for f in sorted(IMAGE.iterdir())]
-    digest = image_digest(texts, abi, version, rootfs.name)
+    digest = image_digest(texts, abi, f"{version} {chosen.kbuild} {chosen.source}", rootfs.name)
     done = cache / f"image-{digest}"
     image = Image(
         done, done / "vmlinuz", done / "initrd.img", done / "virt.dtb", done / "root.ext4"
     )
     if (done / "ok").exists():
-        say(f"hwtest: image {done} (cached; kernel {abi} {version})")
+        say(f"hwtest: image {done} (cached; {chosen.describe(recipe)})")
         return image, recipe
     started = time.monotonic()
-    say(f"hwtest: building the VM image (once per recipe; kernel {abi} {version}) in {done}")
+    say(f"hwtest: building the VM image (once per recipe; {chosen.describe(recipe)}) in {done}")
     debs = cache / "debs"
-    names = [p.format(abi=abi) for p in recipe["kernel_packages"]]
+    debs.mkdir(parents=True, exist_ok=True)
+    names = list(chosen.packages)
+    wanted = chosen.wanted(recipe)
     for deb in debs.glob("*.deb"):
-        if version not in deb.name and "busybox" not in deb.name:
-            deb.unlink()  # an older kernel's
+        name, deb_version = deb.name.split("_")[:2]
+        if name in wanted and deb_version.replace("%3a", ":") != wanted[name]:
+            deb.unlink()  # another kernel's
+        elif name not in wanted and name != recipe["busybox_package"]:
+            deb.unlink()
     have = {d.name.split("_")[0] for d in debs.glob("*.deb")}
-    need = [n for n in [*names, recipe["busybox_package"]] if n not in have]
+    need = [f"{n}={wanted[n]}" for n in names if n not in have]
+    if recipe["busybox_package"] not in have:
+        need.append(recipe["busybox_package"])  # any version: the lists' candidate
     if need:
         apt.download(need, debs)
     if recipe["kbuild_package"] not in have:
-        apt.download([f"{recipe['kbuild_package']}={version}"], debs, "amd64")
+        apt.download([f"{recipe['kbuild_package']}={chosen.kbuild}"], debs, HOST_ARCH)
     kroot = cache / "kernel"
     shutil.rmtree(kroot, ignore_errors=True)
     kroot.mkdir()
     for deb in sorted(debs.glob("*.deb")):
         if not deb.name.startswith(recipe["source_package"]):
             run(["dpkg-deb", "-x", str(deb), str(kroot)], log)
-    modules = build_modules(cache, kroot, abi, version, apt, recipe, log)
+    modules = build_modules(cache, kroot, abi, chosen.source, apt, recipe, log)
     kver = f"{abi}-arm64"
     tmp = Path(f"{done}.partial")
     shutil.rmtree(tmp, ignore_errors=True)
@@ -548,7 +639,7 @@ def build_image(cache: Path, log: systest.Log) -> tuple[Image, dict[str, Any]]:
     shutil.rmtree(stage)
     (tmp / "root.ext4").chmod(0o444)
     (tmp / "recipe.txt").write_text(
-        f"kernel {abi} {version} ({', '.join(names)}; {recipe['kbuild_package']} amd64)\n"
+        f"{chosen.describe(recipe)} ({', '.join(names)})\n"
         f"root {rootfs}\nmodules {', '.join(sorted(k.name for k in modules.glob('*.ko')))}\n"
         f"initramfs {', '.join(order)}\n"
     )
@@ -1723,6 +1814,9 @@ def main(argv: list[str] | None = None) -> int:
             say(f"hwtest: cannot run here: {err}")
             return EXIT_SKIP
         except piroot.NoEmulation as err:
+            say(f"hwtest: cannot run here: {err}")
+            return EXIT_SKIP
+        except archive.Missing as err:
             say(f"hwtest: cannot run here: {err}")
             return EXIT_SKIP
 

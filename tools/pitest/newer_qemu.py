@@ -32,13 +32,21 @@ import hashlib
 import json
 import shlex
 import subprocess
+import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "systest"))
+
+import archive  # tools/systest/archive.py: Debian's lists and the choosers
+
 BINFMT = Path("/proc/sys/fs/binfmt_misc")
 SOURCE_SUITE = "trixie-backports"  # Debian 13's: qemu-user 11.1, static binaries
 PACKAGE = "qemu-user"
+# The one version this takes a floor of: QEMU 11.1 is the first to pass statx's mount id (above);
+# whichever version the suite's list has now, that or later, is fetched.
+MINIMUM = "1:11.1~"
 KEYRING = Path("/usr/share/keyrings/debian-archive-keyring.gpg")
 CPUS = ("aarch64", "arm")  # what ARCHES (piroot) runs: arm64 and armhf
 FLAGS = "POCF"  # as the host's after piroot: preserve argv[0], open-binary, credentials, fixed
@@ -129,6 +137,20 @@ def sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+def choose(stanzas: list[archive.Stanza], arch: str, where: str) -> archive.Stanza:
+    """PACKAGE's newest version for ARCH in the suite's lists now, if MINIMUM or later; else
+    archive.Missing (one line). Pure: tests/test_archive.py feeds it lists by hand."""
+    version = archive.at_least(stanzas, PACKAGE, MINIMUM, arch, where)
+    found = archive.stanza(stanzas, PACKAGE, version, arch)
+    assert found is not None  # at_least took it from these lists
+    return found
+
+
+def host_arch() -> str:
+    proc = subprocess.run(["dpkg", "--print-architecture"], capture_output=True, text=True)
+    return proc.stdout.strip() or "amd64"
+
+
 # --- the cache ----------------------------------------------------------------------------------
 
 
@@ -160,7 +182,7 @@ def _last_line(proc: subprocess.CompletedProcess[str]) -> str:
     return (errors or lines or [f"exit {proc.returncode}"])[-1]
 
 
-def fetch(base: Path, mirror: str, run: Runner = subprocess.run) -> Path:
+def fetch(base: Path, mirror: str, run: Runner = subprocess.run, arch: str = "") -> Path:
     """BASE/qemu-VERSION with Debian 13's qemu-user binaries for CPUS, fetched once: a later run
     finds it there and needs no network. Unavailable (one line) where it cannot be had."""
     base.mkdir(parents=True, exist_ok=True)
@@ -172,10 +194,10 @@ def fetch(base: Path, mirror: str, run: Runner = subprocess.run) -> Path:
         if not KEYRING.is_file():
             raise Unavailable(f"needs Debian's archive keyring {KEYRING} (debian-archive-keyring)")
         with tempfile.TemporaryDirectory(prefix="trap-qemu-", dir=base) as tmp:
-            return _fetch_into(base, Path(tmp), mirror, run)
+            return _fetch_into(base, Path(tmp), mirror, run, arch or host_arch())
 
 
-def _fetch_into(base: Path, tmp: Path, mirror: str, run: Runner) -> Path:
+def _fetch_into(base: Path, tmp: Path, mirror: str, run: Runner, arch: str) -> Path:
     apt = tmp / "apt"
     for d in (apt / "state" / "lists" / "partial", apt / "cache" / "archives" / "partial"):
         d.mkdir(parents=True)
@@ -184,6 +206,7 @@ def _fetch_into(base: Path, tmp: Path, mirror: str, run: Runner) -> Path:
     (apt / "sources.list").write_text(sources)
     (apt / "status").write_text("")
     env = {"APT_CONFIG": str(apt / "apt.conf"), "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"}
+    lists = apt / "state" / "lists"
 
     def apt(tool: str, *args: str) -> subprocess.CompletedProcess[str]:
         return run(
@@ -196,7 +219,11 @@ def _fetch_into(base: Path, tmp: Path, mirror: str, run: Runner) -> Path:
         proc = apt("apt-get", "update")
         if proc.returncode != 0:
             raise Unavailable(f"cannot read the package index of {where}: {_last_line(proc)}")
-        proc = apt("apt-get", "download", PACKAGE)
+        try:
+            chosen = choose(archive.read_lists(lists, {PACKAGE}), arch, where)
+        except archive.Missing as err:
+            raise Unavailable(str(err)) from None
+        proc = apt("apt-get", "download", f"{PACKAGE}={chosen.version}")
         if proc.returncode != 0:
             raise Unavailable(f"cannot fetch {PACKAGE} from {where}: {_last_line(proc)}")
     except FileNotFoundError as err:
@@ -205,15 +232,10 @@ def _fetch_into(base: Path, tmp: Path, mirror: str, run: Runner) -> Path:
     if len(debs) != 1:
         raise Unavailable(f"apt-get download {PACKAGE} left {len(debs)} packages in {tmp}")
     deb = debs[0]
-    info = run(["dpkg-deb", "-f", str(deb), "Version"], capture_output=True, text=True)
-    version = info.stdout.strip()
-    listed = apt("apt-cache", "show", "--no-all-versions", PACKAGE)  # the signed index's own hash
-    index_sha = next(
-        (ln.split()[1] for ln in listed.stdout.splitlines() if ln.startswith("SHA256:")), ""
-    )
-    deb_sha = sha256(deb)
-    if not version or deb_sha != index_sha:
-        raise Unavailable(f"{deb.name}: its SHA256 {deb_sha} is not the index's {index_sha!r}")
+    version = chosen.version
+    deb_sha = sha256(deb)  # against the signed index's own hash
+    if deb_sha != chosen.sha256:
+        raise Unavailable(f"{deb.name}: its SHA256 {deb_sha} is not the index's {chosen.sha256!r}")
     unpacked = tmp / "unpacked"
     proc = run(["dpkg-deb", "-x", str(deb), str(unpacked)], capture_output=True, text=True)
     if proc.returncode != 0:

@@ -56,6 +56,10 @@ from pathlib import Path
 from typing import IO, Any
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import archive  # noqa: E402  (tools/systest/archive.py: Debian's lists, what is missing)
+
 REPO = HERE.parents[1]
 RECIPE = HERE / "recipe.toml"
 
@@ -355,10 +359,13 @@ def make_dirs(path: Path) -> list[Path]:
     return made
 
 
-def unmount(log: Log, where: Path) -> None:
+def unmount(log: Log, where: Path) -> bool:
+    """WHERE unmounted; False, with a warning, where it is busy (another run on it)."""
     proc = host_run(log, ["umount", str(where)])
     if proc.returncode != 0:
         say(f"systest: warning: could not unmount {where}: {proc.stderr.strip()}")
+        return False
+    return True
 
 
 def one_run_at_a_time(stack: contextlib.ExitStack) -> None:
@@ -376,11 +383,42 @@ def nspawn_tmpfs(stack: contextlib.ExitStack, log: Log) -> None:
     if fs_type(NSPAWN_RUN) == "tmpfs":
         return
     made = make_dirs(NSPAWN_RUN)
-    stack.callback(lambda: [d.rmdir() for d in reversed(made) if d.exists()])
     proc = host_run(log, ["mount", "-t", "tmpfs", "-o", "mode=0755", "tmpfs", str(NSPAWN_RUN)])
     if proc.returncode != 0:
+        remove_dirs(made)
         raise StepFailed(f"cannot mount a tmpfs on {NSPAWN_RUN}: {proc.stderr.strip()}")
-    stack.callback(unmount, log, NSPAWN_RUN)
+    # The folders go only once the tmpfs is off them; a tmpfs another run still uses stays.
+    stack.callback(lambda: unmount(log, NSPAWN_RUN) and remove_dirs(made))
+
+
+def remove_dirs(made: list[Path]) -> bool:
+    """The folders make_dirs made, deepest first, where they are empty and free; one another run
+    still uses (a container of pitest's on the tmpfs: EBUSY) stays, and is reused."""
+    for folder in reversed(made):
+        try:
+            folder.rmdir()
+        except FileNotFoundError:
+            continue
+        except OSError as err:
+            say(f"systest: warning: left {folder} in place: {err.strerror}")
+            return False
+    return True
+
+
+def root_failure(recipe: Recipe, partial: Path, build_log: Path, status: int) -> str:
+    """Why debootstrap failed, in one line: the recipe's packages the suite's list (as
+    debootstrap fetched it into the partial root) has none of, else debootstrap's own error."""
+    lists = partial / "var" / "lib" / "apt" / "lists"
+    arch = recipe.arch or host_arch()
+    stanzas = archive.read_lists(lists, recipe.include) if lists.is_dir() else []
+    absent = archive.absent(stanzas, recipe.include, arch) if stanzas else []
+    if absent:
+        return (
+            f"debootstrap failed (exit {status}): Debian {recipe.suite} for {arch} has no "
+            f"{', '.join(absent)} (the recipe's include; its log: {build_log})"
+        )
+    said = archive.debootstrap_failure(build_log.read_text(errors="replace"))
+    return f"debootstrap failed (exit {status}): {said} (its log: {build_log})"
 
 
 def root_fs(cache: Path, recipe: Recipe, log: Log, rebuild: bool) -> Path:
@@ -417,8 +455,7 @@ def root_fs(cache: Path, recipe: Recipe, log: Log, rebuild: bool) -> Path:
                 stdin=subprocess.DEVNULL,
             )
         if proc.returncode != 0:
-            tail = build_log.read_text(errors="replace").splitlines()[-5:]
-            raise StepFailed(f"debootstrap failed (exit {proc.returncode}): " + " | ".join(tail))
+            raise StepFailed(root_failure(recipe, partial, build_log, proc.returncode))
         partial.rename(root)
         (cache / f"root-{recipe.digest}.recipe").write_text(shlex.join(recipe.debootstrap(root)))
         for old in cache.glob("root-*"):  # the roots of older recipes: ours, and unused now
