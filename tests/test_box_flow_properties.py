@@ -303,7 +303,8 @@ def _point_at(app: Any, row: int) -> None:
 
 def _switch(sim: SimulatedBox, how: str, kind: str) -> None:
     """Back until the game menu, "Other game", yes if asked, then a new
-    game of ``kind`` or the one of that kind waiting (if any: else back to play)."""
+    game of ``kind`` or the one of that kind waiting (if any: else back out, to play or, the
+    game in play set aside as the question was answered, to the game list)."""
     app = sim.app
     for _ in range(BACKS):  # back closes a menu, and opens the game menu over play
         menu = app.box.menu
@@ -370,6 +371,8 @@ def test_switching_games_at_random_never_loses_one(steps: list[tuple[str, str]])
             )
             waiting = Shelf(state_dir).open(record)
             assert waiting == sim.app.shelf.games
-            assert record.game_id == sim.app.box.session.game_id
+            # (none in play after a set-aside answered with no game after it: issue 42, point 10)
+            session = sim.app.box.session
+            assert (record and record.game_id) == (session and session.game_id)
         finally:
             sim.close()

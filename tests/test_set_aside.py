@@ -112,7 +112,8 @@ def test_a_game_set_aside_is_resumed_from_the_game_list(tmp_path: Path) -> None:
     sim, words = _dice_over_trapwords(tmp_path)
     try:
         _game_list(sim, "Dice")  # a die was rolled: the dice are asked about too
-        assert sim.app.box.menu.items[0] == "Resume Trapwords"
+        # the dice wait from the answer on, newest on top (issue 42, point 10)
+        assert sim.app.box.menu.items[:2] == ("Resume Dice", "Resume Trapwords")
         _pick(sim, "Resume Trapwords")
         back = sim.app.session
         assert back.name == "trapwords"
@@ -122,9 +123,8 @@ def test_a_game_set_aside_is_resumed_from_the_game_list(tmp_path: Path) -> None:
         ]
         # The dice, set aside in its place, wait in turn.
         assert sim.app.box.menu is None
-        _game_list(sim, "Trapwords")
-        assert "Resume Dice" in sim.app.box.menu.items
-        assert "Resume Trapwords" not in sim.app.box.menu.items
+        _game_list(sim, "Trapwords")  # and Trapwords waits again, from the answer on
+        assert sim.app.box.menu.items[:2] == ("Resume Trapwords", "Resume Dice")
     finally:
         sim.close()
 
@@ -166,16 +166,17 @@ def test_a_power_cut_in_the_middle_loses_no_game(tmp_path: Path, cut: str, move:
         raise Cut
 
     journal = sim.app.journal
+    if move == "take up":  # the dice wait (done as answered), then Trapwords is taken up
+        _game_list(sim, "Dice")
     if cut == "before the journal":
-        name = "new_game" if move == "set aside" else "take_up"
+        # the journal's change: the game in play leaves it as the answer is given
+        name = "end_game" if move == "set aside" else "take_up"
         setattr(journal, name, cut_here)
     else:
         sim.app.shelf.settle = cut_here
     with pytest.raises(Cut):
-        _game_list(sim, "Dice" if move == "take up" else "Trapwords")
         if move == "set aside":
-            _pick(sim, "Dice")
-            _press(sim, "green")
+            _game_list(sim, "Trapwords")
         else:
             _pick(sim, "Resume Trapwords")
     # The process is gone: what is on the card stays, nothing more is written (no clean stop).
@@ -187,17 +188,17 @@ def test_a_power_cut_in_the_middle_loses_no_game(tmp_path: Path, cut: str, move:
     try:
         in_play = after.app.session
         waiting = {r.game_id for r in after.app.shelf.games.values()}
-        games = {in_play.game_id} | waiting
+        games = ({in_play.game_id} if in_play else set()) | waiting
         assert words in games
         if dice:
             assert dice in games
         new = cut == "after the journal"
-        if move == "set aside":
-            assert (in_play.name == "dice") is new
+        if move == "set aside":  # none in play after it until another starts
+            assert (in_play is None) is new
             assert (words in waiting) is new
         else:
-            assert (in_play.game_id == words) is new
-            assert (dice in waiting) is new
+            assert (in_play is not None and in_play.game_id == words) is new
+            assert dice in waiting
         assert not list(tmp_path.glob("waiting.jsonl.next"))
     finally:
         after.close()
@@ -241,9 +242,7 @@ def test_a_set_aside_the_card_refuses_keeps_the_game_in_play(tmp_path: Path) -> 
             raise OSError(errno.ENOSPC, "No space left on device")
 
         sim.app.shelf.plan = full
-        _game_list(sim, "Trapwords")
-        _pick(sim, "Dice")
-        _press(sim, "green")
+        _game_list(sim, "Trapwords")  # refused as it is answered
         session = sim.app.session
         assert (session.game_id, session.steps[: len(before.steps)]) == (
             before.game_id,
@@ -308,26 +307,56 @@ def test_end_it_sends_the_game_to_history(tmp_path: Path) -> None:
         again.close()
 
 
-def test_end_it_then_back_keeps_playing_and_asks_again(tmp_path: Path) -> None:
-    """ "End it" counts only if another game takes the place: backing out plays on, and the
-    next "Other game" asks again."""
+def test_end_it_is_done_when_answered_and_backing_out_does_not_bring_the_game_back(
+    tmp_path: Path,
+) -> None:
+    """Issue 42, point 10: "End it: to history" then back out of what followed returned to the
+    same game still in play. The answer is done when given: the game is in history at once,
+    no game is in play, and the list has no "Resume" for it."""
+    sim = _box(tmp_path)
+    try:
+        _trapwords_started(sim)
+        _press(sim, "back")
+        _pick(sim, "New game")
+        _pick(sim, "End it: to history")
+        assert sim.app.session is None
+        assert _screen(sim)[0] == "Trapwords"  # the options of a new one
+        _press(sim, "back")  # the options: left without starting
+        assert sim.app.session is None
+        assert _screen(sim)[0] == "Choose a game"
+        assert not [i for i in sim.app.box.menu.items if i.startswith("Resume")]
+        _press(sim, "back")
+        assert sim.app.session is None and _screen(sim)[0] == "Choose a game"
+        assert sim.app.shelf.games == {}
+    finally:
+        sim.close()
+    again = _box(tmp_path)  # and so it stays after a restart
+    try:
+        assert again.app.session is None and again.app.shelf.games == {}
+        assert list((tmp_path / "history").iterdir())
+    finally:
+        again.close()
+
+
+def test_keep_it_waiting_is_done_when_answered_and_the_list_shows_it(tmp_path: Path) -> None:
+    """Issue 42, point 10: "Keep it waiting" then back out of the game list: the game waits
+    (the list offers to resume it) instead of coming back still in play."""
     sim = _box(tmp_path)
     try:
         _trapwords_started(sim)
         before = sim.app.session
         _press(sim, "back")
-        _pick(sim, "New game")
-        _pick(sim, "End it: to history")
-        _press(sim, "back")  # the options: left without starting
-        assert sim.app.session.game_id == before.game_id
-        assert sim.app.box.menu is None
-        assert not sim.app.box.ending
-        _press(sim, "back")
         _pick(sim, "Other game")
         _pick(sim, "Keep it waiting")
-        _pick(sim, "Dice")
-        _press(sim, "green")
+        assert sim.app.session is None
+        assert sim.app.box.menu.items[0] == "Resume Trapwords"
         assert list(sim.app.shelf.games) == ["trapwords"]
+        _press(sim, "back")  # out of the list: still the list, nothing in play
+        assert sim.app.session is None and _screen(sim)[0] == "Choose a game"
+        assert sim.app.box.menu.items[0] == "Resume Trapwords"
+        _pick(sim, "Resume Trapwords")
+        assert sim.app.session.game_id == before.game_id
+        assert sim.app.session.state.round == before.state.round
     finally:
         sim.close()
 
@@ -367,8 +396,14 @@ def test_waiting_games_newest_first_by_names_that_fit(tmp_path: Path) -> None:
         _pick(sim, "Other game")
         _press(sim, "ok")
         items = sim.app.box.menu.items
-        assert items[:3] == ("Resume Deathtrap", "Resume Hostage Trap!", "Resume Asps")
-        for cursor in range(3):  # each entry whole, chosen or not
+        # the game just set aside waits too, newest on top (issue 42, point 10)
+        assert items[:4] == (
+            "Resume Dice",
+            "Resume Deathtrap",
+            "Resume Hostage Trap!",
+            "Resume Asps",
+        )
+        for cursor in range(4):  # each entry whole, chosen or not
             sim.app.box = replace(sim.app.box, menu=replace(sim.app.box.menu, cursor=cursor))
             shown = [p.text for p in layout(sim.app.current()[0]).texts if p.area == "line"]
             assert not [t for t in shown if "…" in t], shown

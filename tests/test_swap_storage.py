@@ -1,10 +1,16 @@
-"""A take-up the storage refuses midway (issue 36, point 6): whichever step of the journal's
-swap fails (the write of the new file, an fsync, a rename), the box's value, its screen and
-the files agree. Refused before the old journal moves away: nothing changed, the old game
-plays on into its own journal. Refused after: the game is taken up, the notice says what the
-storage did, and the rest of the swap is done before the next write (never a fresh journal
-in its place). Each test plays on, then the power is cut and the box starts again: every
-acknowledged move is there, and the game in play is the one the screen said.
+"""A set-aside or take-up the storage refuses midway (issue 36, point 6): whichever step of the
+journal's swap fails (the write of the new file, an fsync, a rename), the box's value, its
+screen and the files agree. Refused before the old journal moves away: nothing changed, the
+old game plays on into its own journal (or, none in play, the game taken up still waits).
+Refused after: the change stands, the notice says what the storage did, and the rest of the
+swap is done before the next write (never a fresh journal in its place). Each test plays on,
+then the power is cut and the box starts again: every acknowledged move is there, and the
+game in play is the one the screen said.
+
+Since issue 42, point 10, a set-aside is done as "Set aside?" is answered: the journal's game
+goes to history/ whole and an empty journal takes its place (``Journal.end_game``), a swap of
+its own with no new file's content to write (``ASIDE``); the take-up that follows starts from
+no game in play.
 
 The failures are injected where the swap meets the storage (``os.write``, ``os.fsync`` and
 ``os.replace`` on the state directory's files while ``Journal._swap`` runs), so each step
@@ -22,6 +28,7 @@ from storage_support import empty, fill, remount, small_disk
 from test_set_aside import _box, _dice_over_trapwords, _game_list, _pick, _press, _screen
 
 from companion.app.boxstate import BoxState
+from companion.app.session import Session
 from companion.core import journal as journal_module
 from companion.core import storage
 from companion.core.journal import Journal, fold, read_entries
@@ -39,14 +46,19 @@ STEPS = (
     ("fsync", ".", errno.EIO),  # the folder, last
 )
 MOMENT = 3  # refused before this step: nothing changed; from the next one on, the swap stands
+ASIDE = STEPS[1:]  # the set-aside's swap: an empty journal in the old one's place, no write
+ASIDE_MOMENT = MOMENT - 1
 
 
 class FailingCard:
     """The state directory failing at the ``at``-th step of the journal's next swap, once, or
     (``lasting``) at every write, fsync and rename in it from then on until ``heal``."""
 
-    def __init__(self, state_dir: Path, at: int, lasting: bool = False) -> None:
+    def __init__(
+        self, state_dir: Path, at: int, lasting: bool = False, steps: tuple = STEPS
+    ) -> None:
         self.state_dir = state_dir.resolve()
+        self.steps = steps
         self.at, self.lasting = at, lasting
         self.seen: list[tuple[str, str]] = []  # the swap's steps, as it took them
         self.swapping = False
@@ -93,7 +105,8 @@ class FailingCard:
             if len(self.seen) - 1 == self.at:
                 self.hit = (kind, name)
                 self.failing = self.lasting
-                raise OSError(STEPS[self.at][2], os.strerror(STEPS[self.at][2]), str(path))
+                why = self.steps[self.at][2]
+                raise OSError(why, os.strerror(why), str(path))
         if self.failing:
             raise OSError(errno.EIO, os.strerror(errno.EIO), str(path))
 
@@ -136,12 +149,13 @@ def _cut(sim: SimulatedBox, monkeypatch: pytest.MonkeyPatch) -> SimulatedBox:
 def _take_up_failing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, card: FailingCard):
     sim, words = _dice_over_trapwords(tmp_path)
     dice = sim.app.session
+    _game_list(sim, "Dice")  # the dice wait as the table answers (issue 42, point 10)
     card.install(monkeypatch, sim.app.journal)
-    _game_list(sim, "Dice")
+    histories = len(list((tmp_path / "history").iterdir()))
     _pick(sim, "Resume Trapwords")
     assert card.seen[: len(STEPS)] == [(kind, name) for kind, name, _ in STEPS][: card.at + 1]
     assert card.hit == STEPS[card.at][:2]
-    return sim, words, dice
+    return sim, words, dice, histories
 
 
 @pytest.mark.parametrize("at", range(len(STEPS)), ids=[f"{k} {n}" for k, n, _ in STEPS])
@@ -149,7 +163,7 @@ def test_a_take_up_refused_at_any_step_loses_no_move(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, at: int
 ) -> None:
     card = FailingCard(tmp_path, at)
-    sim, words, dice = _take_up_failing(tmp_path, monkeypatch, card)
+    sim, words, dice, histories = _take_up_failing(tmp_path, monkeypatch, card)
     happened = at > MOMENT
     screen = _screen(sim)
     if happened:  # the game taken up, the notice saying what the storage did
@@ -157,20 +171,19 @@ def test_a_take_up_refused_at_any_step_loses_no_move(
         assert screen[:3] == ["Storage error", "Trapwords taken up", "storage error: moves"]
         assert sim.app.journal.condition == storage.FAILING
         assert dice.game_id == sim.app.shelf.games["dice"].game_id
-    else:  # nothing changed: the old game plays on, its journal whole, no plan left
+    else:  # nothing changed: none in play, both games wait, the journal whole, no plan left
         title = "Storage full" if STEPS[at][2] == errno.ENOSPC else "Storage error"
-        assert screen[1:4] == [title, "the game in play", "stays in play"]
-        assert sim.app.session.game_id == dice.game_id
+        assert screen[1:4] == [title, "not taken up", "it waits"]
+        assert sim.app.session is None
         assert (tmp_path / "journal.jsonl").is_file()
         assert not (tmp_path / "waiting.jsonl.next").exists()
-        assert [p.stat().st_size for p in (tmp_path / "history").iterdir()] == []
+        assert len(list((tmp_path / "history").iterdir())) == histories
         assert sim.app.shelf.games["trapwords"].game_id == words.game_id
+        assert sim.app.shelf.games["dice"].game_id == dice.game_id
         assert "Resume Trapwords" in sim.app.box.menu.items  # the box as before the choice
-        for _ in range(3):  # back to the game, out of the menus
-            if sim.app.box.menu is not None:
-                _press(sim, "back")
-        assert sim.app.box.menu is None
-    assert not (tmp_path / "journal.jsonl.next").exists() or happened
+        assert not (tmp_path / "journal.jsonl.next").exists()
+        _pick(sim, "Resume Trapwords")  # the card takes it now
+    assert sim.app.session.game_id == words.game_id
     shown = sim.app.session.game_id
     _move(sim)
     _move(sim)
@@ -178,7 +191,7 @@ def test_a_take_up_refused_at_any_step_loses_no_move(
     assert sim.app.journal.condition == storage.OK  # the swap's rest done with the first move
     assert not (tmp_path / "journal.jsonl.next").exists()
     played = _moves(sim.app.session)
-    other = dice if happened else words
+    other = dice
 
     again = _cut(sim, monkeypatch)
     try:
@@ -194,6 +207,104 @@ def test_a_take_up_refused_at_any_step_loses_no_move(
         again.close()
 
 
+def _set_aside_failing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, card: FailingCard, answer: str
+) -> tuple[SimulatedBox, Session, Session, int]:
+    """Dice in play over a Trapwords game that waits; the card fails as "Set aside Dice?" is
+    answered ``answer`` (issue 42, point 10: the swap happens then)."""
+    sim, words = _dice_over_trapwords(tmp_path)
+    dice = sim.app.session
+    histories = len(list((tmp_path / "history").iterdir()))
+    card.install(monkeypatch, sim.app.journal)
+    _press(sim, "back")
+    _pick(sim, "Other game")
+    _pick(sim, answer)
+    assert card.seen == [(kind, name) for kind, name, _ in ASIDE][: card.at + 1]
+    assert card.hit == ASIDE[card.at][:2]
+    return sim, words, dice, histories
+
+
+@pytest.mark.parametrize("answer", ["Keep it waiting", "End it: to history"])
+@pytest.mark.parametrize("at", range(len(ASIDE)), ids=[f"{k} {n}" for k, n, _ in ASIDE])
+def test_a_set_aside_refused_at_any_step_loses_no_move(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, at: int, answer: str
+) -> None:
+    """The answer to "Set aside?" refused before the swap's moment: the game plays on, as the
+    notice says; after it: the game waits (or is in history), the notice says what the
+    storage did, and nothing is in play. Either way a cut after loses no move."""
+    card = FailingCard(tmp_path, at, steps=ASIDE)
+    sim, words, dice, histories = _set_aside_failing(tmp_path, monkeypatch, card, answer)
+    kept = answer == "Keep it waiting"
+    happened = at > ASIDE_MOMENT
+    screen = _screen(sim)
+    if happened:  # set aside (or ended): none in play, the list shows it
+        assert sim.app.session is None
+        done = "Dice set aside" if kept else "Dice ended"
+        assert screen[:3] == ["Storage error", done, "storage error: moves"]
+        assert sim.app.journal.condition == storage.FAILING
+        assert ("Resume Dice" in sim.app.box.menu.items) is kept
+        assert ("dice" in sim.app.shelf.games) is kept
+        _pick(sim, "Resume Trapwords")  # the swap's rest done first, then the take-up
+        assert sim.app.session.game_id == words.game_id
+    else:  # nothing changed: the dice play on into their own journal, no plan left
+        assert screen[1:4] == ["Storage error", "the game in play", "stays in play"]
+        assert sim.app.session.game_id == dice.game_id
+        assert (tmp_path / "journal.jsonl").is_file()
+        assert not (tmp_path / "journal.jsonl.next").exists()
+        assert not (tmp_path / "waiting.jsonl.next").exists()
+        assert len(list((tmp_path / "history").iterdir())) == histories
+        assert sorted(sim.app.shelf.games) == ["trapwords"]
+        for _ in range(3):  # back to the game, out of the menus
+            if sim.app.box.menu is not None:
+                _press(sim, "back")
+        assert sim.app.box.menu is None
+    shown = sim.app.session.game_id
+    _move(sim)
+    _move(sim)
+    assert sim.app.journal.backlog == []
+    assert sim.app.journal.condition == storage.OK
+    assert not (tmp_path / "journal.jsonl.next").exists()
+    played = _moves(sim.app.session)
+
+    again = _cut(sim, monkeypatch)
+    try:
+        assert again.app.session.game_id == shown
+        assert _moves(again.app.session) == played
+        waiting = {r.game_id for r in again.app.shelf.games.values()}
+        if happened:
+            assert waiting == ({dice.game_id} if kept else set())
+        else:
+            assert waiting == {words.game_id}
+    finally:
+        again.close()
+
+
+@pytest.mark.parametrize("answer", ["Keep it waiting", "End it: to history"])
+def test_a_cut_while_the_card_fails_after_a_set_aside_keeps_it_answered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, answer: str
+) -> None:
+    """The power goes right after the answer while the last rename is still refused: the start
+    finishes the swap; the game answered is not in play again (issue 42, point 10), it waits
+    or is in history."""
+    card = FailingCard(tmp_path, ASIDE_MOMENT + 2, lasting=True, steps=ASIDE)
+    sim, words, dice, _ = _set_aside_failing(tmp_path, monkeypatch, card, answer)
+    assert sim.app.session is None
+    assert not (tmp_path / "journal.jsonl").exists()  # the next file is the journal meanwhile
+    again = _cut(sim, monkeypatch)
+    try:
+        assert again.app.session is None
+        assert again.app.box.menu is not None
+        waiting = {r.game_id for r in again.app.shelf.games.values()}
+        kept = answer == "Keep it waiting"
+        assert waiting == ({words.game_id, dice.game_id} if kept else {words.game_id})
+        if kept:
+            assert again.app.shelf.games["dice"].actions == [a.to_json() for a in _moves(dice)]
+        assert not (tmp_path / "journal.jsonl.next").exists()
+        assert ("Resume Dice" in again.app.box.menu.items) is kept
+    finally:
+        again.close()
+
+
 @pytest.mark.parametrize("at", range(MOMENT + 1, len(STEPS)), ids=lambda at: STEPS[at][1])
 def test_a_card_failing_on_after_the_moment_keeps_the_journal_in_its_place(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, at: int
@@ -202,7 +313,7 @@ def test_a_card_failing_on_after_the_moment_keeps_the_journal_in_its_place(
     screen, and the journal's place is never taken by a fresh file (a start would keep that
     one and drop the game taken up)."""
     card = FailingCard(tmp_path, at, lasting=True)
-    sim, words, dice = _take_up_failing(tmp_path, monkeypatch, card)
+    sim, words, dice, _ = _take_up_failing(tmp_path, monkeypatch, card)
     assert sim.app.session.game_id == words.game_id
     _move(sim)
     assert len(sim.app.journal.backlog) == 1
@@ -232,7 +343,7 @@ def test_a_cut_while_the_card_fails_after_the_moment_keeps_the_game_taken_up(
     """The power goes while the last rename is still refused: the start finishes the swap;
     only the move the screen said was not saved is not there."""
     card = FailingCard(tmp_path, MOMENT + 2, lasting=True)
-    sim, words, dice = _take_up_failing(tmp_path, monkeypatch, card)
+    sim, words, dice, _ = _take_up_failing(tmp_path, monkeypatch, card)
     taken = _moves(sim.app.session)
     _move(sim)  # not saved: the title says so
     assert len(sim.app.journal.backlog) == 1
@@ -246,10 +357,10 @@ def test_a_cut_while_the_card_fails_after_the_moment_keeps_the_game_taken_up(
         again.close()
 
 
-def test_a_take_up_while_moves_wait_on_a_read_only_card_says_read_only(
+def test_a_set_aside_while_moves_wait_on_a_read_only_card_says_read_only(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Moves of the game in play still waiting for the card: the take-up waits too, and says
+    """Moves of the game in play still waiting for the card: the set-aside waits too, and says
     the card's own condition (not "Storage full" for a card that is not full)."""
     sim, _ = _dice_over_trapwords(tmp_path)
     try:
@@ -259,8 +370,9 @@ def test_a_take_up_while_moves_wait_on_a_read_only_card_says_read_only(
 
         monkeypatch.setattr(sim.app.journal, "_write", read_only)
         _move(sim)  # waits in memory
-        _game_list(sim, "Dice")
-        _pick(sim, "Resume Trapwords")
+        _press(sim, "back")
+        _pick(sim, "Other game")
+        _pick(sim, "Keep it waiting")  # refused as it is answered (issue 42, point 10)
         assert _screen(sim)[1:4] == ["Read-only", "the game in play", "stays in play"]
         assert sim.app.session.name == "dice"
     finally:
@@ -298,7 +410,7 @@ def test_a_new_game_whose_move_to_history_is_refused_is_journaled_once(
 def test_moves_written_by_a_take_up_that_is_then_refused_clear_the_title(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The card takes writes again just as a take-up starts: it writes the moves that waited,
+    """The card takes writes again just as a set-aside starts: it writes the moves that waited,
     then its swap is refused. The box is as it was, and no longer says moves are not saved."""
     sim, _ = _dice_over_trapwords(tmp_path)
     journal = sim.app.journal
@@ -310,18 +422,18 @@ def test_moves_written_by_a_take_up_that_is_then_refused_clear_the_title(
                 raise OSError(errno.EROFS, "Read-only file system")
             Journal._write(journal, data)
 
-        take_up = journal.take_up
+        end_game = journal.end_game  # the swap of "Set aside?" answered (issue 42, point 10)
 
         def healed_first(*args: Any) -> Any:
             refusing[0] = False  # the card takes writes again
-            return take_up(*args)
+            return end_game(*args)
 
         monkeypatch.setattr(journal, "_write", read_only)
         _move(sim)
         sim.advance(0.01)  # the loop says the storage's change
         assert sim.app.box.storage == storage.READ_ONLY
-        monkeypatch.setattr(journal, "take_up", healed_first)
-        FailingCard(tmp_path, MOMENT - 1).install(monkeypatch, journal)
+        monkeypatch.setattr(journal, "end_game", healed_first)
+        FailingCard(tmp_path, ASIDE_MOMENT - 1, steps=ASIDE).install(monkeypatch, journal)
         _press(sim, "back")
         _pick(sim, "Other game")
         assert _screen(sim)[:2] == [
@@ -329,7 +441,6 @@ def test_moves_written_by_a_take_up_that_is_then_refused_clear_the_title(
             "> Keep it waiting",
         ]  # "Set aside Dice?", titled as it is
         _press(sim, "ok")
-        _pick(sim, "Resume Trapwords")
         assert _screen(sim)[1:4] == ["Storage error", "the game in play", "stays in play"]
         assert journal.backlog == []
         sim.advance(0.01)
@@ -340,41 +451,59 @@ def test_moves_written_by_a_take_up_that_is_then_refused_clear_the_title(
         sim.close()
 
 
+@pytest.mark.parametrize("moment", ["set aside", "take up"])
 @pytest.mark.parametrize("fault", ["full", "read-only"])
-def test_a_take_up_on_a_card_really_full_or_read_only_changes_nothing(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fault: str
+def test_a_swap_on_a_card_really_full_or_read_only_changes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fault: str, moment: str
 ) -> None:
-    """The same on a real small disk, filled to the last byte or remounted read-only: refused
-    whole, said as it is, nothing left behind; the old game plays on once the card takes
-    writes again, and a cut after loses none of it."""
+    """The same on a real small disk, filled to the last byte or remounted read-only, as
+    "Set aside?" is answered or a waiting game taken up: refused whole, said as it is,
+    nothing left behind; the box plays on once the card takes writes again, and a cut after
+    loses none of it."""
     with small_disk(tmp_path / "disk", "1024k") as disk:
         sim, words = _dice_over_trapwords(disk)
         dice = sim.app.session
+        if moment == "take up":  # the dice wait: none in play
+            _game_list(sim, "Dice")
         if fault == "full":
             fill(disk)
         else:  # a mount with a file open for writing stays writable: between two writes
             sim.app.journal._close_fd()
             remount(disk, read_only=True)
-        _game_list(sim, "Dice")
-        _pick(sim, "Resume Trapwords")
+        if moment == "set aside":
+            _press(sim, "back")
+            _pick(sim, "Other game")
+            _pick(sim, "Keep it waiting")
+        else:
+            _pick(sim, "Resume Trapwords")
         title = "Storage full" if fault == "full" else "Read-only"
-        assert _screen(sim)[1:4] == [title, "the game in play", "stays in play"]
-        assert sim.app.session.game_id == dice.game_id
+        if moment == "set aside":
+            assert _screen(sim)[1:4] == [title, "the game in play", "stays in play"]
+            assert sim.app.session.game_id == dice.game_id
+            assert sorted(sim.app.shelf.games) == ["trapwords"]
+        else:
+            assert _screen(sim)[1:4] == [title, "not taken up", "it waits"]
+            assert sim.app.session is None
+            assert sorted(sim.app.shelf.games) == ["dice", "trapwords"]
         if fault == "full":
             empty(disk)
         else:
             remount(disk, read_only=False)
         assert not list(disk.glob("*.next"))
-        for _ in range(3):
-            if sim.app.box.menu is not None:
-                _press(sim, "back")
+        if moment == "set aside":
+            for _ in range(3):
+                if sim.app.box.menu is not None:
+                    _press(sim, "back")
+        else:
+            _pick(sim, "Resume Trapwords")
         _move(sim)
         assert sim.app.journal.backlog == []
         played = _moves(sim.app.session)
+        in_play, other = (dice, words) if moment == "set aside" else (words, dice)
         again = _cut(sim, monkeypatch)
         try:
-            assert again.app.session.game_id == dice.game_id
+            assert again.app.session.game_id == in_play.game_id
             assert _moves(again.app.session) == played
-            assert again.app.shelf.games["trapwords"].game_id == words.game_id
+            assert again.app.shelf.games[other.name].game_id == other.game_id
         finally:
             again.close()

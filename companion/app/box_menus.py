@@ -25,10 +25,12 @@ def phone_entries(d: Draft) -> tuple[list[str], list[str]]:
     return ["Pair a phone", "Forget phones"], ["pair_phone", "forget_phones"]
 
 
-def open_game_menu(d: Draft) -> None:
+def open_game_menu(d: Draft, also_waiting: tuple[str, ...] = ()) -> None:
     """The choice of game; the games set aside are offered first, the newest on top, each by
-    a name that fits the line."""
-    waiting = [n for n in reversed(d.world.waiting) if n in games.available()]
+    a name that fits the line. ``also_waiting``: set aside in this very step (the world's list
+    is the one before it)."""
+    before = [n for n in d.world.waiting if n not in also_waiting]
+    waiting = [n for n in reversed([*before, *also_waiting]) if n in games.available()]
     names = [*(f"{RESUME}{n}" for n in waiting), *games.available()]
     titles = [*(f"Resume {games.short_title(n)}" for n in waiting)]
     titles += [games.title(n) for n in games.available()]

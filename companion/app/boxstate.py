@@ -31,8 +31,5 @@ class BoxState:
     toast: tuple[Screen, Lights] | None = None  # a notice over the screen for a moment
     toast_pages: tuple[Screen, ...] = ()  # the notice's pages still to come
     table_dice: bool = False  # dice from the table (entered by hand), else the box rolls
-    # "End it" answered to "Set aside?": the game in play goes to history, not to wait, when
-    # the next game takes its place (only while the box's menus lead there).
-    ending: bool = False
     reader_status: str = "no reader"
     storage: str = "ok"  # the state dir's condition (companion.core.storage): "ok" or why not

@@ -58,7 +58,6 @@ class Draft:
         self.form_by_tap = box.form_by_tap
         self.toast, self.toast_pages = box.toast, box.toast_pages
         self.table_dice = box.table_dice
-        self.ending = box.ending
         self.reader_status = box.reader_status
         self.storage = box.storage
         self.dice = world.dice
@@ -79,7 +78,6 @@ class Draft:
             toast=self.toast,
             toast_pages=self.toast_pages,
             table_dice=self.table_dice,
-            ending=self.ending and self.menu is not None,
             reader_status=self.reader_status,
             storage=self.storage,
         )

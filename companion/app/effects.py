@@ -44,8 +44,9 @@ class JournalUndo:
 class SwapGame:
     """The game in play makes way: set aside to wait (``keep``), or left to the journal's
     history (it ended, or no one played it), for a new game (``start``) or the waiting game of
-    kind ``take``. One effect, because the order of its file moves is what makes a power cut
-    harmless (companion/core/shelf.py). Answered with GameJournaled or Resumed."""
+    kind ``take``, or for none (neither: the table answered "Set aside?" and no game is in play
+    until the next starts). One effect, because the order of its file moves is what makes a
+    power cut harmless (companion/core/shelf.py). Answered with GameJournaled or Resumed."""
 
     in_play: GameRecord | None  # the game in play, as the journal folds it
     keep: bool

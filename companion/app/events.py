@@ -220,13 +220,15 @@ class SwapFailed:
 
 @value
 class SwapUnsaved:
-    """A game was taken up, but the state dir refused a step after the moment the journal
-    changed its game (an fsync, the last rename): the game taken up is in play, the journal
-    finishes the move before its next write (a start does too), and moves wait in memory
-    until then, as they do while the storage refuses them (``condition``)."""
+    """A game was taken up (or, ``done``, the game in play set aside or ended with none
+    after it), but the state dir refused a step after the moment the journal changed its game
+    (an fsync, the last rename): the change stands, the journal finishes the move before its
+    next write (a start does too), and moves wait in memory until then, as they do while the
+    storage refuses them (``condition``)."""
 
     condition: str
     error: str
+    done: str = ""  # e.g. "Trapwords set aside"; empty: the game in play was taken up
 
 
 Event = (

@@ -61,6 +61,7 @@ from companion.core.shelf import Shelf, lines
 from companion.core.storage import OK
 from companion.faces.hub import Hub
 from companion.faces.snapshot import Snapshot
+from companion.games import registry as games
 from companion.hal.lights import Led
 from companion.hal.sound import Sound as Buzzer
 from companion.ui import notice
@@ -354,21 +355,36 @@ class Interpreter:
             self.feed(events.GameJournaled(game_id), draw=False)
         elif taken is not None:
             self._take_up(taken, waiting)
+        else:  # no game after it: the answer to "Set aside?" done when given
+            self._journal_swap(self.journal.end_game, None, waiting, effect)
 
     def _take_up(self, taken: GameRecord, waiting: dict[str, GameRecord]) -> None:
-        """The journal swaps the waiting game in whole (the old journal goes to history/). The
-        storage refusing a step before the swap's moment: nothing changed (OSError, the box
-        as it was); after it: the game is taken up and its notice says what the storage did
-        (the journal's own change of condition is said with it, not on its own)."""
+        """The journal swaps the waiting game in whole (the old journal goes to history/)."""
+        entries = lines(taken)
+        self._journal_swap(lambda: self.journal.take_up(entries, taken.game_id), taken, waiting)
+
+    def _journal_swap(
+        self,
+        change: Callable[[], OSError | None],
+        now: GameRecord | None,
+        waiting: dict[str, GameRecord],
+        made_way: SwapGame | None = None,
+    ) -> None:
+        """The journal changes its game to ``now`` (a game taken up; None: the game in play
+        ``made_way`` set aside or ended, none after it). The storage refusing a step before
+        the swap's moment: nothing changed (OSError, the box as it was); after it: the change
+        stands and its notice says what the storage did (the journal's own change of
+        condition is said with it, not on its own)."""
         self._swap_said = []
         try:
             try:
-                unsaved = self.journal.take_up(lines(taken), taken.game_id)
+                unsaved = change()
             except OSError:
                 self.shelf.drop_plan()  # the game in play is the old one still
                 raise
-            self._settle(taken, waiting)
-            self._resume(taken)
+            self._settle(now, waiting)
+            if now is not None:
+                self._resume(now)
         except BaseException:
             said, self._swap_said = self._swap_said, None
             if said:  # (the moves that waited written, say, before the swap was refused)
@@ -377,7 +393,12 @@ class Interpreter:
         said, self._swap_said = self._swap_said, None
         condition = self.journal.condition
         if unsaved is not None and condition != OK:  # not finished since (a write does it)
-            self.feed(events.SwapUnsaved(condition, str(unsaved)), draw=False)
+            if made_way is None:
+                done = ""
+            else:
+                name = made_way.in_play.game if made_way.in_play is not None else ""
+                done = f"{games.short_title(name)} {'set aside' if made_way.keep else 'ended'}"
+            self.feed(events.SwapUnsaved(condition, str(unsaved), done), draw=False)
         elif said and said[-1] != self.box.storage:
             self.storage_changed(said[-1])
 

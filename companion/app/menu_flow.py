@@ -181,12 +181,19 @@ def ask_set_aside(d: Draft, key: str) -> None:
 
 
 def _set_aside_answer(d: Draft, answer: str) -> None:
-    """The answer to "Set aside?": the game menu's entry goes on, the game in play to wait
-    (or to end, when the next game takes its place); or back to play."""
+    """The answer to "Set aside?", done as it is given (issue 42, point 10: backing out of
+    what follows does not bring the game back): it waits, or ends to history; then the game
+    menu's entry goes on. Or back to play."""
     if answer == "stay":  # play went on already (menu_step)
         return
-    d.ending = answer.startswith(END)
-    _session_entry(d, answer.removeprefix(END).removeprefix(ASIDE), asked=True)
+    session = d.session
+    kept = play.set_aside_now(d, ending=answer.startswith(END))
+    if answer.removeprefix(END).removeprefix(ASIDE) == "new_game":  # the same game, anew
+        options = tuple(session.rules.options)
+        raw = dict(session.raw_options)
+        d.menu = menus.OptionsMenu(session.name, session.rules.title, options, raw)
+    else:  # the list shows it waiting (it is waiting from this step on)
+        box_menus.open_game_menu(d, also_waiting=(session.name,) if kept else ())
 
 
 def _session_entry(d: Draft, key: str, asked: bool = False) -> None:

@@ -380,12 +380,11 @@ def as_record(session: Session) -> GameRecord:
     )
 
 
-def _make_way(d: Draft) -> tuple[GameRecord | None, bool]:
+def _make_way(d: Draft, ending: bool = False) -> tuple[GameRecord | None, bool]:
     """The game in play before another takes its place: one worth keeping is paused as it
     stands (a running timer stops where it is), to wait in the game list; one the table
     chose to end ("End it") goes to history instead."""
-    keep = worth_keeping(d.session) and not d.ending
-    d.ending = False
+    keep = worth_keeping(d.session) and not ending
     if keep:
         restore(d, d.world.game_time)
     d.out.append(Unwake("game:", prefix=True))
@@ -420,6 +419,20 @@ def restore(d: Draft, at: float | None = None) -> None:
     if state != session.state:
         d.out.append(JournalRestore(at))
         d.session = session.took(Step(None, at=at), (), state)
+
+
+def set_aside_now(d: Draft, ending: bool) -> bool:
+    """The answer to "Set aside?" done as it is given: the game in play waits in the game list
+    (or, "End it", goes to history) at once, and no game is in play until another starts or
+    is taken up. True if it waits."""
+    name = d.session.name
+    in_play, keep = _make_way(d, ending)
+    d.out.append(SwapGame(in_play, keep))
+    d.note(f"{'set aside' if keep else 'ended'}: {game_title(name)}")
+    d.session = None
+    d.menu = d.play_form = None
+    d.held_taps, d.under_menu = [], None
+    return keep
 
 
 def take_up(d: Draft, name: str) -> None:

@@ -135,13 +135,17 @@ def _take(d: Draft, event: Event) -> None:
             _paused_as_journaled(d, event.paused)
         d.log(logging.ERROR, f"game not set aside or taken up: {event.error}")
         d.play("error")
-        d.toast_up((storage.TITLES[event.condition], "the game in play", "stays in play"), RED)
+        # none in play: a take-up from the list refused (the game still waits)
+        said = ("the game in play", "stays in play") if d.session else ("not taken up", "it waits")
+        d.toast_up((storage.TITLES[event.condition], *said), RED)
     elif isinstance(event, SwapUnsaved):
         d.storage = event.condition
-        d.log(logging.ERROR, f"game taken up; the card refused a step after it: {event.error}")
-        d.play("error")
         title = d.session.rules.title if d.session is not None else "The game"
-        d.toast_up((f"{title} taken up", storage.NOTICES[event.condition], "play goes on"), RED)
+        done = event.done or f"{title} taken up"
+        d.log(logging.ERROR, f"{done}; the card refused a step after it: {event.error}")
+        d.play("error")
+        after = () if event.done else ("play goes on",)  # none in play after a set-aside
+        d.toast_up((done, storage.NOTICES[event.condition], *after), RED)
 
 
 def _paused_as_journaled(d: Draft, at: float) -> None:

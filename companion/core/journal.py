@@ -845,6 +845,23 @@ class Journal:
         self.base_steps = checkpoints[-1].get("steps", 0) if checkpoints else 0
         return left
 
+    def end_game(self) -> OSError | None:
+        """The game in play leaves the journal with none after it (set aside to wait, or ended
+        to history, as the table answered): the file goes to history/ whole and an empty one
+        takes its place, in one swap (``rotate``). Raised and returned as ``take_up``."""
+        if self.backlog and not self.flush():
+            why = _ERRNO.get(self.condition, errno.EIO)
+            raise OSError(why, "moves still wait for the storage", str(self.path))
+        seq = self._seq
+        try:
+            left = self.rotate(b"")
+        except OSError:
+            self._seq = seq
+            raise
+        self._game_id = ""
+        self.game_lines, self.base_steps = 0, 0
+        return left
+
     def compact(self, record: GameRecord) -> bool:
         """Replace the journal whole by what it holds before the game in play, then that game
         as ``record`` has it (its entry, its checkpoint, its standing steps): a new file,
