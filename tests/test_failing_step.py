@@ -20,6 +20,7 @@ from companion.core.clock import VirtualClock
 from companion.core.config import Config, from_dict
 from companion.core.journal import fold, read_entries
 from companion.daemon import Daemon
+from companion.games.base import Action
 from companion.games.dice import DiceGame
 from companion.games.trapwords import TrapwordsGame
 from companion.hal.display import Display, open_device
@@ -139,6 +140,7 @@ def test_a_menu_that_cannot_be_drawn_goes_back_to_the_last_one_that_did(
     box, face = sim
     app = box.app
     app.new_game("trap-attack", {})
+    app.submit(Action("first_player", {}, (6, 1)))  # the roll for who starts: player 1
     box.press("red")  # the game's menu: AI turn, Next turn, Attack the AI
     box.press("down")
     drawn, written = app.box, journal(box)
@@ -160,7 +162,7 @@ def test_a_menu_that_cannot_be_drawn_goes_back_to_the_last_one_that_did(
     notice_shown(box, face)
     assert len(tracebacks(caplog)) == 1
     box.press("ok")  # answered: the entry under the cursor, "Next turn"
-    assert app.box.menu is None and played(box) == ["turn"]
+    assert app.box.menu is None and played(box) == ["first_player", "turn"]
     assert SAFE not in app.display.lines
     assert folded(box) == played(box)
     assert len(tracebacks(caplog)) == 1

@@ -86,7 +86,8 @@ def test_the_named_example_is_the_four_players_example_with_names():
     named = [o for o in named if o["line"] != 5]  # the names line itself
     assert len(plain) == len(named)
     drop = ("line", "names", "plays", "screen")
-    assert plain[3]["screen"][2] == "Pig S2: lead" and named[3]["screen"][2] == "Pig Bob: lead"
+    assert plain[3]["screen"][2] == "Pig S2: S3 leads"
+    assert named[3]["screen"][2] == "Pig Bob: S3 leads"
     for a, b in zip(plain, named, strict=True):
         assert {k: v for k, v in a.items() if k not in drop} == {
             k: v for k, v in b.items() if k not in drop

@@ -38,7 +38,7 @@ COMMANDS = [
     ["run", "--config", "{config}"],
     ["replay", "--config", "{config}", "-"],
     ["cards", "list", "--config", "{config}"],
-    ["cards", "enrol", "04A1B2C3", "dice", "x", "--config", "{config}"],
+    ["cards", "enrol", "04A1B2C3", "trapwords", "curse-echo", "--config", "{config}"],
     ["cards", "forget", "04A1B2C3", "--config", "{config}"],
     ["check", "--non-interactive", "--config", "{config}"],
 ]
