@@ -149,11 +149,7 @@ class Plays(WholeFile):
         if self.by_key == before:
             return None
         try:
-            self.save()
-            self.revision += 1
-        except OSError:
-            self.by_key = before
-            raise
+            self._save_or_restore(before)
         finally:
             self.undated = any(not p["date"] for p in self.by_key.values())
         return new
@@ -169,13 +165,17 @@ class Plays(WholeFile):
                 self.by_key[key] = {**play, "seats": seats}
                 changed += 1
         if changed:
-            try:
-                self.save()
-                self.revision += 1
-            except OSError:
-                self.by_key = before
-                raise
+            self._save_or_restore(before)
         return changed
+
+    def _save_or_restore(self, before: dict[str, dict[str, Any]]) -> None:
+        """Written whole, or the plays as they were: what is kept and what is held agree."""
+        try:
+            self.save()
+            self.revision += 1
+        except OSError:
+            self.by_key = before
+            raise
 
 
 def wins(plays: list[dict[str, Any]], game: str) -> list[tuple[str, int, int]]:
