@@ -218,3 +218,11 @@ def test_the_command_prints_per_game_figures(capsys: pytest.CaptureFixture[str])
     assert status == 0
     assert "dice:" in out and "distinct screens" in out and "steps/s" in out
     assert explore_command.FAILED == 1
+
+
+def test_a_phones_refusal_is_held_against_the_same_time_gone_by() -> None:
+    """A phone's long green refused on "Forget phones" while Trapwords' reading time ran out
+    under the hold: the clock, not the phone, moved the game on (seed 22 flagged it before)."""
+    report = Explorer(seed=22, phones=True).explore("trapwords", steps=1000)
+    assert report.steps >= 1000
+    assert report.failures == {}

@@ -357,15 +357,16 @@ class Explorer:
         self, t: Table, move: Input, after: Table, path: tuple[Input, ...], report: Report
     ) -> None:
         """A phone's press gives what the box's own press gives, or is refused (the value as
-        it was, a notice at most)."""
+        the same time would have left it with no press, a notice at most)."""
         try:
             own, _ = t.after(Input(move.verb, move.what), self.lend)
         except Exception:
             return
         if seen.same(after.box, own.box):
             return
-        if seen.same(_bare(after.box), _bare(t.box)):
-            return  # refused: nothing changed but a notice
+        idle = t.until(after.now, self.lend)  # the same time gone by, nothing pressed
+        if seen.same(_bare(after.box), _bare(idle.box)):
+            return  # refused: nothing changed but a notice (a deadline due meanwhile fired)
         self._fail(
             report,
             "phone",
