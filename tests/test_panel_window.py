@@ -270,6 +270,26 @@ def test_ssd1306_sends_the_cheapest_of_its_plans_and_selects_its_mode_only_when_
     ]
 
 
+@settings(max_examples=40)
+@given(
+    first=st.tuples(screens, boxes, dots),
+    then=st.tuples(screens, boxes, dots),
+    paged=st.booleans(),
+)
+def test_the_ssd1306_sends_the_fewest_bytes_of_its_plans(
+    first: tuple, then: tuple, paged: bool
+) -> None:
+    device = panel.ssd1306(Bus())
+    device.display(frame(first[0], first[1], 0, first[2]))
+    if paged:  # the panel left in page addressing by the frame before
+        device._mode = panel.PAGE
+    pages = panel.page_bytes(frame(then[0], then[1], 0, then[2]))
+    runs = panel.changed_runs(device._held, pages)
+    if runs:
+        fewest = min(panel.cost(plan) for _, plan in device.plans(pages, runs).values())
+        assert panel.cost(device.plan(pages, runs)) == fewest
+
+
 # Page 2 (y 16, bit 0) at columns 3, 40, 46, 50 and 53: runs 36, 5, 3 and 2 columns apart.
 DOTS = (3, 40, 46, 50, 53)
 PAGE_2_AFTER_BLANK = {

@@ -48,7 +48,10 @@ Span = tuple[int, int, int]
 Write = tuple[tuple[int, ...], bytes]
 
 HORIZONTAL, PAGE = 0x00, 0x02  # the SSD1306's addressing modes (0x20's argument)
-_CHANGED = re.compile(rb"[^\x00]+")
+# Skipping unchanged bytes costs at least 3 (a command message of one command, and the next
+# data message's control byte): up to 3 go with the changed bytes around them.
+JOINED = 3
+_RUN = re.compile(rb"[^\x00](?:\x00{0,%d}[^\x00])*" % JOINED)
 
 
 def page_bytes(image: Image.Image) -> Pages:
@@ -63,8 +66,9 @@ def page_bytes(image: Image.Image) -> Pages:
 
 def changed_runs(before: Pages | None, after: Pages) -> list[Span]:
     """The runs of columns of ``after`` that differ from ``before``, page by page and left to
-    right, each page's runs apart by at least one unchanged byte; every page, whole, when
-    nothing is known of ``before``."""
+    right, each run from a changed column to a changed column and the runs of a page apart by
+    more than ``JOINED`` unchanged bytes; every page, whole, when nothing is known of
+    ``before``."""
     width = len(after[0]) if after else 0
     if before is None or len(before) != len(after):
         return [(page, 0, width - 1) for page in range(len(after))]
@@ -74,15 +78,20 @@ def changed_runs(before: Pages | None, after: Pages) -> list[Span]:
             continue
         # The differing bits as bytes: a byte not 0 is a column that changed.
         diff = (int.from_bytes(old, "big") ^ int.from_bytes(new, "big")).to_bytes(width, "big")
-        runs.extend((page, m.start(), m.end() - 1) for m in _CHANGED.finditer(diff))
+        runs.extend((page, m.start(), m.end() - 1) for m in _RUN.finditer(diff))
     return runs
 
 
 def changed_spans(before: Pages | None, after: Pages) -> list[Span]:
     """The pages of ``after`` that differ from ``before``, each with its first and last changed
     column; every page, whole, when nothing is known of ``before``."""
+    return changed_spans_of(changed_runs(before, after))
+
+
+def changed_spans_of(runs: list[Span]) -> list[Span]:
+    """Each page's runs as one span, from the first run's first column to the last's last."""
     spans: list[Span] = []
-    for page, first, last in changed_runs(before, after):
+    for page, first, last in runs:
         if spans and spans[-1][0] == page:
             spans[-1] = (page, spans[-1][1], last)
         else:
@@ -179,38 +188,49 @@ class ssd1306(_Windowed, luma.oled.device.ssd1306):
         return self._cheapest(pages, runs)[1]
 
     def _cheapest(self, pages: Pages, runs: list[Span]) -> tuple[int, list[Write]]:
-        return min(self.plans(pages, runs).values(), key=lambda way: cost(way[1]))
+        """The fewest bytes of ``plans``, the windows counted without building them (on a
+        tie a window, then windows per page, as luma's own whole frame goes)."""
+        spans = changed_spans_of(runs)
+        lead = 0 if self._mode == HORIZONTAL else 2  # 0x20 and its argument
+        rows = spans[-1][0] - spans[0][0] + 1
+        columns = max(span[2] for span in spans) - min(span[1] for span in spans) + 1
+        one = lead + 7 + 1 + rows * columns
+        per_page = lead + sum(7 + 1 + last - first + 1 for _, first, last in spans)
+        paged = self._page_addressing(pages, runs)
+        if cost(paged) < min(one, per_page):
+            return PAGE, paged
+        return HORIZONTAL, self._windows(pages, spans, one_window=one <= per_page)
 
     def plans(self, pages: Pages, runs: list[Span]) -> dict[str, tuple[int, list[Write]]]:
         """Each way of sending the runs, with the mode it leaves the panel in: one window,
         a window per changed page (horizontal addressing), run by run (page addressing)."""
+        spans = changed_spans_of(runs)
+        return {
+            "window": (HORIZONTAL, self._windows(pages, spans, one_window=True)),
+            "window_per_page": (HORIZONTAL, self._windows(pages, spans, one_window=False)),
+            "page_addressing": (PAGE, self._page_addressing(pages, runs)),
+        }
+
+    def _windows(self, pages: Pages, spans: list[Span], one_window: bool) -> list[Write]:
         const = self._const
         start = self._colstart
-        spans: list[Span] = []
-        for page, first, last in runs:
-            if spans and spans[-1][0] == page:
-                spans[-1] = (page, spans[-1][1], last)
-            else:
-                spans.append((page, first, last))
-        horizontal = () if self._mode == HORIZONTAL else (const.MEMORYMODE, HORIZONTAL)
+        lead = () if self._mode == HORIZONTAL else (const.MEMORYMODE, HORIZONTAL)
+        if one_window:
+            left = min(span[1] for span in spans)
+            right = max(span[2] for span in spans)
+            windows = [(spans[0][0], spans[-1][0], left, right)]
+        else:
+            windows = [(page, page, a, b) for page, a, b in spans]
+        plan: list[Write] = []
+        for top, bottom, a, b in windows:
+            cmds = (const.COLUMNADDR, start + a, start + b, const.PAGEADDR, top, bottom)
+            data = b"".join(pages[page][a : b + 1] for page in range(top, bottom + 1))
+            plan.append(((*lead, *cmds) if not plan else cmds, data))
+        return plan
 
-        def window(top: int, bottom: int, a: int, b: int, lead: tuple[int, ...]) -> Write:
-            cmds = (*lead, const.COLUMNADDR, start + a, start + b, const.PAGEADDR, top, bottom)
-            return cmds, b"".join(pages[page][a : b + 1] for page in range(top, bottom + 1))
-
-        left = min(span[1] for span in spans)
-        right = max(span[2] for span in spans)
-        one = [window(spans[0][0], spans[-1][0], left, right, horizontal)]
-        per_page = [
-            window(page, page, a, b, horizontal if i == 0 else ())
-            for i, (page, a, b) in enumerate(spans)
-        ]
-        paged = () if self._mode == PAGE else (const.MEMORYMODE, PAGE)
-        return {
-            "window": (HORIZONTAL, one),
-            "window_per_page": (HORIZONTAL, per_page),
-            "page_addressing": (PAGE, page_plan(pages, runs, start, paged)),
-        }
+    def _page_addressing(self, pages: Pages, runs: list[Span]) -> list[Write]:
+        lead = () if self._mode == PAGE else (self._const.MEMORYMODE, PAGE)
+        return page_plan(pages, runs, self._colstart, lead)
 
     def _send(self, pages: Pages, runs: list[Span]) -> None:
         mode, plan = self._cheapest(pages, runs)
