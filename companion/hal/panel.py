@@ -82,12 +82,6 @@ def changed_runs(before: Pages | None, after: Pages) -> list[Span]:
     return runs
 
 
-def changed_spans(before: Pages | None, after: Pages) -> list[Span]:
-    """The pages of ``after`` that differ from ``before``, each with its first and last changed
-    column; every page, whole, when nothing is known of ``before``."""
-    return changed_spans_of(changed_runs(before, after))
-
-
 def changed_spans_of(runs: list[Span]) -> list[Span]:
     """Each page's runs as one span, from the first run's first column to the last's last."""
     spans: list[Span] = []
