@@ -4,6 +4,12 @@ describe them: what the panel would hold after the writes, to compare pixel for 
 ``Bus`` stands in for luma's i2c serial interface (``command``/``data``) and records each
 message as the wire has it (control byte first: 0x00 commands, 0x40 data). It can fail like a
 panel that dropped off the bus (OSError 121) after a number of messages.
+
+The datasheets leave one thing open: whether a column nibble command changes the nibble of the
+pointer as it stands (moved on by the data written) or loads the pointer from the two nibbles
+last sent. The models follow the first and keep the second alongside (``col_sent``): a data
+byte written where the two disagree marks the writes ``ambiguous`` (a driver relying on one
+reading of the chip).
 """
 
 from __future__ import annotations
@@ -45,6 +51,15 @@ class Bus:
         return sum(len(m) for m in self.messages)
 
 
+def _nibble(col: int, nibbles: list[int], cmd: int) -> tuple[int, int]:
+    """A column nibble command (0x00-0x0F low, 0x10-0x1F high): the pointer with that nibble
+    changed, and the pointer loaded from the two nibbles last sent."""
+    high = cmd >> 4
+    nibbles[high] = cmd & 0x0F
+    col = (col & 0x0F) | (nibbles[1] << 4) if high else (col & 0xF0) | nibbles[0]
+    return col, nibbles[0] | nibbles[1] << 4
+
+
 # Commands followed by arguments, and how many (SSD1306 datasheet, section 9).
 SSD1306_ARGS = {0x20: 1, 0x21: 2, 0x22: 2, 0x26: 6, 0x27: 6, 0x29: 5, 0x2A: 5, 0xA3: 2, 0x81: 1,
                 0x8D: 1, 0xA8: 1, 0xD3: 1, 0xD5: 1, 0xD9: 1, 0xDA: 1, 0xDB: 1}  # fmt: skip
@@ -65,11 +80,16 @@ class Ssd1306Ram:
     page_end: int = PAGES - 1
     col: int = 0
     page: int = 0
+    nibbles: list[int] = field(default_factory=lambda: [0, 0])  # the low and high last sent
+    col_sent: int = 0  # the pointer, were it loaded from the nibbles last sent
+    ambiguous: bool = False
 
     def feed(self, message: bytes) -> None:
         if message[0] & 0x40:
             for byte in message[1:]:
+                self.ambiguous |= self.mode == 2 and self.col != self.col_sent
                 self._put(byte)
+                self.col_sent = self.col
             return
         cmds, i = message[1:], 0
         while i < len(cmds):
@@ -80,16 +100,14 @@ class Ssd1306Ram:
                 self.mode = args[0] & 3
             elif cmd == 0x21:
                 self.col_start, self.col_end = args[0] & 0x7F, args[1] & 0x7F
-                self.col = self.col_start
+                self.col = self.col_sent = self.col_start
             elif cmd == 0x22:
                 self.page_start, self.page_end = args[0] & 7, args[1] & 7
                 self.page = self.page_start
             elif self.mode == 2 and 0xB0 <= cmd <= 0xB7:
                 self.page = cmd & 7
-            elif self.mode == 2 and cmd <= 0x0F:
-                self.col = (self.col & 0xF0) | cmd
-            elif self.mode == 2 and 0x10 <= cmd <= 0x1F:
-                self.col = (self.col & 0x0F) | ((cmd & 0x0F) << 4)
+            elif self.mode == 2 and cmd <= 0x1F:
+                self.col, self.col_sent = _nibble(self.col, self.nibbles, cmd)
 
     def _put(self, byte: int) -> None:
         self.ram[self.page * WIDTH + self.col] = byte
@@ -124,12 +142,16 @@ class Sh1106Ram:
     ram: bytearray = field(default_factory=lambda: bytearray(SH1106_COLUMNS * PAGES))
     col: int = 0
     page: int = 0
+    nibbles: list[int] = field(default_factory=lambda: [0, 0])
+    col_sent: int = 0
+    ambiguous: bool = False
 
     def feed(self, message: bytes) -> None:
         if message[0] & 0x40:
             for byte in message[1:]:
+                self.ambiguous |= self.col != self.col_sent
                 self.ram[self.page * SH1106_COLUMNS + self.col] = byte
-                self.col = min(self.col + 1, SH1106_COLUMNS - 1)
+                self.col = self.col_sent = min(self.col + 1, SH1106_COLUMNS - 1)
             return
         cmds, i = message[1:], 0
         while i < len(cmds):
@@ -137,10 +159,8 @@ class Sh1106Ram:
             i += 1 + SH1106_ARGS.get(cmd, 0)
             if 0xB0 <= cmd <= 0xB7:
                 self.page = cmd & 7
-            elif cmd <= 0x0F:
-                self.col = (self.col & 0xF0) | cmd
-            elif 0x10 <= cmd <= 0x1F:
-                self.col = (self.col & 0x0F) | ((cmd & 0x0F) << 4)
+            elif cmd <= 0x1F:
+                self.col, self.col_sent = _nibble(self.col, self.nibbles, cmd)
 
     def visible(self) -> bytes:
         start = self.offset
