@@ -6,7 +6,7 @@ import socket
 
 import pytest
 
-from companion import bench
+from companion.bench import figures as bench
 
 
 def test_latency_measurements_report_percentiles():
@@ -147,7 +147,7 @@ def test_a_press_by_game_length_is_also_measured_side_by_side() -> None:
 
 
 def test_the_bus_bytes_are_counted_both_ways_over_the_same_frames(tmp_path) -> None:
-    from companion.bench_bus import bus_bytes, frame_send
+    from companion.bench.bus import bus_bytes, frame_send
 
     (tmp_path / "dice.txt").write_text("game dice die=d6\npress green\npress green\npress down\n")
     results = bus_bytes(tmp_path)

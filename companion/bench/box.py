@@ -1,5 +1,5 @@
 """The simulated box every bench runs: started on the real clock with its loop on a thread of
-its own, a game started on it, and stopped. bench.py and bench_floods.py both use it, so neither
+its own, a game started on it, and stopped. figures.py and floods.py both use it, so neither
 imports the other's helpers (the import graph has no circle, tools/layers.py)."""
 
 from __future__ import annotations

@@ -25,10 +25,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from companion.bench_box import running_box as _running_box
-from companion.bench_box import start_game as _start_game
-from companion.bench_box import stop as _stop
-from companion.bench_floods import START_WAIT
+from companion.bench.box import running_box as _running_box
+from companion.bench.box import start_game as _start_game
+from companion.bench.box import stop as _stop
+from companion.bench.floods import START_WAIT
 from companion.core.clock import RealClock
 from companion.core.config import from_dict
 from companion.core.events import Call
@@ -374,7 +374,7 @@ def timer_precision(turns: int = 5, seconds: float = 2.0) -> dict[str, float]:
 
 # Hang guards, never timings (the figures are measured, not bounded). Under QEMU at load 11 a
 # start took READY=1 in 10 s, the phones' server in-process 5 s, as a child (nice 10) 36 s.
-# START_WAIT (bench_floods.py): READY=1, or the phones' server answering.
+# START_WAIT (floods.py): READY=1, or the phones' server answering.
 STOP_WAIT = 60.0  # the daemon's exit after SIGTERM (it ends the phones' child, 2 s at most)
 
 
@@ -924,7 +924,7 @@ def run_all(quick: bool = False) -> dict[str, Any]:
     results.update(daemon_start(1 if quick else 3, phones=True))
     results.update(web_latency(60 if quick else 300))
     results.update(phones_under_load(40 if quick else 200))
-    from companion.bench_floods import button_under_floods  # issue 33
+    from companion.bench.floods import button_under_floods  # issue 33
 
     results.update(button_under_floods(40 if quick else 300))
     results.update(button_under_floods(40 if quick else 300, apart=False))
@@ -933,7 +933,7 @@ def run_all(quick: bool = False) -> dict[str, Any]:
     results.update(journal_writes())
     results.update(start_by_game_length(runs=1 if quick else 3))
     results.update(press_cpu_by_game_length(presses=200 if quick else 600))
-    from companion.bench_bus import bus_bytes, frame_send  # issue 46
+    from companion.bench.bus import bus_bytes, frame_send  # issue 46
 
     results.update(bus_bytes())
     results.update(frame_send(60 if quick else 300))
@@ -949,7 +949,7 @@ def run_all(quick: bool = False) -> dict[str, Any]:
 
 def bus(quick: bool = False) -> dict[str, Any]:
     """`trap-companion bench --bus`: the OLED's bytes on the bus both ways (issue 46)."""
-    from companion.bench_bus import bus as measure
+    from companion.bench.bus import bus as measure
 
     results = measure(quick)
     results["targets"], results["met"] = {}, {}
@@ -1079,7 +1079,7 @@ def pi_class(quick: bool = False) -> dict[str, Any]:
         results["ready_cpu_seconds"] / max(results["bare_import_cpu_seconds"], 0.01), 2
     )
     results.update(frame_cost(60 if quick else 300))
-    from companion.bench_bus import frame_send  # issue 46: the drawing thread's side of a frame
+    from companion.bench.bus import frame_send  # issue 46: the drawing thread's side of a frame
 
     results.update(frame_send(60 if quick else 300))
     results.update(button_latency(50 if quick else 200))
@@ -1100,12 +1100,12 @@ def pi_class(quick: bool = False) -> dict[str, Any]:
 
 
 def _floods(presses: int) -> dict[str, Any]:
-    """The box's own press under the phones' floods (companion/bench_floods.py), the server
+    """The box's own press under the phones' floods (companion/bench/floods.py), the server
     apart; a run that fails says why in the figures instead of ending the others."""
-    from companion import bench_floods
+    from companion.bench import floods
 
     try:
-        return bench_floods.button_under_floods(presses)
+        return floods.button_under_floods(presses)
     except (OSError, RuntimeError, subprocess.SubprocessError) as err:
         return {"own_press_floods_error": str(err)}
 
