@@ -40,7 +40,7 @@ Counts = dict[int, int]
 # The answers that show a flood is on, whatever the pace: the box refused a bomb as malformed,
 # held a slow reader, passed a phone's burst and refused its presses beyond its pace.
 FLOODING: dict[str, tuple[int, ...]] = {"json-bomb": (400,), "slow-read": (1,), "press": (200, 429)}
-# Hang guards, never timings (the figures are measured, not bounded; bench.py's too): under QEMU
+# Hang guards, never timings (the figures are measured, not bounded; the whole bench's): under QEMU
 # at load 12 the phones' server took over 10 s to start and a request over 2 s.
 START_WAIT = 120.0  # a box's READY=1, the phones' server up, a flood's FLOODING answers all seen
 ANSWER_WAIT = 30.0  # one request's answer (0 counted if none): the box answers even when busy

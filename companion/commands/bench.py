@@ -37,7 +37,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from companion.bench.figures import bus, game_length, pi_class, run_all
+    from companion.bench.long_games import game_length
+    from companion.bench.pi_class import pi_class
+    from companion.bench.run import bus, run_all
 
     measure = game_length if args.game_length else pi_class if args.pi_class else run_all
     if args.bus:
