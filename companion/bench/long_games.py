@@ -39,7 +39,8 @@ def long_journal(state: Path, steps: int, seed: int = 31) -> dict[str, int]:
 
     from companion.app.play import as_record
     from companion.app.session import checked, set_up
-    from companion.core.journal import Journal, Step
+    from companion.core.journal import Journal
+    from companion.core.journal_lines import Step
 
     made = _LONG_JOURNALS.get((steps, seed))
     if made is not None:  # the same game again (another figure): written as it was made
