@@ -9,4 +9,5 @@
 - ``long_games``: a game of any length (``--game-length``);
 - ``pi_class``: the figures read at a Pi's pace under emulation (``--pi-class``, `make pibench`);
 - ``bus``: the OLED's bytes on the I2C bus (``--bus``);
+- ``markdown``: the table that opens docs/performance.md, from the bench's JSON (``--markdown``).
 """
