@@ -32,7 +32,7 @@ from companion.app.effects import Note
 from companion.app.events import Pressed, Tapped
 from companion.app.session import Session, from_journal, restored, resumed
 from companion.core.config import Config, ReaderConfig, StateConfig
-from companion.core.journal import fold
+from companion.core.journal_lines import fold
 from companion.core.shelf import Shelf
 from companion.games import registry as games
 from companion.games.base import Tap

@@ -17,7 +17,8 @@ from test_phone_pairing import Clocks
 
 from companion.core import journal as journal_module
 from companion.core import wallclock
-from companion.core.journal import Journal, read_entries
+from companion.core.journal import Journal
+from companion.core.journal_lines import read_entries
 from companion.core.records import Records
 from companion.games.base import Action
 from companion.web.pairing import TOKEN_SECONDS, Pairing

@@ -18,7 +18,7 @@ import pytest
 from companion.app import Parts, play
 from companion.core.clock import VirtualClock
 from companion.core.config import Config, from_dict
-from companion.core.journal import fold, read_entries
+from companion.core.journal_lines import fold, read_entries
 from companion.daemon import Daemon
 from companion.games.base import Action
 from companion.games.dice import DiceGame

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.bench import SLOW_CLIENTS, drip, slow_clients
+from companion.bench.phones import SLOW_CLIENTS, drip, slow_clients
 from companion.core.config import Config
 from companion.sim.box import SimulatedBox
 from companion.ui import fonts

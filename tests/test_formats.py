@@ -19,7 +19,8 @@ from test_damaged_state import box_config, run_until_ready
 
 from companion.core import formats, storage
 from companion.core.config import Config, StateConfig
-from companion.core.journal import Journal, read_entries, read_journal
+from companion.core.journal import Journal
+from companion.core.journal_lines import read_entries, read_journal
 from companion.core.records import Records
 from companion.core.registry import Card, Registry
 from companion.core.shelf import Shelf
@@ -98,7 +99,7 @@ def test_a_journal_of_a_newer_version_is_left_as_it_is_and_play_goes_on_unsaved(
 
 
 def journal_record(journal: Journal):
-    from companion.core.journal import GameRecord
+    from companion.core.journal_lines import GameRecord
 
     return GameRecord("dice", {}, (), 5.0, [], "cd34")
 

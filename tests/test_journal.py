@@ -8,7 +8,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from companion.core.journal import Journal, fold, read_entries
+from companion.core.journal import Journal
+from companion.core.journal_lines import fold, read_entries, read_journal
 from companion.games.base import Action
 
 # Any float, a subnormal among them given as a value: Hypothesis will not draw subnormals where
@@ -181,7 +182,7 @@ def test_a_restore_is_folded_where_it_happened(tmp_path):
 
 
 def test_undo_with_only_timer_steps_left_takes_back_nothing():
-    from companion.core.journal import Step, undo_steps
+    from companion.core.journal_lines import Step, undo_steps
 
     steps = [Step(Action("tick"), auto=True), Step(None)]
     assert undo_steps(steps) is None
@@ -434,3 +435,43 @@ def test_keeping_a_game_up_to_a_step_keeps_the_games_before_and_its_standing_ste
     (aside,) = j.warnings
     assert aside.moved_to.read_bytes() == original
     assert (aside.kept, aside.lines) == (6, 10)  # 2 games, 1 roll, start, tick, restore
+
+
+@pytest.mark.parametrize(
+    ("line", "why"),
+    [
+        (
+            '{"kind":"game","game":"dice","options":[1]}',
+            "a game entry whose options are not a table of values",
+        ),
+        (
+            '{"kind":"game","game":"dice","rolls":[1.5]}',
+            "a game entry whose rolls are not whole numbers",
+        ),
+        ('{"kind":"game","game":"dice","at":"noon"}', "a game entry whose time is not a number"),
+        (
+            '{"kind":"game","game":"dice","id":"XYZ"}',
+            "a game entry whose id is not up to 32 hex digits",
+        ),
+        (
+            '{"kind":"action","action":{"name":"roll","args":{"a":[1]}}}',
+            "malformed action (its arguments are not a table of values)",
+        ),
+        (
+            '{"kind":"action","action":{"name":"roll","rolls":[true]}}',
+            "malformed action (its rolls are not whole numbers)",
+        ),
+        (
+            '{"kind":"action","action":{"name":"roll","at":null}}',
+            "malformed action (its time is not a number)",
+        ),
+        (
+            '{"kind":"action","action":{"name":"roll"},"auto":1}',
+            "malformed action (auto is not true or false)",
+        ),
+    ],
+)
+def test_each_wrong_value_of_a_line_is_named(line: str, why: str) -> None:
+    """A game's or an action's values are checked one by one, in order, each wrong one named."""
+    reading = read_journal(f'{{"kind":"game","game":"dice"}}\n{line}\n'.encode(), "j")
+    assert reading.damage == [f"j:2: {why}"]

@@ -24,10 +24,11 @@ from companion.app import session as session_module
 from companion.app.events import Pressed, Tapped
 from companion.app.session import Session, from_journal, resumed
 from companion.core import journal as journal_module
-from companion.core import statefile
+from companion.core import journal_lines, statefile
 from companion.core.codec import Codec, CodecError, reachable
 from companion.core.config import Config, ReaderConfig, StateConfig
-from companion.core.journal import Checkpoint, Journal, fold
+from companion.core.journal import Journal
+from companion.core.journal_lines import Checkpoint, fold
 from companion.core.shelf import WAITING
 from companion.games import dice
 from companion.games import registry as games
@@ -378,14 +379,14 @@ def test_the_start_reads_line_by_line_and_keeps_only_the_game_in_play(
 
     monkeypatch.setattr(statefile, "read_bytes", whole)
     kept: list[int] = []
-    real = journal_module.Folder.take
+    real = journal_lines.Folder.take
 
     def take(self: Any, entry: dict[str, Any], line: int = 0) -> None:
         real(self, entry, line)
         if self.record is not None:
             kept.append(len(self.record.steps))
 
-    monkeypatch.setattr(journal_module.Folder, "take", take)
+    monkeypatch.setattr(journal_lines.Folder, "take", take)
     again = Journal(path)
     record = again.open()
     again.close()

@@ -5,8 +5,8 @@ readers from 5 addresses. Once a phone's 2,472 presses a second held a SIGTERM o
 How long the stop takes is measured by `bench`; here: it stops, cleanly, before systemd's kill.
 
 At any pace (a laptop, a Pi Zero, a Pi emulated on a loaded machine): the SIGTERM comes once the
-flood is on, i.e. the box has given each answer that shows it (bench_floods.FLOODING), within a
-hang guard; the clients' timeouts are guards too (bench_floods.ANSWER_WAIT)."""
+flood is on, i.e. the box has given each answer that shows it (floods.FLOODING), within a
+hang guard; the clients' timeouts are guards too (floods.ANSWER_WAIT)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 from test_daemon import _stop_timeout
 
-from companion.bench_floods import FLOODING, FLOODS, START_WAIT, flood, flooding
+from companion.bench.floods import FLOODING, FLOODS, START_WAIT, flood, flooding
 from companion.core.config import Config
 from companion.sim.box import SimulatedBox
 from companion.web.pairing import PHONES_FILE, token_hash
@@ -167,8 +167,8 @@ def test_the_bench_times_the_box_s_own_press_quiet_and_under_each_flood() -> Non
     """`trap-companion bench`'s figures for issue 33 (docs/performance.md): the box's own press
     timed under each flood from a process of its own, the phone's presses refused beyond its
     pace. The figures themselves are read in the docs, not asserted. Each flood is timed once on
-    (bench_floods.FLOODING answered), at whatever pace this machine has."""
-    from companion.bench_floods import button_under_floods
+    (floods.FLOODING answered), at whatever pace this machine has."""
+    from companion.bench.floods import button_under_floods
 
     got = button_under_floods(presses=3, ramp=0.3)
     for kind in ("quiet", "json_bomb", "slow_read", "press"):

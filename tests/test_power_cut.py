@@ -33,7 +33,7 @@ from power_cut_support import spawn_replay
 
 from companion.core import config as configuration
 from companion.core import journal as journal_module
-from companion.core.journal import read_journal
+from companion.core.journal_lines import read_journal
 from companion.games import registry as games
 from companion.replay import Replay
 from companion.sim.box import SimulatedBox

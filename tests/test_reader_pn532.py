@@ -556,7 +556,7 @@ def test_a_misread_while_a_card_lies_there_is_never_reported(
 
 
 def test_the_bench_counts_false_cards_under_noise() -> None:
-    from companion import bench
+    from companion.bench import figures as bench
 
     result = bench.pn532_false_uids(3000, rates=(1e-2,))
     assert result["pn532_noise_streams"] == 3000

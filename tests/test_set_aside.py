@@ -20,7 +20,7 @@ from companion.app.events import Pressed
 from companion.app.play import as_record
 from companion.app.session import Session
 from companion.core.config import Config, ReaderConfig, StateConfig
-from companion.core.journal import fold, read_entries
+from companion.core.journal_lines import fold, read_entries
 from companion.games.base import Action
 from companion.sim.box import SimulatedBox
 from companion.ui import menus

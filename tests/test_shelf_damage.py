@@ -11,7 +11,7 @@ import logging
 from pathlib import Path
 
 from companion.core import shelf
-from companion.core.journal import GameRecord
+from companion.core.journal_lines import GameRecord
 from companion.core.shelf import Shelf, identity
 
 DICE = GameRecord("dice", {}, [], 0.0, [], "d1")

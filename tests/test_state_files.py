@@ -292,7 +292,7 @@ def test_a_config_that_is_no_regular_file_exits_78_naming_it(tmp_path, case, com
 def test_a_journal_past_its_cap_keeps_the_game_in_play(tmp_path):
     """Finished games piled up (history/ could not be written): the file is set aside unread
     but for its end, where the game in play lies whole, and that game resumes."""
-    from companion.bench import _journal_of
+    from companion.bench.start import _journal_of
 
     config = _config(tmp_path)
     journal = tmp_path / "state" / JOURNAL

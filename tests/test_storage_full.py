@@ -12,7 +12,8 @@ import pytest
 from storage_support import empty, fill, small_disk
 
 from companion.core import storage
-from companion.core.journal import Journal, read_entries
+from companion.core.journal import Journal
+from companion.core.journal_lines import read_entries
 from companion.games.base import Action
 
 ROOM = 20  # bytes left in the journal's last block: any entry is longer, so its write is short

@@ -31,7 +31,8 @@ from companion.app.boxstate import BoxState
 from companion.app.session import Session
 from companion.core import journal as journal_module
 from companion.core import storage
-from companion.core.journal import Journal, fold, read_entries
+from companion.core.journal import Journal
+from companion.core.journal_lines import fold, read_entries
 from companion.core.storage import RETRY_SECONDS
 from companion.sim.box import SimulatedBox
 

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from companion.app import session as session_module
 from companion.app.session import Session, checked, restored, set_up
-from companion.core.journal import Step, undo_steps
+from companion.core.journal_lines import Step, undo_steps
 from companion.games.base import Action, Log, Outcome, Rejected
 from companion.games.dice import DiceGame
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from companion.app.dice_source import Dice
-from companion.core.journal import Entry, GameRecord
+from companion.core.journal_lines import Entry, GameRecord
 from companion.core.registry import Card
 from companion.core.values import value
 

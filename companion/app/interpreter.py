@@ -53,7 +53,8 @@ from companion.app.step import World, step
 from companion.core import storage
 from companion.core.clock import Clock
 from companion.core.codec import CodecError
-from companion.core.journal import GameRecord, Journal
+from companion.core.journal import Journal
+from companion.core.journal_lines import GameRecord
 from companion.core.loop import Loop
 from companion.core.records import Records
 from companion.core.registry import Registry

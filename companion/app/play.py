@@ -28,7 +28,7 @@ from companion.app.effects import (
 )
 from companion.app.events import TimerFired
 from companion.app.session import Session, checked, restored, set_up
-from companion.core.journal import GameRecord, Step, undo_steps
+from companion.core.journal_lines import GameRecord, Step, undo_steps
 from companion.core.registry import Card
 from companion.games import registry as games
 from companion.games.base import (

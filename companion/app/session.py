@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from companion.core.codec import Codec, reachable
-from companion.core.journal import Checkpoint, Entry, Step
+from companion.core.journal_lines import Checkpoint, Entry, Step
 from companion.games import registry as games
 from companion.games.base import Action, Effect, Game, Log
 

@@ -21,7 +21,8 @@ from companion.core.clock import Clock
 from companion.core.codec import CodecError
 from companion.core.config import Config
 from companion.core.events import CardSeen, ReaderStatus
-from companion.core.journal import GameRecord, Journal
+from companion.core.journal import Journal
+from companion.core.journal_lines import GameRecord
 from companion.core.loop import Loop
 from companion.core.shelf import Shelf
 from companion.core.storage import NOTICES, OK

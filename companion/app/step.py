@@ -57,7 +57,7 @@ from companion.app.events import (
 from companion.app.session import restored
 from companion.app.view import READER_DOWN
 from companion.core import storage
-from companion.core.journal import Step
+from companion.core.journal_lines import Step
 from companion.ui.screen import RED
 
 __all__ = ["TOAST_SECONDS", "World", "step"]  # what the package names (companion/app/__init__.py)

@@ -33,14 +33,35 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="only the OLED's bytes on the I2C bus, the whole frame and the changed window side "
         "by side, over the example replays and a Trapwords countdown (virtual clock, seconds)",
     )
+    p.add_argument(
+        "--markdown",
+        nargs="*",
+        metavar="JSON",
+        help="print the table that opens docs/performance.md (each target: met or not) instead "
+        "of JSON: from the bench's JSON files (a run's, `make pibench`'s; - reads standard "
+        "input), or from this run",
+    )
     p.set_defaults(func=main)
 
 
 def main(args: argparse.Namespace) -> int:
-    from companion.bench import bus, game_length, pi_class, run_all
+    from companion.bench.long_games import game_length
+    from companion.bench.pi_class import pi_class
+    from companion.bench.run import bus, run_all
 
     measure = game_length if args.game_length else pi_class if args.pi_class else run_all
     if args.bus:
         measure = bus
-    print(json.dumps(measure(quick=args.quick), indent=2))
+    if args.markdown:  # tabled from files, nothing measured
+        from companion.bench.markdown import read, table
+
+        print("\n".join(table(read(args.markdown))))
+        return 0
+    results = measure(quick=args.quick)
+    if args.markdown is not None:
+        from companion.bench.markdown import sources_of, table, today
+
+        print("\n".join(table(sources_of(results, "this run", today()))))
+        return 0
+    print(json.dumps(results, indent=2))
     return 0

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.core import durable, formats, statefile
-from companion.core.journal import GameRecord, fold, game_lines, read_journal
+from companion.core.journal_lines import GameRecord, fold, game_lines, read_journal
 from companion.core.nesting import json_too_deep
 from companion.core.values import value
 

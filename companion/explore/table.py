@@ -33,7 +33,7 @@ from companion.app.effects import (
 )
 from companion.app.session import Session, from_journal, resumed
 from companion.app.step import World, step
-from companion.core.journal import GameRecord
+from companion.core.journal_lines import GameRecord
 from companion.core.records import Records, Result
 from companion.core.registry import Card, Registry
 

@@ -29,7 +29,7 @@ import luma.oled.device
 from companion.core.config import Config
 from companion.hal import panel
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 I2C_BLOCK = 4096  # luma's i2c.data: one message per 4,096 bytes on a managed bus
 FOOTER_PAGES = frozenset({6, 7})
 # A menu's cursor moving (Trapwords' why-a-turn-failed menu, after the red button held), and

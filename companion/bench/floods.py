@@ -12,7 +12,7 @@ only to 127.0.0.0/8 and bounded in time:
 
 ``button_under_floods`` times the box's own green press (mock pin edge to the frame it drew) in
 one running box: quiet, then under each flood. The floods also serve the tests
-(tests/test_phone_floods_stop.py). Run one by hand: ``python -m companion.bench_floods KIND
+(tests/test_phone_floods_stop.py). Run one by hand: ``python -m companion.bench.floods KIND
 PORT TOKEN SECONDS``.
 """
 
@@ -40,7 +40,7 @@ Counts = dict[int, int]
 # The answers that show a flood is on, whatever the pace: the box refused a bomb as malformed,
 # held a slow reader, passed a phone's burst and refused its presses beyond its pace.
 FLOODING: dict[str, tuple[int, ...]] = {"json-bomb": (400,), "slow-read": (1,), "press": (200, 429)}
-# Hang guards, never timings (the figures are measured, not bounded; bench.py's too): under QEMU
+# Hang guards, never timings (the figures are measured, not bounded; the whole bench's): under QEMU
 # at load 12 the phones' server took over 10 s to start and a request over 2 s.
 START_WAIT = 120.0  # a box's READY=1, the phones' server up, a flood's FLOODING answers all seen
 ANSWER_WAIT = 30.0  # one request's answer (0 counted if none): the box answers even when busy
@@ -205,7 +205,7 @@ def button_under_floods(
     drawn for the box's own press count (a phone's roll draws frames too). ``apart``: the
     phones' server in a process of its own (the default), else in the box's process (keys
     ``thread_...``)."""
-    from companion import bench_box
+    from companion.bench import box as bench_box
     from companion.core.events import Call
     from companion.web.pairing import COOKIE
     from companion.web.phones import PhoneService
@@ -254,7 +254,7 @@ def button_under_floods(
             results["own_press_quiet_p99_ms"] = round(_pct(quiet, 0.99), 3)
             for kind in FLOODS:
                 # The attacker's machine is another one: its CPU here as little as nice allows.
-                command = ["nice", "-n", "19", sys.executable, "-m", "companion.bench_floods"]
+                command = ["nice", "-n", "19", sys.executable, "-m", "companion.bench.floods"]
                 flooder = subprocess.Popen(
                     [*command, kind, str(port), token, "120"],
                     stdin=subprocess.PIPE,
