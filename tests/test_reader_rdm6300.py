@@ -176,7 +176,9 @@ def test_driver_resynchronises_after_line_noise(module: FakeRdm6300, driver: Rdm
 def test_a_read_waits_at_most_its_window_when_nothing_arrives(driver: Rdm6300Driver) -> None:
     started = time.monotonic()
     assert driver.read_uids() == []
-    assert time.monotonic() - started < 0.3
+    # Its window (0.1 s), not a wait for a frame that never comes: the bound is a guard, wide
+    # enough for a loaded machine (0.43 s was seen at load 12), not a pace.
+    assert time.monotonic() - started < driver.read_window * 20
 
 
 def test_cancel_cuts_a_long_read_short(module: FakeRdm6300) -> None:
