@@ -15,8 +15,8 @@ from companion.commands._common import (
     load_config,
     with_state_dir,
 )
-from companion.core import statefile
-from companion.core.players import BadName, Players, clean
+from companion.core import player_changes, statefile
+from companion.core.players import BadName, Players
 from companion.core.plays import Plays
 from companion.errors import UsageError
 
@@ -72,20 +72,12 @@ def main(args: argparse.Namespace) -> int:
         return 0
     plays = Plays(state / statefile.PLAYS.name)
     try:
-        if args.verb == "forget":
-            players.forget(args.name)
-            changed = plays.rename(args.name, None)
-            print(f"forgot {args.name}; {changed} play(s) keep the seat unnamed")
-            return 0
-        args.new = clean(args.new)
-        known = args.new in players.used
-        if args.verb == "merge" and not known:
-            raise BadName(f"no player is called {args.new!r} to merge into (rename instead)")
-        if args.verb == "rename" and known:
-            raise BadName(f"{args.new!r} is a player already (merge instead)")
-        players.rename(args.old, args.new)
-        changed = plays.rename(args.old, args.new)
+        change = player_changes.checked(
+            players, args.verb, args.name if args.verb == "forget" else args.old,
+            None if args.verb == "forget" else args.new,
+        )  # fmt: skip
     except BadName as err:
         raise UsageError(str(err)) from None
-    print(f"{args.old} is {args.new} now; {changed} play(s) changed")
+    changed = player_changes.make(players, plays, change)
+    print(player_changes.done(change, changed))
     return 0

@@ -10,20 +10,27 @@ loop (phones.py hands these asks here; the phones' own process sends them over t
 
     records      ``game`` ("" all), ``a`` and ``b`` (two players, head to head): the records
                  and plots' numbers (core/play_stats.py), the games and players to choose
+    player       ``verb`` rename, merge or forget, ``old``, ``new`` (not for forget) and
+                 ``confirm``: a merge or a forget not confirmed changes nothing and answers
+                 ``ask``, the question in words; done, ``done`` says what was done
+                 (core/player_changes.py) and ``players`` lists the names as they are now
 
 A bad name or seat is a ValueError (400), with no game a LookupError (404)."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from companion.core import player_changes
+from companion.core.events import Call
 from companion.games import played
 from companion.plays_export import FORMATS, export
 from companion.ui import names as on_screen
 
-ASKS = ("seats", "name_seats", "export", "records")
+ASKS = ("seats", "name_seats", "export", "records", "player")
 PART = 32 * 1024  # characters: escaped as JSON, at most 6 bytes each, under a link line
 
 
@@ -86,6 +93,25 @@ def name_seats(app: Any, names: Mapping[str, Any]) -> dict[str, Any]:
     app.name_seats(chosen)  # BadName is a ValueError
     app.note("seats named from a phone")
     return seats(app)
+
+
+def on_loop(app: Any, fn: Callable[[], Any], seconds: float) -> Any:
+    """Run ``fn`` on the box's loop (a call posted to its queue for remotes, behind the box's
+    own inputs) and wait at most ``seconds`` for its answer; TimeoutError when the queue is
+    full or the box does not answer in time."""
+    future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+
+    def run() -> None:
+        try:
+            future.set_result(fn())
+        except Exception as err:  # handed back to the request, which answers 4xx/5xx
+            future.set_exception(err)
+        finally:
+            app.refresh()
+
+    if not app.loop.post_remote(Call(run)):  # the queue for remotes is full
+        raise TimeoutError("the box is busy")
+    return future.result(timeout=seconds)
 
 
 _cache: dict[tuple[int, str], tuple[int, Any]] = {}  # (plays, format) -> (revision, Export)
@@ -154,6 +180,8 @@ def request_fn(app: Any, what: str, args: Mapping[str, Any]) -> Callable[[], Any
         return part
     if what == "records":
         return lambda: records(app, args)
+    if what == "player":
+        return lambda: change_player(app, args)
     raise ValueError(f"no request {what!r}")
 
 
@@ -175,3 +203,16 @@ def records(app: Any, args: Mapping[str, Any]) -> dict[str, Any]:
     else:
         out["head_to_head"] = None
     return out
+
+
+def change_player(app: Any, args: Mapping[str, Any]) -> dict[str, Any]:
+    verb, old = str(args.get("verb", "")), str(args.get("old", ""))
+    new = None if verb == "forget" else str(args.get("new", ""))
+    change = player_changes.checked(app.players, verb, old, new)  # BadName: 400
+    if verb in ("merge", "forget") and not args.get("confirm"):
+        return {"ask": player_changes.what_it_does(app.plays, change)}
+    try:
+        said = app.change_player(change)
+    except OSError:  # said on the box too; answered as a refusal (409), nothing changed
+        raise PermissionError("not saved: the box's card refused the change") from None
+    return {"done": said, "players": app.players.names()}
