@@ -149,3 +149,38 @@ def test_a_card_that_refuses_the_change_changes_nothing(tmp_path: Path, monkeypa
         assert json.loads(after[1]) == json.loads(before[1])
         assert "Bob" in box.on_loop(lambda: box.app.players.names())
         assert "Names not saved" in " ".join(box.on_loop(lambda: box.app.current()[0].text_lines()))
+
+
+def test_a_press_never_waits_for_the_records_being_made(tmp_path: Path, monkeypatch):
+    """The records of many plays are made off the box's loop, as an export is: while they are
+    made, the box goes on answering presses."""
+    import threading
+
+    from companion.core import play_stats
+
+    state = tmp_path / "state"
+    _plays(state)
+    release = threading.Event()
+    making = threading.Event()
+    real = play_stats.records
+
+    def slow(plays, game=None):  # the records of years of plays on a slow box
+        making.set()
+        release.wait(8.0)
+        return real(plays, game)
+
+    monkeypatch.setattr(play_stats, "records", slow)
+    with both_faces(state) as (box, page_url):
+        page = _faces(box, page_url)["page"]
+        answers: list = []
+        asking = threading.Thread(target=lambda: answers.append(_send(page, "/api/records")))
+        asking.start()
+        assert making.wait(5.0)
+        try:
+            box.on_loop(lambda: box.app.on_press("down", False), timeout=2.0)  # not held up
+            assert not answers  # the records are still being made meanwhile
+        finally:
+            release.set()
+            asking.join(10.0)
+        status, _, data = answers[0]
+        assert status == 200 and {p["player"] for p in data["players"]} >= {"Ann", "Bob"}

@@ -9,7 +9,8 @@ loop (phones.py hands these asks here; the phones' own process sends them over t
                  ``wait`` while it is being made (on a thread of its own, not the loop)
 
     records      ``game`` ("" all), ``a`` and ``b`` (two players, head to head): the records
-                 and plots' numbers (core/play_stats.py), the games and players to choose
+                 and plots' numbers (core/play_stats.py), the games and players to choose;
+                 ``wait`` while they are being made (off the loop, as an export)
     player       ``verb`` rename, merge or forget, ``old``, ``new`` (not for forget) and
                  ``confirm``: a merge or a forget not confirmed changes nothing and answers
                  ``ask``, the question in words; done, ``done`` says what was done
@@ -114,37 +115,41 @@ def on_loop(app: Any, fn: Callable[[], Any], seconds: float) -> Any:
     return future.result(timeout=seconds)
 
 
-_cache: dict[tuple[int, str], tuple[int, Any]] = {}  # (plays, format) -> (revision, Export)
+_cache: dict[tuple[int, str], tuple[int, Any]] = {}  # (plays, what) -> (revision, made)
 _lock = threading.Lock()
+KEPT_MADE = 8  # exports and records kept made (asked again, they are not made again)
 
 
-def _made(plays: Any, form: str) -> Any:
-    """The export of the plays as they stand, made once for all its parts (again only once the
-    plays change), on a thread of its own: the box's loop only takes the list (a press never
-    waits for an export). None while it is being made."""
-    key = (id(plays), form)
+def _made(plays: Any, what: str, make: Callable[[list[dict[str, Any]]], Any]) -> Any:
+    """``make(plays)`` of the plays as they stand, made once (again only once the plays
+    change), on a thread of its own: the box's loop only takes the list (a press never waits
+    for an export or the records of a thousand plays). None while it is being made."""
+    key = (id(plays), what)
     with _lock:
         kept = _cache.get(key)
         if kept is not None and kept[0] == plays.revision:
             return kept[1]
-        _cache.clear()  # one box, one export kept
+        for old in [k for k, (rev, _) in _cache.items() if rev != plays.revision]:
+            del _cache[old]
         _cache[key] = (plays.revision, None)
+        while len(_cache) > KEPT_MADE:
+            del _cache[next(iter(_cache))]
     revision, items = plays.revision, plays.plays  # the plays are never changed in place
 
-    def make() -> None:
-        done = export(items, form)
+    def run() -> None:
+        done = make(items)
         with _lock:
             if _cache.get(key, (None,))[0] == revision:
                 _cache[key] = (revision, done)
 
-    threading.Thread(target=make, name="plays-export", daemon=True).start()
+    threading.Thread(target=run, name="plays-made", daemon=True).start()
     return None
 
 
 def export_part(app: Any, form: str, part: int) -> dict[str, Any]:
     if form not in FORMATS:
         raise ValueError(f"no export format {form!r} ({', '.join(FORMATS)})")
-    done = _made(app.plays, form)
+    done = _made(app.plays, form, lambda items: export(items, form))
     if done is None:
         return {"wait": True}
     start = part * PART
@@ -186,17 +191,23 @@ def request_fn(app: Any, what: str, args: Mapping[str, Any]) -> Callable[[], Any
 
 
 def records(app: Any, args: Mapping[str, Any]) -> dict[str, Any]:
-    from companion.core import play_stats
-
-    plays = app.plays.plays
+    """The records asked for, made off the loop (``_made``); ``wait`` while they are made."""
     game = str(args.get("game") or "") or None
-    out = play_stats.records(plays, game)
+    a, b = str(args.get("a") or ""), str(args.get("b") or "")
+    made = _made(app.plays, f"records\0{game}\0{a}\0{b}", lambda items: _records(items, game, a, b))
+    if made is None:
+        return {"wait": True}
+    return {**made, "choices": {**made["choices"], "players": app.players.names()}}
+
+
+def _records(plays: list[dict[str, Any]], game: str | None, a: str, b: str) -> dict[str, Any]:
+    from companion.core import play_stats
     from companion.games import registry
 
+    out = play_stats.records(plays, game)
     kinds = sorted({p["game"] for p in plays})
-    out["choices"] = {"games": kinds, "players": app.players.names()}
+    out["choices"] = {"games": kinds}
     out["titles"] = {g: registry.title(g) for g in kinds}
-    a, b = str(args.get("a") or ""), str(args.get("b") or "")
     if a and b and a != b:
         of_game = [p for p in plays if game is None or p["game"] == game]
         out["head_to_head"] = play_stats.head_to_head(of_game, a, b)

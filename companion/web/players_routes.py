@@ -129,7 +129,18 @@ class PlayersRoutes:
     async def _records(self, request: web.Request) -> web.Response:
         q = request.query
         args = {k: q.get(k, "")[:64] for k in ("game", "a", "b")}
-        return web.json_response(await self._ask("records", args))
+        return web.json_response(await self._made("records", args))
+
+    async def _made(self, what: str, args: dict[str, Any]) -> Any:
+        """An ask the box answers ``wait`` to while it makes the answer off its loop."""
+        deadline = asyncio.get_running_loop().time() + EXPORT_SECONDS
+        while True:
+            answer = await self._ask(what, args)
+            if not answer.get("wait"):
+                return answer
+            if asyncio.get_running_loop().time() > deadline:
+                raise error(web.HTTPServiceUnavailable, "the box is busy; try again")
+            await asyncio.sleep(0.05)
 
     async def _player(self, request: web.Request) -> web.Response:
         verb = request.match_info["verb"]
@@ -150,14 +161,8 @@ class PlayersRoutes:
         if form not in EXPORTS:
             raise error(web.HTTPNotFound, f"no export {form!r}: {', '.join(EXPORTS)}")
         parts, part = [], 0
-        deadline = asyncio.get_running_loop().time() + EXPORT_SECONDS
         while True:
-            answer = await self._ask("export", {"format": form, "part": part})
-            if answer.get("wait"):  # being made off the box's loop
-                if asyncio.get_running_loop().time() > deadline:
-                    raise error(web.HTTPServiceUnavailable, "the box is busy; try again")
-                await asyncio.sleep(0.1)
-                continue
+            answer = await self._made("export", {"format": form, "part": part})
             parts.append(answer["text"])
             if not answer["more"]:
                 break
