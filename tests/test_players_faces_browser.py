@@ -6,6 +6,7 @@ screenshots are left in the test's directory (and ``$TRAP_SHOTS``)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -41,6 +42,27 @@ def test_the_page_names_seats_and_shows_the_records_at_390_px(tmp_path: Path) ->
         with page.expect_response(lambda r: r.url.endswith("/api/seats") and r.ok):
             page.get_by_role("button", name="Name the seats").click()
         assert box.on_loop(lambda: box.app.seat_names()) == ["Dee", "Eve", None]
+
+        # names to pick from, from a BG Stats export read by the page
+        from test_players_import import BGSTATS
+
+        export = tmp_path / "BGStatsExport.json"
+        export.write_text(json.dumps(BGSTATS))
+        page.get_by_label("Names to pick from, from a BG Stats export (JSON)").set_input_files(
+            str(export)
+        )
+        expect(page.locator("#import-said")).to_contain_text(
+            "2 name(s) added to pick from, 1 known already; left out:"
+        )  # Ann is known already; the name too long is left out, said
+        known = page.evaluate(
+            "[...document.querySelectorAll('#known-names option')].map(o => o.value)"
+        )
+        assert {"Bob Lee", "Zoë"} <= set(known)
+        (notjson := tmp_path / "notes.json").write_text('{"plays": []}')
+        page.get_by_label("Names to pick from, from a BG Stats export (JSON)").set_input_files(
+            str(notjson)
+        )
+        expect(page.locator("#import-error")).to_contain_text("notes.json: not a BG Stats export")
 
         assert page.get_by_role("link", name="download as CSV").get_attribute("href") == (
             "/api/export/csv"

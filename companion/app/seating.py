@@ -83,6 +83,19 @@ class Seating:
         self.refresh()
         return said
 
+    def add_player_names(self, names: list[str]) -> list[str]:
+        """Names to pick from (imported from a BG Stats file on a face): the ones the box did
+        not know, written to players.json at once; BadName for a name it does not take, OSError
+        when the card refuses it (said on the box too), nothing changed either way."""
+        try:
+            added = self.players.add_all(names)
+        except OSError as err:
+            log.error("players not saved: %s", err)
+            self.feed(events.ShowNotice(("Names not saved", "see log")))
+            raise
+        self.note(f"players: {len(added)} name(s) added to pick from")
+        return added
+
     def _name_seats(self, effect: NameSeats) -> None:
         """Seats named on the box (app/seat_menus.py)."""
         session = self.session

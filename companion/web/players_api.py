@@ -15,6 +15,8 @@ loop (phones.py hands these asks here; the phones' own process sends them over t
                  ``confirm``: a merge or a forget not confirmed changes nothing and answers
                  ``ask``, the question in words; done, ``done`` says what was done
                  (core/player_changes.py) and ``players`` lists the names as they are now
+    add_names    ``names``, one a line (a BG Stats file's, read by the page): the ones the box
+                 did not know kept to pick from; ``added``, ``refused`` (each with why)
 
 A bad name or seat is a ValueError (400), with no game a LookupError (404)."""
 
@@ -27,11 +29,12 @@ from typing import Any
 
 from companion.core import player_changes
 from companion.core.events import Call
+from companion.core.players import BadName, clean
 from companion.games import played
 from companion.plays_export import FORMATS, export
 from companion.ui import names as on_screen
 
-ASKS = ("seats", "name_seats", "export", "records", "player")
+ASKS = ("seats", "name_seats", "export", "records", "player", "add_names")
 PART = 32 * 1024  # characters: escaped as JSON, at most 6 bytes each, under a link line
 
 
@@ -187,6 +190,8 @@ def request_fn(app: Any, what: str, args: Mapping[str, Any]) -> Callable[[], Any
         return lambda: records(app, args)
     if what == "player":
         return lambda: change_player(app, args)
+    if what == "add_names":
+        return lambda: add_names(app, str(args.get("names", "")))
     raise ValueError(f"no request {what!r}")
 
 
@@ -227,3 +232,17 @@ def change_player(app: Any, args: Mapping[str, Any]) -> dict[str, Any]:
     except OSError:  # said on the box too; answered as a refusal (409), nothing changed
         raise PermissionError("not saved: the box's card refused the change") from None
     return {"done": said, "players": app.players.names()}
+
+
+def add_names(app: Any, text: str) -> dict[str, Any]:
+    good, refused = [], []
+    for name in (n for n in text.splitlines() if n.strip()):
+        try:
+            good.append(clean(name))
+        except BadName as err:
+            refused.append(str(err))
+    try:
+        added = app.add_player_names(good)
+    except OSError:  # said on the box too; answered as a refusal (409), nothing changed
+        raise PermissionError("not saved: the box's card refused the names") from None
+    return {"added": added, "refused": refused, "players": app.players.names()}

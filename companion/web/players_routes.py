@@ -9,6 +9,9 @@
                                          in players.json and the plays (core/player_changes.py);
                                          a merge or a forget first answers ``ask`` (the question
                                          in words, nothing changed) until sent with ``confirm=1``
+    POST /api/players/import             ``names``, one a line: names to pick from (the page
+                                         reads them from a BG Stats export, in bodies the guard
+                                         takes)
 
 What they answer is asked on the box's loop (players_api.py) through ``request(what, args)``:
 the phones' service, or for the page ``LoopAsk`` (a call posted onto the box's queue). The
@@ -144,8 +147,11 @@ class PlayersRoutes:
 
     async def _player(self, request: web.Request) -> web.Response:
         verb = request.match_info["verb"]
+        if verb == "import":  # names to pick from, one a line (a BG Stats file's, read here)
+            form = await read_form(request)
+            return web.json_response(await self._ask("add_names", {"names": form.get("names", "")}))
         if verb not in ("rename", "merge", "forget"):
-            raise error(web.HTTPNotFound, f"no change {verb!r}: rename, merge or forget")
+            raise error(web.HTTPNotFound, f"no change {verb!r}: rename, merge, forget or import")
         form = await read_form(request)
         args: dict[str, Any] = {
             "verb": verb,

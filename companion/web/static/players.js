@@ -23,6 +23,10 @@
 <p id="seats-none"></p>
 <button id="seats-reload" type="button">Show the seats</button>
 <p id="seats-error" class="said-error" role="alert"></p>
+<label id="import-label">Names to pick from, from a BG Stats export (JSON)
+  <input id="import-file" type="file" accept=".json,application/json"></label>
+<p id="import-said" role="status"></p>
+<p id="import-error" class="said-error" role="alert"></p>
 <h2 id="stats-h">Players' records</h2>
 <p id="exports">Every finished game is kept as a play:
   <a href="/api/export/csv" download>download as CSV</a> or
@@ -124,6 +128,50 @@
     showSeats(answer.data);
   });
   $("seats-reload").addEventListener("click", loadSeats);
+
+  // --- names to pick from, read here from a BG Stats export (its players' names only), sent in
+  // bodies the box takes (a few kilobytes each) ------------------------------------------------
+
+  const BODY = 3000; // characters of names in one request
+
+  $("import-file").addEventListener("change", async () => {
+    const file = $("import-file").files[0];
+    $("import-said").textContent = "";
+    $("import-error").textContent = "";
+    if (!file) return;
+    let names;
+    try {
+      const data = JSON.parse(await file.text());
+      if (!data || !Array.isArray(data.players)) throw new Error("no list of players");
+      names = data.players.filter((p) => p && typeof p.name === "string" && !p.isAnonymous)
+        .map((p) => p.name.replace(/\s+/g, " ").trim()).filter((n) => n);
+      names = [...new Set(names)]; // once each
+    } catch (e) {
+      $("import-error").textContent = `${file.name}: not a BG Stats export (${e.message})`;
+      return;
+    }
+    const batches = [[]];
+    let size = 0;
+    for (const name of names) {
+      if (size + name.length + 1 > BODY) { batches.push([]); size = 0; }
+      batches[batches.length - 1].push(name);
+      size += name.length + 1;
+    }
+    let added = 0;
+    const refused = [];
+    for (const batch of batches) {
+      if (!batch.length) continue;
+      const answer = await ask("/api/players/import", { names: batch.join("\n") });
+      if (!answer.ok) { $("import-error").textContent = answer.data.error; return; }
+      added += answer.data.added.length;
+      refused.push(...answer.data.refused);
+    }
+    $("import-said").textContent = `${added} name(s) added to pick from, ` +
+      `${names.length - added - refused.length} known already` +
+      (refused.length ? `; left out: ${refused.join("; ")}` : "") + ".";
+    $("import-file").value = "";
+    if ($("seats-form").hidden === false) loadSeats();
+  });
 
   // --- the players' records: records.js and its plots load only when opened ------------------
 
