@@ -5,12 +5,11 @@ reads the file; the box takes the names), with bad files and bad names said."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 from browser_support import both_faces
 from test_players_faces import _faces, _send
+from test_plays_export import _cli
 
 from companion.plays_import import bgstats_names
 from companion.replay import run_script
@@ -28,15 +27,6 @@ BGSTATS = {  # as BG Stats' own backup export has them (other fields left out)
     "plays": [],
     "locations": [],
 }
-
-
-def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "companion", "records", *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
 
 
 def test_the_names_of_a_bgstats_export_once_each_anonymous_and_bad_ones_left_out() -> None:
