@@ -23,6 +23,7 @@ A bad name or seat is a ValueError (400), with no game a LookupError (404)."""
 from __future__ import annotations
 
 import concurrent.futures
+import logging
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -33,6 +34,8 @@ from companion.core.players import BadName, clean
 from companion.games import played
 from companion.plays_export import FORMATS, export
 from companion.ui import names as on_screen
+
+log = logging.getLogger(__name__)
 
 ASKS = ("seats", "name_seats", "export", "records", "player", "add_names")
 PART = 32 * 1024  # characters: escaped as JSON, at most 6 bytes each, under a link line
@@ -140,7 +143,13 @@ def _made(plays: Any, what: str, make: Callable[[list[dict[str, Any]]], Any]) ->
     revision, items = plays.revision, plays.plays  # the plays are never changed in place
 
     def run() -> None:
-        done = make(items)
+        try:
+            done = make(items)
+        except Exception:  # a bug: said in the log; the next ask makes it again
+            log.exception("plays: %s could not be made", what.split("\0")[0])
+            with _lock:
+                _cache.pop(key, None)
+            return
         with _lock:
             if _cache.get(key, (None,))[0] == revision:
                 _cache[key] = (revision, done)
