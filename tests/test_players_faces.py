@@ -184,3 +184,24 @@ def test_a_press_never_waits_for_the_records_being_made(tmp_path: Path, monkeypa
             asking.join(10.0)
         status, _, data = answers[0]
         assert status == 200 and {p["player"] for p in data["players"]} >= {"Ann", "Bob"}
+
+
+def test_a_name_only_the_plays_keep_can_be_changed_too(tmp_path: Path):
+    """players.json lost (set aside when damaged): the plays still name their players, and a
+    face lists them to choose and changes them as any other."""
+    state = tmp_path / "state"
+    _plays(state)
+    run_script("game dice\n", state_dir=state)  # the last named game ended, to history
+    (state / "players.json").unlink()
+    with both_faces(state) as (box, page_url):
+        page = _faces(box, page_url)["page"]
+        data = _send(page, "/api/records")[2]
+        assert {"Ann", "Anne", "Bob", "Cy", "Dee"} <= set(data["choices"]["players"])
+        asked = _send(page, "/api/players/merge", {"old": "Anne", "new": "Ann"})[2]
+        assert asked == {"ask": "Merge Anne into Ann? Anne's 1 play(s) become theirs."}
+        sure = {"old": "Anne", "new": "Ann", "confirm": "1"}
+        assert _send(page, "/api/players/merge", sure)[0] == 200
+        assert all("Anne" not in names for names in _names_in_plays(state))
+        status, _, data = _send(page, "/api/players/rename", {"old": "Cy", "new": "Cyril"})
+        assert status == 200 and "Cyril" in data["players"]  # kept to pick from from now on
+        assert "Cy" not in _send(page, "/api/records")[2]["choices"]["players"]

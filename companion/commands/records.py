@@ -82,7 +82,7 @@ def main(args: argparse.Namespace) -> int:
     plays = Plays(state / statefile.PLAYS.name)
     try:
         change = player_changes.checked(
-            players, args.verb, args.name if args.verb == "forget" else args.old,
+            players, plays, args.verb, args.name if args.verb == "forget" else args.old,
             None if args.verb == "forget" else args.new,
         )  # fmt: skip
     except BadName as err:

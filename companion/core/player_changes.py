@@ -29,12 +29,18 @@ class Change:
     new: str | None  # None for forget
 
 
-def checked(players: Players, verb: str, old: str, new: str | None = None) -> Change:
+def known(players: Players, plays: Plays, name: str) -> bool:
+    """A player the box knows: by name (players.json), or named in a play kept (a name the
+    names' file no longer holds: set aside when damaged, or past its count)."""
+    return name in players.used or plays_of(plays, name) > 0
+
+
+def checked(players: Players, plays: Plays, verb: str, old: str, new: str | None = None) -> Change:
     """The change asked for, its names checked against the players known; BadName says why
     it cannot be made."""
     if verb not in VERBS:
         raise BadName(f"no such change {verb!r} ({', '.join(VERBS)})")
-    if old not in players.used:
+    if not known(players, plays, old):
         raise BadName(f"no player is called {old!r}")
     if verb == "forget":
         return Change(verb, old, None)
@@ -45,10 +51,10 @@ def checked(players: Players, verb: str, old: str, new: str | None = None) -> Ch
         raise BadName(f"{GUEST!r} names a seat without a person: pick another name")
     if new == old:
         raise BadName(f"{old!r} is called that already")
-    known = new in players.used
-    if verb == "merge" and not known:
+    there = known(players, plays, new)
+    if verb == "merge" and not there:
         raise BadName(f"no player is called {new!r} to merge into (rename instead)")
-    if verb == "rename" and known:
+    if verb == "rename" and there:
         raise BadName(f"{new!r} is a player already (merge instead)")
     return Change(verb, old, new)
 
@@ -73,7 +79,10 @@ def make(players: Players, plays: Plays, change: Change) -> int:
     before = dict(plays.by_key)
     changed = plays.rename(change.old, change.new)
     try:
-        if change.new is None:
+        if change.old not in players.used:  # named in the plays only
+            if change.new is not None:
+                players.add(change.new)
+        elif change.new is None:
             players.forget(change.old)
         else:
             players.rename(change.old, change.new)

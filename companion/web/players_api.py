@@ -25,6 +25,7 @@ from __future__ import annotations
 import concurrent.futures
 import logging
 import threading
+import weakref
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -121,7 +122,9 @@ def on_loop(app: Any, fn: Callable[[], Any], seconds: float) -> Any:
     return future.result(timeout=seconds)
 
 
-_cache: dict[tuple[int, str], tuple[int, Any]] = {}  # (plays, what) -> (revision, made)
+# plays -> what -> (revision, made): by the Plays themselves, not their id (a box's plays let
+# go of and another's made at the same address must not find the first's records)
+_cache: weakref.WeakKeyDictionary[Any, dict[str, tuple[int, Any]]] = weakref.WeakKeyDictionary()
 _lock = threading.Lock()
 KEPT_MADE = 8  # exports and records kept made (asked again, they are not made again)
 
@@ -130,16 +133,16 @@ def _made(plays: Any, what: str, make: Callable[[list[dict[str, Any]]], Any]) ->
     """``make(plays)`` of the plays as they stand, made once (again only once the plays
     change), on a thread of its own: the box's loop only takes the list (a press never waits
     for an export or the records of a thousand plays). None while it is being made."""
-    key = (id(plays), what)
     with _lock:
-        kept = _cache.get(key)
+        cache = _cache.setdefault(plays, {})
+        kept = cache.get(what)
         if kept is not None and kept[0] == plays.revision:
             return kept[1]
-        for old in [k for k, (rev, _) in _cache.items() if rev != plays.revision]:
-            del _cache[old]
-        _cache[key] = (plays.revision, None)
-        while len(_cache) > KEPT_MADE:
-            del _cache[next(iter(_cache))]
+        for old in [k for k, (rev, _) in cache.items() if rev != plays.revision]:
+            del cache[old]
+        cache[what] = (plays.revision, None)
+        while len(cache) > KEPT_MADE:
+            del cache[next(iter(cache))]
     revision, items = plays.revision, plays.plays  # the plays are never changed in place
 
     def run() -> None:
@@ -148,11 +151,11 @@ def _made(plays: Any, what: str, make: Callable[[list[dict[str, Any]]], Any]) ->
         except Exception:  # a bug: said in the log; the next ask makes it again
             log.exception("plays: %s could not be made", what.split("\0")[0])
             with _lock:
-                _cache.pop(key, None)
+                cache.pop(what, None)
             return
         with _lock:
-            if _cache.get(key, (None,))[0] == revision:
-                _cache[key] = (revision, done)
+            if cache.get(what, (None,))[0] == revision:
+                cache[what] = (revision, done)
 
     threading.Thread(target=run, name="plays-made", daemon=True).start()
     return None
@@ -211,7 +214,10 @@ def records(app: Any, args: Mapping[str, Any]) -> dict[str, Any]:
     made = _made(app.plays, f"records\0{game}\0{a}\0{b}", lambda items: _records(items, game, a, b))
     if made is None:
         return {"wait": True}
-    return {**made, "choices": {**made["choices"], "players": app.players.names()}}
+    names = app.players.names()  # then those only the plays name (the names' file lost them)
+    kept = set(names)
+    names += [n for n in made["choices"]["named"] if n not in kept]
+    return {**made, "choices": {"games": made["choices"]["games"], "players": names}}
 
 
 def _records(plays: list[dict[str, Any]], game: str | None, a: str, b: str) -> dict[str, Any]:
@@ -220,7 +226,8 @@ def _records(plays: list[dict[str, Any]], game: str | None, a: str, b: str) -> d
 
     out = play_stats.records(plays, game)
     kinds = sorted({p["game"] for p in plays})
-    out["choices"] = {"games": kinds}
+    named = {s["player"] for p in plays for s in p["seats"] if s["player"]}
+    out["choices"] = {"games": kinds, "named": sorted(named, key=str.casefold)}
     out["titles"] = {g: registry.title(g) for g in kinds}
     if a and b and a != b:
         of_game = [p for p in plays if game is None or p["game"] == game]
@@ -233,7 +240,7 @@ def _records(plays: list[dict[str, Any]], game: str | None, a: str, b: str) -> d
 def change_player(app: Any, args: Mapping[str, Any]) -> dict[str, Any]:
     verb, old = str(args.get("verb", "")), str(args.get("old", ""))
     new = None if verb == "forget" else str(args.get("new", ""))
-    change = player_changes.checked(app.players, verb, old, new)  # BadName: 400
+    change = player_changes.checked(app.players, app.plays, verb, old, new)  # BadName: 400
     if verb in ("merge", "forget") and not args.get("confirm"):
         return {"ask": player_changes.what_it_does(app.plays, change)}
     try:
