@@ -15,6 +15,7 @@ fetched, the records made on the box's loop), in a fresh browser each time (noth
 from __future__ import annotations
 
 import json
+import socket
 import statistics
 import subprocess
 import sys
@@ -30,7 +31,6 @@ CHROMIUM = "/usr/bin/chromium"
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 RUNS = 5
 PLAYS = (0, 1000)
-PORT = 8796
 OPEN_RECORDS = """async () => {
   const t0 = performance.now();
   document.querySelector('#stats summary').click();
@@ -42,6 +42,13 @@ OPEN_RECORDS = """async () => {
   });
   return performance.now() - t0;
 }"""
+
+
+def free_port() -> int:
+    """A port free here (the container shares this machine's network)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
 
 
 def wait_up(url: str, seconds: float) -> None:
@@ -112,13 +119,14 @@ def figures(
         )
         if made.returncode != 0:
             raise RuntimeError(f"plays not written: {made.stderr[-400:]}")
+        port = free_port()
         started = sh(
-            f"nohup {box_cmd} sim --web --display none --port {PORT} --state-dir {state} "
+            f"nohup {box_cmd} sim --web --display none --port {port} --state-dir {state} "
             f"> {state}/out 2>&1 & echo $!"
         )
         pid = started.stdout.strip().splitlines()[-1]
         try:
-            url = f"http://127.0.0.1:{PORT}/"
+            url = f"http://127.0.0.1:{port}/"
             wait_up(url, start_seconds)
             rss_start = _rss(sh, pid)
             out[f"{n}_plays"] = {**paint(url), "rss_start_kib": rss_start}
@@ -139,13 +147,14 @@ def _rss(sh: Callable[[str], subprocess.CompletedProcess[str]], pid: str) -> int
 
 
 def in_container(box: Any, venv: str, clone: str, pace: float = 10.0) -> dict[str, Any]:
-    """pitest's hook: the figures with the box on the emulated CPU."""
+    """pitest's hook: the figures with the box on the emulated CPU (its start given at least
+    five minutes: a busy machine under QEMU)."""
     return figures(
         lambda script: box.sh(script, timeout=1800),
         f"{venv}/bin/python",
         f"{venv}/bin/trap-companion",
         clone,
-        60 * pace,
+        max(300.0, 60 * pace),
     )
 
 
