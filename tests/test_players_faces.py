@@ -205,3 +205,23 @@ def test_a_name_only_the_plays_keep_can_be_changed_too(tmp_path: Path):
         status, _, data = _send(page, "/api/players/rename", {"old": "Cy", "new": "Cyril"})
         assert status == 200 and "Cyril" in data["players"]  # kept to pick from from now on
         assert "Cy" not in _send(page, "/api/records")[2]["choices"]["players"]
+
+
+def test_a_phone_changes_a_player_with_the_phones_server_apart(tmp_path: Path):
+    """The phones' server in a process of its own: the change and its question go over the
+    link to the box's loop as any other ask."""
+    from tests.phones_support import live_box
+
+    state = tmp_path / "state"
+    _plays(state)
+    with live_box(state, apart=True) as box:
+        phone = (box, pair(box))
+        asked = _send(phone, "/api/players/forget", {"old": "Dee"})
+        assert asked[:1] == (200,) and asked[2]["ask"].startswith("Forget Dee?")
+        status, _, data = _send(phone, "/api/players/forget", {"old": "Dee", "confirm": "1"})
+        assert status == 200 and data["done"] == "forgot Dee; 1 play(s) keep the seat unnamed"
+        bad = _send(phone, "/api/players/rename", {"old": "Dee", "new": "D"})
+        assert bad[0] == 400 and "no player is called 'Dee'" in bad[2]["error"]
+        names = _send(phone, "/api/players/import", {"names": "Flo\nGus"})[2]["added"]
+        assert names == ["Flo", "Gus"]
+        assert _send(phone, "/api/records")[0] == 200
