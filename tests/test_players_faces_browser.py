@@ -140,3 +140,14 @@ def test_a_phone_forgets_a_player_once_it_says_yes(tmp_path: Path, scheme: str) 
             ".map(e => e.outerHTML.slice(0, 60))"
         )
         assert small == []
+
+
+def test_a_phone_forgotten_meanwhile_is_asked_to_pair_by_the_players_part(tmp_path: Path):
+    from playwright.sync_api import expect
+
+    with chromium() as browser, both_faces(tmp_path / "state") as (box, _page_url):
+        mobile = phone(browser, box, pair(box))
+        expect(mobile.get_by_role("button", name="Show the seats")).to_be_visible()
+        box.on_loop(lambda: box.phones.pairing.forget_all())
+        mobile.get_by_role("button", name="Show the seats").click()
+        expect(mobile.get_by_role("heading", name="Pair this phone")).to_be_visible()

@@ -83,10 +83,7 @@ $("pair-form").addEventListener("submit", async (event) => {
   const answer = await post("/api/pair", { code: $("code").value });
   if (answer.ok) {
     $("code").value = "";
-    // players.js (the players and their plays) says when the box does not know this phone
-document.addEventListener("unpaired", showPair);
-
-start();
+    start();
   } else {
     $("pair-error").textContent = answer.data.error || `refused (${answer.status})`;
   }
