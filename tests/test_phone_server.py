@@ -152,7 +152,7 @@ def test_unknown_button_huge_body_and_bad_card_are_clear_4xx(box) -> None:
 
 
 def test_a_slow_body_is_cut_off_and_the_box_plays_on(box, monkeypatch) -> None:
-    monkeypatch.setattr("companion.web.phone_routes.BODY_SECONDS", 0.3)
+    monkeypatch.setattr("companion.web.players_routes.BODY_SECONDS", 0.3)
     conn = socket.create_connection(("127.0.0.1", box.port))
     head = (
         f"POST /api/pair HTTP/1.1\r\nHost: 127.0.0.1:{box.port}\r\n"

@@ -65,7 +65,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--plays", type=int, default=1000)
     parser.add_argument("--moves", type=int, default=400)
+    parser.add_argument(
+        "--write", type=Path, metavar="FILE", help="only write --plays plays as a plays.json"
+    )
     args = parser.parse_args()
+    if args.write is not None:  # a state dir with the plays kept (tools/pitest/records_paint.py)
+        args.write.write_text(json.dumps({"version": 1, "plays": _plays(args.plays)}))
+        return 0
     from companion.core import play_stats
     from companion.plays_export import export
 

@@ -16,6 +16,7 @@ from companion.app import events
 from companion.app.boxstate import BoxState
 from companion.app.effects import KeepPlay, NameSeats
 from companion.app.session import Session
+from companion.core import player_changes
 from companion.core import plays as playfile
 from companion.core.players import BadName, Players, clean
 from companion.core.plays import Plays
@@ -38,6 +39,7 @@ class Seating:
     session: Session | None
     feed: Callable[..., None]
     refresh: Callable[[], None]
+    note: Callable[[str], None]
 
     def seat_names(self) -> list[str | None] | None:
         """The names of the game in play's seats in seat order (None: unnamed); None with
@@ -64,6 +66,35 @@ class Seating:
                 clean(name)  # BadName before anything is written
         if self._set_names(session.record_key, seats, full):
             self.refresh()
+
+    def change_player(self, change: player_changes.Change) -> str:
+        """A player renamed, merged or forgotten from a face (web/players_api.py), on the
+        loop: both files written whole (core/player_changes.py), the screen drawn again with
+        the names as they are now. What was done, in words; OSError when the card refuses it
+        (said on the box too, and nothing changed)."""
+        try:
+            changed = player_changes.make(self.players, self.plays, change)
+        except OSError as err:
+            log.error("players not saved: %s", err)
+            self.feed(events.ShowNotice(("Names not saved", "see log")))
+            raise
+        said = player_changes.done(change, changed)
+        self.note(f"players: {said}")
+        self.refresh()
+        return said
+
+    def add_player_names(self, names: list[str]) -> list[str]:
+        """Names to pick from (imported from a BG Stats file on a face): the ones the box did
+        not know, written to players.json at once; BadName for a name it does not take, OSError
+        when the card refuses it (said on the box too), nothing changed either way."""
+        try:
+            added = self.players.add_all(names)
+        except OSError as err:
+            log.error("players not saved: %s", err)
+            self.feed(events.ShowNotice(("Names not saved", "see log")))
+            raise
+        self.note(f"players: {len(added)} name(s) added to pick from")
+        return added
 
     def _name_seats(self, effect: NameSeats) -> None:
         """Seats named on the box (app/seat_menus.py)."""

@@ -1,5 +1,5 @@
-"""`trap-companion records export|players|rename|merge|forget`: the plays kept and the players'
-names from a shell (issue 48). Export only reads. The others change players.json and
+"""`trap-companion records export|players|rename|merge|forget|import-names`: the plays kept and
+the players' names from a shell (issue 48). Export only reads. The others change players.json and
 plays.json: the box rewrites them whole on its next change, so make them while it is stopped
 (`systemctl stop trap-companion`), or name seats on the box itself."""
 
@@ -15,10 +15,10 @@ from companion.commands._common import (
     load_config,
     with_state_dir,
 )
-from companion.core import statefile
-from companion.core.players import BadName, Players, clean
+from companion.core import player_changes, statefile
+from companion.core.players import BadName, Players
 from companion.core.plays import Plays
-from companion.errors import UsageError
+from companion.errors import DataError, UsageError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -41,6 +41,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         q.add_argument("new")
     forget = verbs.add_parser("forget", help="forget a player: the seats stay, unnamed")
     forget.add_argument("name")
+    imp = verbs.add_parser(
+        "import-names",
+        help="the players' names of a BG Stats export, to pick from",
+        description="Reads the JSON of a BG Stats export (its backup file) and keeps the "
+        "players' names the box does not know yet, to pick from; the plays stay in BG Stats.",
+    )
+    imp.add_argument("file", type=Path, metavar="FILE")
     for q in verbs.choices.values():
         add_config_arg(q)
         add_state_dir_args(q, sim_choice=True)
@@ -48,7 +55,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    write = args.verb in ("rename", "merge", "forget")
+    write = args.verb in ("rename", "merge", "forget", "import-names")
     config = with_state_dir(load_config(args), args, sim=args.sim, write=write)
     state = config.state_dir()
     if args.verb == "export":
@@ -70,22 +77,37 @@ def main(args: argparse.Namespace) -> int:
         for name in players.names():
             print(name)
         return 0
+    if args.verb == "import-names":
+        return import_names(players, args.file)
     plays = Plays(state / statefile.PLAYS.name)
     try:
-        if args.verb == "forget":
-            players.forget(args.name)
-            changed = plays.rename(args.name, None)
-            print(f"forgot {args.name}; {changed} play(s) keep the seat unnamed")
-            return 0
-        args.new = clean(args.new)
-        known = args.new in players.used
-        if args.verb == "merge" and not known:
-            raise BadName(f"no player is called {args.new!r} to merge into (rename instead)")
-        if args.verb == "rename" and known:
-            raise BadName(f"{args.new!r} is a player already (merge instead)")
-        players.rename(args.old, args.new)
-        changed = plays.rename(args.old, args.new)
+        change = player_changes.checked(
+            players, plays, args.verb, args.name if args.verb == "forget" else args.old,
+            None if args.verb == "forget" else args.new,
+        )  # fmt: skip
     except BadName as err:
         raise UsageError(str(err)) from None
-    print(f"{args.old} is {args.new} now; {changed} play(s) changed")
+    changed = player_changes.make(players, plays, change)
+    print(player_changes.done(change, changed))
+    return 0
+
+
+def import_names(players: Players, path: Path) -> int:
+    from companion.plays_import import read_bgstats_names
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise DataError(f"{path}: cannot be read ({err})") from None
+    try:
+        found = read_bgstats_names(text, str(path))
+    except ValueError as err:
+        raise DataError(str(err)) from None
+    added = players.add_all(found.names)
+    for why in found.refused:
+        print(f"left out: {why}", file=sys.stderr)
+    print(
+        f"{len(added)} name(s) added to pick from, {len(found.names) - len(added)} known already"
+        + (f", {len(found.refused)} left out" if found.refused else "")
+    )
     return 0

@@ -127,6 +127,20 @@ class Players(WholeFile):
             self._change(used, self.seating)
         return name
 
+    def add_all(self, names: list[str]) -> list[str]:
+        """Names to pick from later (imported): the ones the box did not know, written at once
+        (BadName before anything is written if one is not taken)."""
+        checked = [clean(n) for n in names]
+        used = dict(self.used)
+        added = []
+        for name in checked:
+            if name != GUEST and name not in used and len(used) < MAX_PLAYERS:
+                used[name] = 0
+                added.append(name)
+        if added:
+            self._change(used, self.seating)
+        return added
+
     def rename(self, old: str, new: str) -> None:
         """``old`` is called ``new`` from now on; if ``new`` is known already, the two are one
         player (a merge)."""

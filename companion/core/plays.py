@@ -168,6 +168,13 @@ class Plays(WholeFile):
             self._save_or_restore(before)
         return changed
 
+    def put_back(self, before: dict[str, dict[str, Any]]) -> None:
+        """The plays as ``before`` (taken from ``by_key``) held them, written whole again."""
+        if self.by_key != before:
+            current = dict(self.by_key)
+            self.by_key = before
+            self._save_or_restore(current)
+
     def _save_or_restore(self, before: dict[str, dict[str, Any]]) -> None:
         """Written whole, or the plays as they were: what is kept and what is held agree."""
         try:

@@ -37,11 +37,12 @@ def serve(box: SimulatedBox, controls: SimControls, port: int, host: str = HOST)
     """Start the web face of ``box`` (before ``box.app.start()``, so it sees the first frame);
     the running WebServer. PortTaken if the port is used."""
     from companion.web.guard import Guard
+    from companion.web.players_routes import LoopAsk
     from companion.web.server import WebServer
     from companion.web.sim_routes import SimRoutes
 
     deck = [(c.uid, c.name, c.game, _kind(c.game, c.card)) for c in box.app.registry.demo.values()]
-    routes = SimRoutes(controls, deck, box.config.buttons.hold_seconds, box.kind)
+    routes = SimRoutes(controls, deck, box.config.buttons.hold_seconds, box.kind, LoopAsk(box.app))
     server = WebServer(host, port, Guard(), routes=[routes])
     server.start()
     box.app.faces.add(server)

@@ -12,10 +12,9 @@
     GET  /api/cards                      the game's enrolled cards and the kinds to enrol
     POST /api/cards/{uid}/forget         forget one enrolled card
     POST /api/enrol                      ``card`` and its fields: an enrolment run on the box
-    GET  /api/seats                      the game's seats, their players, the names known
-    POST /api/seats                      {seat: name} typed ("" unnamed): the seats named
-    GET  /api/export/{csv|bgstats}       the plays kept, as a file to download
-    GET  /api/records[?game=&a=&b=]      the players' records, the plots' numbers, head to head
+    GET, POST /api/seats, /api/records, /api/export/..., /api/players/...
+                                         the players and plays, as the simulator's page has
+                                         them (players_routes.py)
     GET  /api/about                      the running release and the one kept for going back
                                          (companion/release/about.py, as `trap-companion version`)
 
@@ -29,29 +28,24 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import math
 from typing import Any
-from urllib.parse import parse_qsl
 
 from aiohttp import web
 
-from companion.core.nesting import json_too_deep
 from companion.faces.face import BUTTONS
-from companion.web.guard import MAX_NESTING
 from companion.web.pairing import COOKIE, TOKEN_SECONDS, token_hash
+from companion.web.players_routes import PlayersRoutes, answered, read_form, static
+from companion.web.players_routes import error as _error
 from companion.web.server import WebServer
 from companion.web.static_files import StaticFiles
 
 PRESS_SECONDS = 2.0  # a press answered 200 once handled within this, else 202 (still queued)
-BODY_SECONDS = 3.0  # a body must arrive within this (the guard's limit is for the handler)
 STATIC = {
     "/": ("phone.html", "text/html"),
     "/phone.css": ("phone.css", "text/css"),
     "/phone.js": ("phone.js", "text/javascript"),
-    "/records.js": ("records.js", "text/javascript"),
-    "/uplot.min.js": ("uplot.min.js", "text/javascript"),
-    "/uplot.min.css": ("uplot.min.css", "text/css"),
+    **static("/"),  # players.js and the records (players_routes.py)
 }
 
 
@@ -80,10 +74,7 @@ class PhoneRoutes:
         r.add_post("/api/cards/{uid}/forget", self._forget)
         r.add_post("/api/enrol", self._enrol)
         r.add_get("/api/about", self._about)
-        r.add_get("/api/seats", self._seats)
-        r.add_post("/api/seats", self._name_seats)
-        r.add_get("/api/export/{format}", self._export)
-        r.add_get("/api/records", self._records)
+        PlayersRoutes(self.service.request).add(app)
 
     def _allowed(self, request: web.Request) -> bool:
         return bool(self.service.pairing.allows(request.cookies.get(COOKIE)))
@@ -118,29 +109,8 @@ class PhoneRoutes:
         shown = self.server.latest if self.server else None
         return web.json_response(render(shown) if shown is not None else {"version": 0})
 
-    async def _form(self, request: web.Request) -> dict[str, str]:
-        try:
-            async with asyncio.timeout(BODY_SECONDS):
-                body = await request.read()
-        except TimeoutError:
-            raise _error(web.HTTPRequestTimeout, "the request took too long") from None
-        kind = request.content_type
-        try:
-            if kind == "application/json":
-                if json_too_deep(body, MAX_NESTING):
-                    raise ValueError("nested too deep")
-                data = json.loads(body or b"{}")
-                if not isinstance(data, dict):
-                    raise ValueError("not an object")
-                return {str(k): str(v) for k, v in data.items()}
-            if kind in ("application/x-www-form-urlencoded", ""):
-                return dict(parse_qsl(body.decode("utf-8"), max_num_fields=20))
-        except (ValueError, UnicodeDecodeError):
-            raise _error(web.HTTPBadRequest, "the body is not valid") from None
-        raise _error(web.HTTPUnsupportedMediaType, "send a form or JSON")
-
     async def _pair(self, request: web.Request) -> web.Response:
-        form = await self._form(request)
+        form = await read_form(request)
         attempt = await self.service.pair(form.get("code"), request.remote)
         if attempt.outcome != "paired":
             return web.json_response({"error": attempt.message}, status=attempt.status)
@@ -196,16 +166,7 @@ class PhoneRoutes:
             self.server.notes.note(kind, text)
 
     async def _ask(self, what: str, args: dict[str, Any]) -> Any:
-        try:
-            return await self.service.request(what, args)
-        except TimeoutError:
-            raise _error(web.HTTPServiceUnavailable, "the box is busy; try again") from None
-        except LookupError as err:
-            raise _error(web.HTTPNotFound, str(err).strip("'\"")) from None
-        except PermissionError as err:
-            raise _error(web.HTTPConflict, str(err)) from None
-        except ValueError as err:
-            raise _error(web.HTTPBadRequest, str(err)) from None
+        return await answered(self.service.request(what, args))
 
     async def _cards(self, request: web.Request) -> web.Response:
         return web.json_response(await self._ask("cards", {}))
@@ -214,61 +175,12 @@ class PhoneRoutes:
         uid = request.match_info["uid"]
         if not (0 < len(uid) <= 32 and uid.isascii() and uid.isalnum()):
             raise _error(web.HTTPBadRequest, "a card UID is hex digits")
-        await self._form(request)
+        await read_form(request)
         return web.json_response(await self._ask("forget", {"uid": uid.upper()}))
 
-    async def _seats(self, request: web.Request) -> web.Response:
-        return web.json_response(await self._ask("seats", {}))
-
-    async def _name_seats(self, request: web.Request) -> web.Response:
-        form = await self._form(request)
-        return web.json_response(await self._ask("name_seats", {"names": form}))
-
-    async def _records(self, request: web.Request) -> web.Response:
-        q = request.query
-        args = {k: q.get(k, "")[:64] for k in ("game", "a", "b")}
-        return web.json_response(await self._ask("records", args))
-
-    async def _export(self, request: web.Request) -> web.Response:
-        """The plays, asked for in parts (a link line is bounded), sent as one file."""
-        form = request.match_info["format"]
-        if form not in EXPORTS:
-            raise _error(web.HTTPNotFound, f"no export {form!r}: {', '.join(EXPORTS)}")
-        parts, part = [], 0
-        deadline = asyncio.get_running_loop().time() + EXPORT_SECONDS
-        while True:
-            answer = await self._ask("export", {"format": form, "part": part})
-            if answer.get("wait"):  # being made off the box's loop
-                if asyncio.get_running_loop().time() > deadline:
-                    raise _error(web.HTTPServiceUnavailable, "the box is busy; try again")
-                await asyncio.sleep(0.1)
-                continue
-            parts.append(answer["text"])
-            if not answer["more"]:
-                break
-            part += 1
-        kind, ext = EXPORTS[form]
-        name = f"trap-companion-plays{'-bgstats' if form == 'bgstats' else ''}.{ext}"
-        return web.Response(
-            text="".join(parts),
-            content_type=kind,
-            headers={"Content-Disposition": f'attachment; filename="{name}"'},
-        )
-
     async def _enrol(self, request: web.Request) -> web.Response:
-        form = await self._form(request)
+        form = await read_form(request)
         kind = form.pop("card", "")
         if not kind:
             raise _error(web.HTTPBadRequest, "name the card to enrol (card=...)")
         return web.json_response(await self._ask("enrol", {"card": kind, "values": form}))
-
-
-EXPORT_SECONDS = 60.0  # a Pi Zero makes the BG Stats file of 1,000 plays in a few seconds
-EXPORTS = {"csv": ("text/csv", "csv"), "bgstats": ("application/json", "json")}
-
-
-def _error(
-    cls: type[web.HTTPException], text: str, headers: dict[str, str] | None = None
-) -> web.HTTPException:
-    """An HTTP error whose body says why, as JSON: {"error": "..."} (the guard answers it)."""
-    return cls(text=json.dumps({"error": text}), content_type="application/json", headers=headers)

@@ -17,7 +17,6 @@ on the loop's clock). aiohttp is loaded on a thread of its own, so READY does no
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
 import errno
 import importlib.util
@@ -389,19 +388,7 @@ class PhoneService:
 
     def ask(self, fn: Callable[[], Any]) -> Any:
         """Run ``fn`` on the loop thread and wait (at most ANSWER_SECONDS) for its answer."""
-        future: concurrent.futures.Future[Any] = concurrent.futures.Future()
-
-        def run() -> None:
-            try:
-                future.set_result(fn())
-            except Exception as err:  # handed back to the request, which answers 4xx/5xx
-                future.set_exception(err)
-            finally:
-                self.app.refresh()
-
-        if not self.app.loop.post_remote(Call(run)):  # the phones' queue is full
-            raise TimeoutError("the box is busy")
-        return future.result(timeout=ANSWER_SECONDS)
+        return players_api.on_loop(self.app, fn, ANSWER_SECONDS)
 
     async def pair(self, code: Any, source: Any) -> Any:
         """A pairing try (pairing.py), off the server's event loop: it may write phones.json."""

@@ -11,6 +11,9 @@
     POST /api/press/{button}[?long=1]    press a button (up, down, ok, back, green, red)
     POST /api/tap/{uid}     lay a card on the reader (a 400 says in ``say``, in plain words,
                             what a card UID looks like)
+    /api/seats, /api/records, /api/export/..., /api/players/...
+                            the players and plays, as a paired phone has them
+                            (players_routes.py), asked on the box's loop
 
 A press or tap is 202 when posted to the box, 400 for an unknown button or a UID the reader
 cannot read, 429 when it comes faster than a finger (dropped, as the terminal drops it).
@@ -28,6 +31,7 @@ from aiohttp import web
 
 from companion.faces.face import BUTTONS, Controls
 from companion.faces.snapshot import Snapshot
+from companion.web.players_routes import PlayersRoutes, Request, static
 from companion.web.server import WebServer
 from companion.web.static_files import StaticFiles
 
@@ -35,6 +39,7 @@ PAGE = {  # compressed, cacheable by version (static_files.py)
     "/": ("index.html", "text/html"),
     "/static/app.js": ("app.js", "text/javascript"),
     "/static/style.css": ("style.css", "text/css"),
+    **static("/static/"),  # players.js and the records, as the phones have them
 }
 # What a card UID is, in plain words, for the reader the box has (said beside the UID box).
 # What the page's Card UID box takes: hex digits, groups parted by one ":", "-", "." or space
@@ -108,9 +113,12 @@ class SimRoutes:
         deck: list[tuple[str, ...]],  # uid, name, game and (optional) the card's kind
         hold_seconds: float,
         reader: str = "",
+        request: Request | None = None,
     ) -> None:
-        """``reader``: the simulated reader's kind, for what a card UID looks like."""
+        """``reader``: the simulated reader's kind, for what a card UID looks like;
+        ``request``: how the players' asks reach the box (players_routes.LoopAsk)."""
         self.controls = controls
+        self.request = request
         self.reader = reader
         fields = ("uid", "name", "game", "kind")
         self.deck = [dict(zip(fields, card, strict=False)) for card in deck]
@@ -129,6 +137,8 @@ class SimRoutes:
         r.add_get("/api/sounds", self.sounds)
         r.add_post("/api/press/{button}", self.press)
         r.add_post("/api/tap/{uid}", self.tap)
+        if self.request is not None:
+            PlayersRoutes(self.request).add(app)
 
     def _latest(self) -> Snapshot | None:
         return self.server.latest if self.server else None

@@ -345,6 +345,7 @@ def run(
     suite: str | None = None,
     part: tuple[int, int] | None = None,
     tests: list[str] | None = None,
+    records: bool = False,
 ) -> int:
     problem = systest.host_problem(os.geteuid(), shutil.which)
     if problem:
@@ -404,7 +405,12 @@ def run(
             times = install(box, test_venv=not bench)
             times["boot"] = booted
             if bench:
-                return pi_bench(box, arch, logs / f"{stamp}-{arch}-bench.json", alone)
+                out = logs / f"{stamp}-{arch}-bench.json"
+                return (
+                    pi_bench(box, arch, out, alone)
+                    if not records
+                    else records_bench(box, arch, out)
+                )
             native_junit, native_out = logs / f"{stamp}-native.xml", logs / f"{stamp}-native.out"
             native = native_run(files, native_junit, native_out)
             say(
@@ -626,6 +632,21 @@ def pi_bench(box: systest.Container, arch: str, out: Path, alone: bool = False) 
     for line in [*bench_table(arch, native, emulated), *budget_verdict(emulated, unit)]:
         say(line)
     say(f"pitest: both runs' figures: {out}")
+    return records_bench(box, arch, out.with_name(out.name.replace("-bench", "-records")))
+
+
+def records_bench(box: systest.Container, arch: str, out: Path) -> int:
+    """Issue 48's figure: the players' records' first paint on a phone against the box on the
+    emulated CPU, with 1,000 plays kept and none (records_paint.py), and the same here."""
+    import records_paint
+
+    say(f"pitest: the records' first paint on {arch} and here, one after the other")
+    emulated = records_paint.in_container(box, VENV, systest.CLONE, box.pace)
+    native = records_paint.here()
+    out.write_text(json.dumps({"native": native, arch: emulated}, indent=2) + "\n")
+    for line in records_paint.lines(arch, emulated, native):
+        say(line)
+    say(f"pitest: the records' figures: {out}")
     return EXIT_PASS
 
 
@@ -643,6 +664,11 @@ def main(argv: list[str] | None = None) -> int:
         "--alone",
         action="store_true",
         help="with --bench: the emulated run first, then the native one (not side by side)",
+    )
+    parser.add_argument(
+        "--records",
+        action="store_true",
+        help="with --bench: only the players' records' first paint (issue 48), not the bench",
     )
     parser.add_argument(
         "--suite",
@@ -665,7 +691,15 @@ def main(argv: list[str] | None = None) -> int:
     if sum(map(bool, (args.ci, part, args.tests, args.bench))) > 1:
         parser.error("say one of --ci, --shard, --tests, --bench")
     return run(
-        args.arch, args.ci, args.rebuild, args.bench, args.alone, args.suite, part, args.tests
+        args.arch,
+        args.ci,
+        args.rebuild,
+        args.bench,
+        args.alone,
+        args.suite,
+        part,
+        args.tests,
+        args.records,
     )
 
 

@@ -489,58 +489,6 @@ function showFields() {
 $("enrol-kind").addEventListener("change", showFields);
 $("cards-reload").addEventListener("click", loadCards);
 
-// --- players (issue 48): type a name per seat, or pick one the box knows ----------------------
-
-async function loadSeats() {
-  $("seats-error").textContent = "";
-  const response = await fetch("/api/seats", { credentials: "same-origin" });
-  if (response.status === 401) { showPair(); return; }
-  if (!response.ok) { $("seats-error").textContent = `players: error ${response.status}`; return; }
-  showSeats(await response.json());
-}
-
-function showSeats(data) {
-  $("known-names").replaceChildren(...data.known.map((name) => {
-    const option = el("option");
-    option.value = name;
-    return option;
-  }));
-  const box = $("seats");
-  box.replaceChildren();
-  for (const seat of data.seats) {
-    const label = el("label", `${seat.label} `);
-    const input = el("input");
-    input.name = seat.seat;
-    input.value = seat.player || "";
-    input.maxLength = 24;
-    input.setAttribute("list", "known-names");
-    input.autocomplete = "off";
-    label.append(input);
-    box.append(label);
-  }
-  $("seats-form").hidden = !data.seats.length;
-  $("seats-none").textContent = data.game ? (data.seats.length ? "" : "This game has no seats to name.")
-    : "Start a game on the box to name its seats.";
-}
-
-$("seats-form").addEventListener("submit", async (event) => {
-  event.preventDefault();
-  const names = {};
-  for (const input of $("seats").querySelectorAll("input")) names[input.name] = input.value;
-  // JSON, not a form: an emptied name ("" leaves the seat unnamed) must reach the box
-  const response = await fetch("/api/seats", {
-    method: "POST",
-    credentials: "same-origin",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(names),
-  });
-  let data = {};
-  try { data = await response.json(); } catch (e) { data = {}; }
-  if (response.status === 401) { showPair(); return; }
-  if (!response.ok) { $("seats-error").textContent = data.error || `error ${response.status}`; return; }
-  showSeats(data);
-});
-$("seats-reload").addEventListener("click", loadSeats);
 $("enrol-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   $("cards-error").textContent = "";
@@ -550,17 +498,8 @@ $("enrol-form").addEventListener("submit", async (event) => {
   if (!answer.ok) $("cards-error").textContent = answer.data.error || `error ${answer.status}`;
 });
 
+// players.js (the players and their plays) says when the box does not know this phone
+document.addEventListener("unpaired", showPair);
+
 start();
 
-
-// --- players' records (issue 48): records.js and its plots load only when opened -------------
-
-$("stats").addEventListener("toggle", () => {
-  const box = $("stats");
-  if (!box.open) return;
-  if (window.loadRecords) { window.loadRecords(); return; }
-  const script = document.createElement("script");
-  script.src = box.dataset.script;
-  script.addEventListener("load", () => window.loadRecords && window.loadRecords());
-  document.head.append(script);
-});

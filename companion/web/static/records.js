@@ -1,5 +1,5 @@
-// Trap Companion: the players' records on the phone (issue 48). Loaded when "Players' records"
-// is opened, with uPlot (served by the box: no network at the table). Every plot has its numbers
+// Trap Companion: the players' records on the phone and the simulator's page (issue 48). Loaded
+// when "Players' records" is opened (players.js), with uPlot (served by the box: no network at the table). Every plot has its numbers
 // as a table too; every word from the box is set as text.
 "use strict";
 
@@ -18,7 +18,7 @@
 
   function loadUplot() {
     if (uplotReady) return uplotReady;
-    const box = $("stats");
+    const box = $("players-face");
     const css = document.createElement("link");
     css.rel = "stylesheet";
     css.href = box.dataset.css;
@@ -144,6 +144,7 @@
     choices($("stats-game"), data.choices.games, data.game || "", ["", "All games"], titles);
     choices($("h2h-a"), data.choices.players, undefined, ["", "a player"]);
     choices($("h2h-b"), data.choices.players, undefined, ["", "a player"]);
+    choices($("manage-old"), data.choices.players, undefined, ["", "a player"]);
     const body = $("stats-body");
     body.replaceChildren();
     if (!data.players.length && !data.games.length) {
