@@ -15,8 +15,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "replay",
         help="run a script of button presses, card taps and waits; print what the box shows",
         description="Run the daemon's own code on simulated parts and a virtual clock, fed by "
-        "a script (one directive a line: game, press, hold, tap, wait, do, dice). Prints one "
-        "JSON object per line. Exit status 2 on a line that cannot be understood.",
+        "a script (one directive a line: game, press, hold, tap, wait, do, dice, names). Prints "
+        "one JSON object per line. Exit status 2 on a line that cannot be understood.",
     )
     p.add_argument("script", help="script file, or - for standard input")
     p.add_argument("--game", metavar="NAME", help="start this game before the first line")

@@ -107,4 +107,6 @@ def turn_screen(
     title: str, seat: int, line: str, footer: str, pattern: str = "solid"
 ) -> tuple[Screen, Lights]:
     """The common turn screen: the seat number large, one line under it, the seat's colour."""
-    return Screen(title, (line,), big=str(seat), footer=footer), lights(seat, pattern)
+    return Screen(title, (line,), big=str(seat), footer=footer, big_seat=seat), lights(
+        seat, pattern
+    )

@@ -1,9 +1,11 @@
 """Players' names where a game's screen names a seat (issue 48): "Seat 2 wins!" reads
 "Bob wins!" once seat 2 is named Bob, "S3 8+6" reads "Cy 8+6", Trap Attack's "P1" and
-"Player 1", Trapwords' "Team A" and "A:" likewise. A name goes in whole when the line stays
-within ``ROOM`` characters (or no longer than it was), else its short form (at most 8
-characters, core/players.py:short), else the line stays as the game wrote it. Seats without a
-name are left exactly as they are, so a game with no names shows what it always did."""
+"Player 1", Trapwords' "Team A" and "A:" likewise, and a turn screen's large seat number
+("2" reads "Bob"; Hostage Trap!'s timer "S2 56s" reads "Bob 56s"). A name goes in whole when
+the line stays within ``ROOM`` characters (or no longer than it was), else its short form (at
+most 8 characters, core/players.py:short), else the line stays as the game wrote it; large
+text takes the short form at most. Seats without a name are left exactly as they are, so a
+game with no names shows what it always did."""
 
 from __future__ import annotations
 
@@ -50,4 +52,17 @@ def with_names(screen: Screen, names: Mapping[object, str]) -> Screen:
         screen,
         title=line(screen.title, names),
         lines=tuple(line(text, names) for text in screen.lines),
+        big=_big(screen, names),
     )
+
+
+def _big(screen: Screen, names: Mapping[object, str]) -> str | None:
+    """The large text with the seat it stands for named, in the name's short form at most (the
+    renderer sizes large text to fit its width)."""
+    big = screen.big
+    if big is None:
+        return None
+    name = names.get(screen.big_seat) if screen.big_seat is not None else None
+    if name is not None and big == str(screen.big_seat):
+        return short(name)
+    return line(big, {seat: short(name) for seat, name in names.items()})

@@ -26,6 +26,8 @@ class Screen:
     (at most three without ``big``, one with it). ``footer`` says what green and red do now.
     ``inverted`` draws the middle white-on-black for alerts (time up, knock-out).
     ``picture`` names an extra drawing the renderer knows (e.g. "dungeon") with its data.
+    ``big_seat`` is the seat that ``big`` stands for (a turn screen's large seat number), so a
+    player's name can take its place (ui/names.py); None where ``big`` is a number of the game.
     """
 
     title: str
@@ -34,6 +36,7 @@ class Screen:
     footer: str = ""
     inverted: bool = False
     picture: tuple[str, tuple[object, ...]] | None = None
+    big_seat: int | str | None = None
 
     def text_lines(self) -> list[str]:
         """Top to bottom, as replay prints them."""
