@@ -6,19 +6,13 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 import tomllib
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parents[1]
-sys.path.insert(0, str(REPO / "tools" / "systest"))
-sys.path.insert(0, str(REPO / "tools" / "pitest"))
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(REPO))
+import sysbase  # tools/systest/sysbase.py (hwtest.py puts its folder on the path): Log
 
-import sysbase  # noqa: E402  (tools/systest/sysbase.py: Log, Skip, NAME, the parsers)
+HERE = Path(__file__).resolve().parent
 
 RECIPE = HERE / "recipe.toml"
 

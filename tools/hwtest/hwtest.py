@@ -45,6 +45,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
+# Its parts, and what it takes from systest and pitest, by their plain names (docs/architecture.md)
 sys.path.insert(0, str(REPO / "tools" / "systest"))
 sys.path.insert(0, str(REPO / "tools" / "pitest"))
 sys.path.insert(0, str(HERE))
