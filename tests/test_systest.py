@@ -1,6 +1,7 @@
-"""tools/systest/systest.py's pure parts: the recipe and its hash (the cache key), the one line
-and status 77 where the machine cannot run it, and the parsers its steps rely on. The systest
-itself boots a container as root and is run by `make systest`, not here."""
+"""The systest's pure parts (tools/systest/systest.py, rootfs.py, sysbase.py): the recipe
+and its hash (the cache key), the one line and status 77 where the machine cannot run it, and the
+parsers its steps rely on. The systest itself boots a container as root and is run by
+`make systest`, not here."""
 
 from __future__ import annotations
 
