@@ -10,23 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import sysbase
-from container import (
-    Container,
-    failure_tail,
-)
-from rootfs import (
-    host_arch,
-)
-from sysbase import (
-    CLONE,
-    INSTALL,
-    NAME,
-    OWNER,
-    REPO,
-    UNIT,
-    Log,
-    StepFailed,
-)
+from container import Container, failure_tail
+from rootfs import host_arch
+from sysbase import CLONE, INSTALL, NAME, OWNER, REPO, UNIT, Log, StepFailed
 
 
 class Steps:

@@ -8,22 +8,9 @@ import sys
 from pathlib import Path
 
 import sysbase
-from container import (
-    emulation_dropins,
-    failure_tail,
-    wait_for,
-)
+from container import emulation_dropins, failure_tail, wait_for
 from steps import Steps
-from sysbase import (
-    CLONE,
-    CONFIG,
-    ETC,
-    NAME,
-    OWNER,
-    STATE,
-    UNIT,
-    StepFailed,
-)
+from sysbase import CLONE, CONFIG, ETC, NAME, OWNER, STATE, UNIT, StepFailed
 
 
 class OwnerSteps(Steps):

@@ -8,10 +8,7 @@ import shlex
 import socket
 from pathlib import Path
 
-from container import (
-    failure_tail,
-    wait_for,
-)
+from container import failure_tail, wait_for
 from steps import Steps
 from sysbase import (
     CONFIG,

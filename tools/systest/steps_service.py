@@ -5,10 +5,7 @@ from __future__ import annotations
 import shlex
 import time
 
-from container import (
-    failure_tail,
-    wait_for,
-)
+from container import failure_tail, wait_for
 from steps import Steps
 from sysbase import (
     CLONE,

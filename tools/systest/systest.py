@@ -49,14 +49,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import sysbase  # noqa: E402
-from container import (  # noqa: E402
-    Container,
-    failure_tail,
-    furnish,
-    newer_qemu_for,
-    prepare,
-    services_start,
-)
+from container import Container, failure_tail, furnish, newer_qemu_for, prepare, services_start  # noqa: E402
 from rootfs import (  # noqa: E402
     SUITES,
     Recipe,
