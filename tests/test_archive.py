@@ -5,6 +5,7 @@ version gone. No network, no root: the choosers are pure."""
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import re
 import subprocess
@@ -21,12 +22,14 @@ sys.path.insert(0, str(REPO / "tools" / "bundle"))
 
 import archive  # noqa: E402
 import build  # noqa: E402  (tools/bundle/build.py)
+import hwbase  # noqa: E402
 import hwtest  # noqa: E402
+import kernel  # noqa: E402
 import newer_qemu  # noqa: E402
 import systest  # noqa: E402
 
-RECIPE = hwtest.load_recipe(hwtest.RECIPE.read_bytes())
-HOST = hwtest.HOST_ARCH
+RECIPE = hwbase.load_recipe(hwbase.RECIPE.read_bytes())
+HOST = kernel.HOST_ARCH
 
 
 def packages(*rows: tuple[str, str, str] | tuple[str, str, str, str]) -> str:
@@ -121,7 +124,7 @@ def test_the_skew_of_issue_44_takes_the_build_tools_of_another_revision() -> Non
     """arm64 still at 6.1.192-2, the host's linux-kbuild already 6.1.192-3 (-2 dropped)."""
     target = kernel_lists("6.1.192-2", "6.1.0-56", "6.1.192-2")
     host = host_lists(["6.1.192-3", "6.1.176-1"], ["6.1.192-3", "6.1.192-2", "6.1.176-1"])
-    chosen = hwtest.choose_kernel(target, host, RECIPE)
+    chosen = kernel.choose_kernel(target, host, RECIPE)
     assert (chosen.abi, chosen.version, chosen.kbuild, chosen.source) == (
         "6.1.0-56", "6.1.192-2", "6.1.192-3", "6.1.192-2",
     )  # fmt: skip
@@ -137,7 +140,7 @@ def test_the_skew_of_issue_44_takes_the_build_tools_of_another_revision() -> Non
 def test_the_same_revision_is_taken_where_the_lists_have_it() -> None:
     target = kernel_lists("6.1.192-3", "6.1.0-56", "6.1.192-3")
     host = host_lists(["6.1.192-3", "6.1.192-2"], ["6.1.192-3", "6.1.192-2"])
-    chosen = hwtest.choose_kernel(target, host, RECIPE)
+    chosen = kernel.choose_kernel(target, host, RECIPE)
     assert (chosen.version, chosen.kbuild, chosen.source) == ("6.1.192-3",) * 3
 
 
@@ -148,7 +151,7 @@ def test_a_kernel_whose_build_tools_are_gone_falls_back_to_an_older_complete_one
         "6.1.176-1", "6.1.0-40", "6.1.176-1"
     )
     host = host_lists(["6.1.176-1"], ["6.1.176-1"])
-    chosen = hwtest.choose_kernel(target, host, RECIPE)
+    chosen = kernel.choose_kernel(target, host, RECIPE)
     assert (chosen.abi, chosen.version, chosen.kbuild) == ("6.1.0-40", "6.1.176-1", "6.1.176-1")
 
 
@@ -156,7 +159,7 @@ def test_no_complete_kernel_names_the_missing_package_in_one_line() -> None:
     target = kernel_lists("6.1.192-2", "6.1.0-56", "6.1.192-2")
     host = host_lists(["6.1.176-1"], ["6.1.192-2"])  # the old build tools only
     with pytest.raises(archive.Missing) as err:
-        hwtest.choose_kernel(target, host, RECIPE)
+        kernel.choose_kernel(target, host, RECIPE)
     text = str(err.value)
     assert "\n" not in text
     assert f"linux-kbuild-6.1 6.1.192-* for {HOST} is not in the archive" in text
@@ -169,12 +172,12 @@ def test_headers_of_another_revision_than_the_image_are_named() -> None:
     with pytest.raises(
         archive.Missing, match=re.escape("linux-headers-6.1.0-56-arm64 6.1.192-2 for arm64")
     ):
-        hwtest.choose_kernel(target, host, RECIPE)
+        kernel.choose_kernel(target, host, RECIPE)
 
 
 def test_no_metapackage_at_all_is_said() -> None:
     with pytest.raises(archive.Missing, match="linux-image-arm64 for arm64"):
-        hwtest.choose_kernel([], host_lists(["6.1.192-3"], []), RECIPE)
+        kernel.choose_kernel([], host_lists(["6.1.192-3"], []), RECIPE)
 
 
 def test_hwtest_exits_77_with_one_line_when_the_archive_has_no_complete_kernel(
@@ -241,7 +244,7 @@ def test_a_package_of_the_recipe_gone_from_the_suite_is_named(tmp_path: Path) ->
     log = tmp_path / "build.log"
     log.write_text("I: Retrieving Packages\nE: Couldn't find these debs: python3-venv\n")
     said = systest.root_failure(
-        systest.dataclasses.replace(recipe, arch="amd64"), tmp_path / "partial", log, 1
+        dataclasses.replace(recipe, arch="amd64"), tmp_path / "partial", log, 1
     )
     assert said == (
         f"debootstrap failed (exit 1): Debian bookworm for amd64 has no python3-venv "
@@ -314,6 +317,18 @@ def test_hwtest_asks_for_qemus_rom_a_machine_without_recommends_lacks(
     monkeypatch.setattr(hwtest.shutil, "which", lambda tool: f"/usr/bin/{tool}")
     monkeypatch.setattr(hwtest.Path, "exists", lambda self: False)
     asked: list[list[str]] = []
-    monkeypatch.setattr(hwtest, "run", lambda cmd, log, **kw: asked.append(cmd) or "")
-    hwtest.ensure_host_packages(log=None)  # type: ignore[arg-type]
+    monkeypatch.setattr(hwbase, "run", lambda cmd, log, **kw: asked.append(cmd) or "")
+    hwbase.ensure_host_packages(log=None)  # type: ignore[arg-type]
     assert asked[-1][-1] == "ipxe-qemu"
+
+
+def test_hwtest_finds_qemus_rom_where_ipxe_qemu_puts_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Debian's ipxe-qemu puts efi-virtio.rom in /usr/lib/ipxe/qemu, where QEMU reads it:
+    found there, nothing is installed (not an apt-get update on every run)."""
+    monkeypatch.setattr(hwtest.shutil, "which", lambda tool: f"/usr/bin/{tool}")
+    rom = "/usr/lib/ipxe/qemu/efi-virtio.rom"
+    monkeypatch.setattr(hwtest.Path, "exists", lambda self: str(self) == rom)
+    asked: list[list[str]] = []
+    monkeypatch.setattr(hwbase, "run", lambda cmd, log, **kw: asked.append(cmd) or "")
+    hwbase.ensure_host_packages(log=None)  # type: ignore[arg-type]
+    assert asked == []

@@ -19,8 +19,17 @@ from PIL import Image, ImageDraw
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tools" / "hwtest"))
+sys.path.insert(0, str(REPO / "tools" / "systest"))  # what hwtest takes from systest and pitest
+sys.path.insert(0, str(REPO / "tools" / "pitest"))
 
+import checks_glitch  # noqa: E402
+import checks_readers  # noqa: E402
+import checks_start  # noqa: E402
+import disk  # noqa: E402
+import hwbase  # noqa: E402
+import hwrun  # noqa: E402
 import hwtest  # noqa: E402
+import kernel  # noqa: E402
 import ssd1306  # noqa: E402
 
 
@@ -120,7 +129,7 @@ DTS = """/dts-v1/;
 
 
 def test_the_device_tree_gets_a_pi_revision_and_loses_the_pl061() -> None:
-    out = hwtest.edit_dts(DTS, 0xC03114, ["pl061@", "gpio-keys"])
+    out = disk.edit_dts(DTS, 0xC03114, ["pl061@", "gpio-keys"])
     assert "\tsystem {\n\t\tlinux,revision = <0xc03114>;\n\t};" in out
     assert out.count('status = "disabled";') == 2
     assert out.index("pl061@") < out.index('status = "disabled"')
@@ -132,11 +141,11 @@ def test_initramfs_modules_come_after_what_they_need() -> None:
         "kernel/fs/jbd2/jbd2.ko:\nkernel/fs/mbcache.ko:\nkernel/lib/crc16.ko:\n"
         "kernel/drivers/block/virtio_blk.ko:\n"
     )
-    order = hwtest.module_closure(dep, ["virtio_blk", "ext4"])
+    order = kernel.module_closure(dep, ["virtio_blk", "ext4"])
     assert order[0] == "kernel/drivers/block/virtio_blk.ko" and order[-1].endswith("ext4.ko")
     assert set(order) == {line.split(":")[0] for line in dep.splitlines()}
-    with pytest.raises(hwtest.Failed, match="no module gpio_sim"):
-        hwtest.module_closure(dep, ["gpio_sim"])
+    with pytest.raises(hwbase.Failed, match="no module gpio_sim"):
+        kernel.module_closure(dep, ["gpio_sim"])
 
 
 @pytest.mark.parametrize(
@@ -156,11 +165,11 @@ def test_a_machine_that_cannot_run_it_is_told_why(
 
 
 def test_the_recipe_names_every_piece() -> None:
-    recipe = hwtest.load_recipe(hwtest.RECIPE.read_bytes())
+    recipe = hwbase.load_recipe(hwbase.RECIPE.read_bytes())
     assert recipe["machine"]["cpu"] == "cortex-a72"
     assert "drivers/gpio/gpio-sim.c" in recipe["source_files"]
     with pytest.raises(ValueError, match="missing"):
-        hwtest.load_recipe(b'kernel_meta = "x"\n')
+        hwbase.load_recipe(b'kernel_meta = "x"\n')
 
 
 def _answer(marks_ms: list[float]) -> dict[str, object]:
@@ -169,22 +178,22 @@ def _answer(marks_ms: list[float]) -> dict[str, object]:
 
 
 def test_a_glitch_stretched_by_host_load_is_not_taken_for_one() -> None:
-    meant = hwtest.line_intervals(_answer([0.0, 3.1]))
+    meant = checks_glitch.line_intervals(_answer([0.0, 3.1]))
     assert meant == pytest.approx([3.1])
-    assert hwtest.stimulus_valid(meant, hold_last=False)
-    stretched = hwtest.line_intervals(_answer([0.0, 8.7]))
-    assert not hwtest.stimulus_valid(stretched, hold_last=False)
-    assert not hwtest.stimulus_valid([], hold_last=False)
+    assert checks_glitch.stimulus_valid(meant, hold_last=False)
+    stretched = checks_glitch.line_intervals(_answer([0.0, 8.7]))
+    assert not checks_glitch.stimulus_valid(stretched, hold_last=False)
+    assert not checks_glitch.stimulus_valid([], hold_last=False)
 
 
 def test_a_bounce_counts_its_pulses_not_its_hold() -> None:
     # down, up, down, up, down (bounces of 0.3 ms), then held 100 ms and let go
     marks = [0.0, 0.3, 0.6, 0.9, 1.2, 101.2]
-    intervals = hwtest.line_intervals(_answer(marks))
+    intervals = checks_glitch.line_intervals(_answer(marks))
     assert len(intervals) == 5 and intervals[-1] == pytest.approx(100.0)
-    assert hwtest.stimulus_valid(intervals, hold_last=True)
-    late = hwtest.line_intervals(_answer([0.0, 0.3, 6.3, 6.6, 6.9, 106.9]))
-    assert not hwtest.stimulus_valid(late, hold_last=True)
+    assert checks_glitch.stimulus_valid(intervals, hold_last=True)
+    late = checks_glitch.line_intervals(_answer([0.0, 0.3, 6.3, 6.6, 6.9, 106.9]))
+    assert not checks_glitch.stimulus_valid(late, hold_last=True)
 
 
 @given(st.lists(st.floats(0.01, 50.0), min_size=1, max_size=9))
@@ -192,25 +201,25 @@ def test_intervals_add_up_to_the_press(gaps: list[float]) -> None:
     marks = [0.0]
     for gap in gaps:
         marks.append(marks[-1] + gap)
-    intervals = hwtest.line_intervals(_answer(marks))
+    intervals = checks_glitch.line_intervals(_answer(marks))
     assert sum(intervals) == pytest.approx(marks[-1], abs=1e-3)
-    assert hwtest.stimulus_valid(intervals, hold_last=False) == all(
-        g < hwtest.GLITCH_VALID_MS for g in intervals
+    assert checks_glitch.stimulus_valid(intervals, hold_last=False) == all(
+        g < hwbase.GLITCH_VALID_MS for g in intervals
     )
 
 
 def test_the_buzzer_must_toggle_during_the_cue_and_end_still_and_low() -> None:
-    pin = str(hwtest.BUZZER)
+    pin = str(hwbase.BUZZER)
     during = {"samples": 2000, "edges": {pin: 80}}
     low = {"edges": {pin: 0}, "duty": {pin: 0.0}, "last": {pin: False}}
-    ok, text = hwtest.buzzer_verdict(during, low, ["card_unknown"])
+    ok, text = checks_readers.buzzer_verdict(during, low, ["card_unknown"])
     assert ok and "still and low" in text
     left_high = {"edges": {pin: 0}, "duty": {pin: 1.0}, "last": {pin: True}}
-    ok, text = hwtest.buzzer_verdict(during, left_high, ["card_unknown"])
+    ok, text = checks_readers.buzzer_verdict(during, left_high, ["card_unknown"])
     assert not ok and "HIGH" in text
-    ok, text = hwtest.buzzer_verdict({"samples": 2000, "edges": {pin: 0}}, low, [])
+    ok, text = checks_readers.buzzer_verdict({"samples": 2000, "edges": {pin: 0}}, low, [])
     assert not ok and "toggled 0 times" in text
-    ok, _ = hwtest.buzzer_verdict({}, low, [])  # the sampler's answer never came
+    ok, _ = checks_readers.buzzer_verdict({}, low, [])  # the sampler's answer never came
     assert not ok
 
 
@@ -229,7 +238,7 @@ def test_a_wrong_frame_no_longer_drawn_is_final_after_the_quiet_guard() -> None:
     from types import SimpleNamespace
 
     agent = _QuietAgent()
-    run = hwtest.Run(SimpleNamespace(agent=agent), None, None, "", None, None)  # type: ignore[arg-type]
+    run = hwrun.Run(SimpleNamespace(agent=agent), None, None, "", None, None)  # type: ignore[arg-type]
     want = [[0] * ssd1306.WIDTH for _ in range(ssd1306.HEIGHT)]
     want[63][127] = 1  # the panel is blank: one pixel off
     diff, took = run.settle_on(want, guard=30.0, quiet=0.05)
@@ -239,16 +248,16 @@ def test_a_wrong_frame_no_longer_drawn_is_final_after_the_quiet_guard() -> None:
 
 
 def test_a_glitch_check_says_why_it_proves_nothing() -> None:
-    assert hwtest.stretched_note("pulse", True, 1, 0) == ""
-    assert "no pulse under 4.0 ms in 5 tries" in hwtest.stretched_note("pulse", False, 5, 0)
-    said = hwtest.stretched_note("bounce", False, 1, 1232)
+    assert checks_glitch.stretched_note("pulse", True, 1, 0) == ""
+    assert "no pulse under 4.0 ms in 5 tries" in checks_glitch.stretched_note("pulse", False, 5, 0)
+    said = checks_glitch.stretched_note("bounce", False, 1, 1232)
     assert "1232 px off" in said and "tries" not in said
 
 
 def test_checks_to_repeat_are_read_from_hwtest_repeat() -> None:
-    assert hwtest.parse_repeat("") == {}
-    assert hwtest.parse_repeat("glitch,bounce:20") == {"glitch": 20, "bounce": 20}
-    assert hwtest.parse_repeat("glitch:30; bounce:5") == {"glitch": 30, "bounce": 5}
+    assert checks_glitch.parse_repeat("") == {}
+    assert checks_glitch.parse_repeat("glitch,bounce:20") == {"glitch": 20, "bounce": 20}
+    assert checks_glitch.parse_repeat("glitch:30; bounce:5") == {"glitch": 30, "bounce": 5}
     for bad, why in [
         ("glitch", "give CHECKS:N"),
         ("glitch:0", "give CHECKS:N"),
@@ -257,23 +266,23 @@ def test_checks_to_repeat_are_read_from_hwtest_repeat() -> None:
         (":3", "'' cannot be repeated"),
     ]:
         with pytest.raises(ValueError, match=why):
-            hwtest.parse_repeat(bad)
+            checks_glitch.parse_repeat(bad)
 
 
 def test_only_names_checks_the_run_records() -> None:
-    assert hwtest.parse_only("glitch,bounce") == {"glitch", "bounce"}
-    assert hwtest.parse_only("power-cut") == {"power cut"}
+    assert checks_glitch.parse_only("glitch,bounce") == {"glitch", "bounce"}
+    assert checks_glitch.parse_only("power-cut") == {"power cut"}
     with pytest.raises(ValueError, match="no check glitches"):
-        hwtest.parse_only("glitches")
+        checks_glitch.parse_only("glitches")
 
 
 def test_a_repeated_check_passes_only_when_every_run_did() -> None:
-    runs = [hwtest.Attempt(True, "fine", t, ms) for t, ms in [(1, 3.1), (1, 3.4), (3, 3.2)]]
-    ok, text = hwtest.repeated("glitch", runs, [2.5, 4.0])
+    runs = [checks_glitch.Attempt(True, "fine", t, ms) for t, ms in [(1, 3.1), (1, 3.4), (3, 3.2)]]
+    ok, text = checks_glitch.repeated("glitch", runs, [2.5, 4.0])
     assert ok and text.startswith("3/3 runs passed; stimulus tries per run 1: 2, 3: 1 ")
     assert "pulse at most 3.1-3.4 ms; load average 2.5-4.0" in text
-    runs.insert(1, hwtest.Attempt(False, "the frame is NOT one press on", 1, 3.0))
-    ok, text = hwtest.repeated("glitch", runs, [])
+    runs.insert(1, checks_glitch.Attempt(False, "the frame is NOT one press on", 1, 3.0))
+    ok, text = checks_glitch.repeated("glitch", runs, [])
     assert not ok and text.startswith("3/4 runs passed")
     assert text.endswith("failed runs 2; run 2: the frame is NOT one press on")
 
@@ -292,27 +301,29 @@ def test_repeated_checks_take_turns_in_one_boot_and_the_default_runs_each_once(
     order: list[str] = []
 
     def fake(name: str, fails_on: int = 0):
-        def check(r: hwtest.Run) -> hwtest.Attempt:
+        def check(r: hwrun.Run) -> checks_glitch.Attempt:
             order.append(name)
             n = order.count(name)  # a failed run is followed by a restart of both
             ok = n != fails_on
-            return hwtest.Attempt(ok, f"{name} run {n}", 1 + n % 2, 3.0 + n / 10)
+            return checks_glitch.Attempt(ok, f"{name} run {n}", 1 + n % 2, 3.0 + n / 10)
 
         return check
 
-    monkeypatch.setattr(hwtest, "CHECKS", {"glitch": fake("glitch"), "bounce": fake("bounce", 2)})
-    monkeypatch.setattr(hwtest, "resync", lambda r: order.append("both restarted"))
-    monkeypatch.setattr(hwtest.Run, "save_frame", lambda self, name, pixels=None: None)
-    once = hwtest.Run(None, None, _Log(), "", None, None)  # type: ignore[arg-type]
-    hwtest.step_glitch_and_bounce(once)
+    monkeypatch.setattr(
+        checks_glitch, "CHECKS", {"glitch": fake("glitch"), "bounce": fake("bounce", 2)}
+    )
+    monkeypatch.setattr(checks_glitch, "resync", lambda r: order.append("both restarted"))
+    monkeypatch.setattr(hwrun.Run, "save_frame", lambda self, name, pixels=None: None)
+    once = hwrun.Run(None, None, _Log(), "", None, None)  # type: ignore[arg-type]
+    checks_glitch.step_glitch_and_bounce(once)
     assert [(x.name, x.ok, x.text) for x in once.results] == [
         ("glitch", True, "glitch run 1"),
         ("bounce", True, "bounce run 1"),
     ]
     order.clear()
     sim = SimpleNamespace(frame=lambda: [])
-    many = hwtest.Run(None, sim, _Log(), "", None, None, repeat={"glitch": 3, "bounce": 2})  # type: ignore[arg-type]
-    hwtest.step_glitch_and_bounce(many)
+    many = hwrun.Run(None, sim, _Log(), "", None, None, repeat={"glitch": 3, "bounce": 2})  # type: ignore[arg-type]
+    checks_glitch.step_glitch_and_bounce(many)
     assert order == ["glitch", "bounce", "glitch", "bounce", "both restarted", "glitch"]
     assert [(x.name, x.ok) for x in many.results] == [("glitch x3", True), ("bounce x2", False)]
     assert many.results[0].text.startswith("3/3 runs passed; stimulus tries per run 1: 1, 2: 2")
@@ -333,17 +344,17 @@ class _DrawingAgent:
 
 def test_a_stretched_try_is_read_once_the_box_has_drawn_all_it_will(monkeypatch) -> None:
     agent = _DrawingAgent(["late frame"])
-    run = hwtest.Run(SimpleNamespace(agent=agent), None, _Log(), "", None, None)  # type: ignore[arg-type]
+    run = hwrun.Run(SimpleNamespace(agent=agent), None, _Log(), "", None, None)  # type: ignore[arg-type]
     fed: list[str] = []
     monkeypatch.setattr(
-        hwtest.Run, "feed", lambda self, b64: fed.append(b64) or ([1] if b64 else [])
+        hwrun.Run, "feed", lambda self, b64: fed.append(b64) or ([1] if b64 else [])
     )
-    run.quiet(hwtest.STRETCHED_QUIET)
+    run.quiet(hwbase.STRETCHED_QUIET)
     assert fed == ["late frame", ""]  # the late frame taken, then a quiet spell to end on
     assert agent.asked == [("drain", "3.0")] * 2
 
 
-@pytest.mark.parametrize("fault", sorted(hwtest.FAULTS))
+@pytest.mark.parametrize("fault", sorted(hwbase.FAULTS))
 def test_each_fault_still_patches_the_box_as_it_is(tmp_path, fault) -> None:
     """HWTEST_FAULT patches the installed package by text: a change of the product's lines
     must not leave a fault that no longer applies (lose-press did, once the button edges took
@@ -353,7 +364,7 @@ def test_each_fault_still_patches_the_box_as_it_is(tmp_path, fault) -> None:
 
     site = tmp_path / "companion"
     shutil.copytree(REPO / "companion", site)
-    script, target = hwtest.fault_patch(fault, str(site))
+    script, target = checks_start.fault_patch(fault, str(site))
     before = Path(target).read_text()
     proc = subprocess.run([sys.executable, "-c", script, target], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
@@ -372,7 +383,7 @@ def test_the_lose_press_fault_drops_every_third_press(tmp_path) -> None:
 
     target = tmp_path / "buttons.py"
     target.write_text((REPO / "companion" / "hal" / "buttons.py").read_text())
-    script, _ = hwtest.fault_patch("lose-press", str(tmp_path))
+    script, _ = checks_start.fault_patch("lose-press", str(tmp_path))
     subprocess.run([sys.executable, "-c", script, str(target)], check=True)
     spec = importlib.util.spec_from_file_location("lossy_buttons", target)
     assert spec is not None and spec.loader is not None
@@ -448,7 +459,7 @@ def test_the_windows_the_box_sends_rebuild_each_frame_and_its_last_write_is_foun
 def test_press_to_the_frames_last_write_is_read_from_the_writes_after_the_press() -> None:
     frames = [drawn("Menu"), drawn("Menu", (0, 20, 127, 30))]
     writes, counts = _windowed_writes(frames)
-    run = hwtest.Run(SimpleNamespace(agent=None), None, None, "", None, None)  # type: ignore[arg-type]
+    run = hwrun.Run(SimpleNamespace(agent=None), None, None, "", None, None)  # type: ignore[arg-type]
     for w in writes[: counts[0]]:
         run.panel.feed(w.data)
     later = [ssd1306.Write(5_000_000 + w.t_ns * 1_000_000, w.address, w.data) for w in writes]

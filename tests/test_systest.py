@@ -1,6 +1,7 @@
-"""tools/systest/systest.py's pure parts: the recipe and its hash (the cache key), the one line
-and status 77 where the machine cannot run it, and the parsers its steps rely on. The systest
-itself boots a container as root and is run by `make systest`, not here."""
+"""The systest's pure parts (tools/systest/systest.py, rootfs.py, sysbase.py): the recipe
+and its hash (the cache key), the one line and status 77 where the machine cannot run it, and the
+parsers its steps rely on. The systest itself boots a container as root and is run by
+`make systest`, not here."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import contextlib
 import importlib.util
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -23,6 +25,8 @@ assert _spec is not None and _spec.loader is not None
 systest = importlib.util.module_from_spec(_spec)
 sys.modules["systest"] = systest  # dataclasses look their module up by name
 _spec.loader.exec_module(systest)
+
+import rootfs  # noqa: E402  (tools/systest/rootfs.py, on the path systest.py gave it)
 
 
 def test_the_recipe_names_the_root_file_system_the_issue_booted() -> None:
@@ -260,10 +264,10 @@ def test_building_a_trixie_root_leaves_the_bookworm_roots_alone(tmp_path, monkey
     def debootstrap(cmd, **kwargs):
         assert cmd[-3] == "trixie"
         Path(cmd[-2], "etc").mkdir(parents=True)
-        return systest.subprocess.CompletedProcess(cmd, 0)
+        return subprocess.CompletedProcess(cmd, 0)
 
-    monkeypatch.setattr(systest.shutil, "which", lambda name: f"/usr/sbin/{name}")
-    monkeypatch.setattr(systest.subprocess, "run", debootstrap)
+    monkeypatch.setattr(shutil, "which", lambda name: f"/usr/sbin/{name}")
+    monkeypatch.setattr(subprocess, "run", debootstrap)
     log = systest.Log(tmp_path / "log")
     built = systest.root_fs(systest.cache_for(cache, "trixie", "bookworm"), trixie, log, False)
     assert built == tmp_path / "systest-trixie" / f"root-{trixie.digest}" and built.is_dir()
@@ -295,9 +299,9 @@ def test_a_tmpfs_another_run_still_uses_is_left_in_place_without_a_traceback(
         (nspawn / "machine.slice").mkdir(parents=True, exist_ok=True)  # what the other run has
         return subprocess.CompletedProcess(cmd, 0, "", "")
 
-    monkeypatch.setattr(systest, "NSPAWN_RUN", nspawn)
-    monkeypatch.setattr(systest, "fs_type", lambda path: "ext4")
-    monkeypatch.setattr(systest, "host_run", host_run)
+    monkeypatch.setattr(rootfs, "NSPAWN_RUN", nspawn)
+    monkeypatch.setattr(rootfs, "fs_type", lambda path: "ext4")
+    monkeypatch.setattr(rootfs, "host_run", host_run)
     with contextlib.ExitStack() as stack:
         systest.nspawn_tmpfs(stack, log=None)  # type: ignore[arg-type]
     assert [c[0] for c in calls] == ["mount", "umount"]
@@ -314,9 +318,9 @@ def test_a_free_tmpfs_is_taken_away_with_the_folders_it_needed(
     def host_run(log: object, cmd: list[str]) -> subprocess.CompletedProcess[str]:
         return subprocess.CompletedProcess(cmd, 0, "", "")
 
-    monkeypatch.setattr(systest, "NSPAWN_RUN", nspawn)
-    monkeypatch.setattr(systest, "fs_type", lambda path: "ext4")
-    monkeypatch.setattr(systest, "host_run", host_run)
+    monkeypatch.setattr(rootfs, "NSPAWN_RUN", nspawn)
+    monkeypatch.setattr(rootfs, "fs_type", lambda path: "ext4")
+    monkeypatch.setattr(rootfs, "host_run", host_run)
     with contextlib.ExitStack() as stack:
         systest.nspawn_tmpfs(stack, log=None)  # type: ignore[arg-type]
         assert nspawn.is_dir()

@@ -128,7 +128,7 @@ def expected_after(step: str, broken: bool) -> str:
 
 
 class UpdateCut:
-    """Runs inside the systest (tools/systest/systest.py, Systest.step_update): ``suite`` is
+    """Runs inside the systest (tools/systest/steps_owner.py, OwnerSteps.step_update): ``suite`` is
     its Systest, ``fail`` its StepFailed, ``wait`` its wait_for."""
 
     def __init__(
