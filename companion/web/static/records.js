@@ -81,12 +81,15 @@
 
   function bars(holder, width, labels, values, name) {
     const stroke = axisColor();
+    // Names side by side run into each other on a phone: slanted when they would not fit.
+    const crowded = labels.reduce((n, l) => n + String(l).length + 1, 0) * 7 > width;
     return new uPlot({
       width, height: 200, legend: { show: false }, cursor: { show: false },
       scales: { x: { time: false, range: [0.4, labels.length + 0.6] }, y: { range: (u, lo, hi) => [0, Math.max(1, hi)] } },
       axes: [
         { stroke, grid: { show: false }, splits: () => labels.map((_, i) => i + 1),
-          values: (u, splits) => splits.map((i) => labels[i - 1] || "") },
+          values: (u, splits) => splits.map((i) => labels[i - 1] || ""),
+          rotate: crowded ? -45 : 0, size: crowded ? 72 : 50 },
         { stroke, grid: { stroke: "rgba(128,128,128,.25)" }, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500] },
       ],
       series: [{}, { label: name, fill: COLORS[0], stroke: COLORS[0], paths: uPlot.paths.bars({ size: [0.6, 60] }), points: { show: false } }],
