@@ -158,11 +158,13 @@ def test_cli_bad_names_exits_2_after_the_lines_before():
 
 def test_a_turn_screens_large_seat_number_shows_the_seats_name():
     """Hostage Trap! (as Cover Your Asps) shows whose turn it is as a large seat number: a named
-    seat's name stands there (its short form when long), in its timer too; an unnamed seat
-    keeps its number."""
+    seat's name stands there, whole where it fits across the screen, else its short form, in
+    its timer too; an unnamed seat keeps its number."""
     out = run_script(
-        "game hostage-trap players=3\nnames Alexandra_Smith - Cy\ndo next\ndo next\n"
+        "game hostage-trap players=4\nnames Wolfgang_Amadeus_Mozart - Cy Alexandra_Smith\n"
+        "do next\ndo next\ndo next\n"
         "game hostage-trap players=3 turn_seconds=60\nnames Ann\n"
     )
-    assert [o["screen"][1] for o in out[:5]] == ["1", "Alexandr", "2", "Cy", "S1 60s"]
-    assert out[5]["screen"][1] == "Ann 60s"
+    shown = [o["screen"][1] for o in out[:6]]
+    assert shown == ["1", "Wolfgang", "2", "Cy", "Alexandra_Smith", "S1 60s"]
+    assert out[6]["screen"][1] == "Ann 60s"

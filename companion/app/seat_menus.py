@@ -1,7 +1,8 @@
 """The game menu's "Players" (issue 48): a seat picked, then its player picked from the names
 the box knows, the most recent first, "guest" always there, or no name. Names are typed on the
-page or a paired phone (or `trap-companion players add`); the box only picks. The entry is
-offered once the box knows a name, so a box that knows none shows the game menu as before.
+page or a paired phone (or taken from a BG Stats file: `trap-companion records import-names`);
+the box only picks. The entry is offered once the box knows a name, so a box that knows none
+shows the game menu as before.
 
 Picking a name asks the App to write it (``NameSeats``); the seats' menu comes back on the seat
 just named. Back leaves to play, as the game menu does."""

@@ -4,8 +4,8 @@
 ("2" reads "Bob"; Hostage Trap!'s timer "S2 56s" reads "Bob 56s"). A name goes in whole when
 the line stays within ``ROOM`` characters (or no longer than it was), else its short form (at
 most 8 characters, core/players.py:short), else the line stays as the game wrote it; large
-text takes the short form at most. Seats without a name are left exactly as they are, so a
-game with no names shows what it always did."""
+text takes the whole name where it fits across the screen, else the short form. Seats without
+a name are left exactly as they are, so a game with no names shows what it always did."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from companion.core.players import short
+from companion.ui.render import big_fits
 from companion.ui.screen import Screen
 
 ROOM = 20  # characters a line of the OLED holds in its usual size
@@ -57,12 +58,17 @@ def with_names(screen: Screen, names: Mapping[object, str]) -> Screen:
 
 
 def _big(screen: Screen, names: Mapping[object, str]) -> str | None:
-    """The large text with the seat it stands for named, in the name's short form at most (the
-    renderer sizes large text to fit its width)."""
+    """The large text with the seat it stands for named: the whole name where it fits across
+    the screen (the renderer sizes large text down to fit), else its short form."""
     big = screen.big
     if big is None:
         return None
-    name = names.get(screen.big_seat) if screen.big_seat is not None else None
-    if name is not None and big == str(screen.big_seat):
-        return short(name)
-    return line(big, {seat: short(name) for seat, name in names.items()})
+    seat = screen.big_seat
+    name = names.get(seat) if seat is not None else None
+    if name is not None and big == str(seat):
+        return name if big_fits(name) else short(name)
+    for shown in (names, {s: short(n) for s, n in names.items()}):
+        named = line(big, shown)
+        if big_fits(named):
+            return named
+    return big

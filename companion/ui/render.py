@@ -283,6 +283,14 @@ def _cut(lines: Sequence[str], block: _Block) -> _Block:
     return block
 
 
+def big_fits(text: str) -> bool:
+    """Whether ``text`` goes across the screen as large text, at its smallest size if need be,
+    without being cut (a player's name that would not takes its short form: ui/names.py)."""
+    size = BIG.sizes[-1]
+    wide = max(fonts.width(text, size, BIG.face), fonts.advance(text, size, BIG.face))
+    return wide <= WIDTH - 2 * MARGIN
+
+
 def _fit_big(text: str, max_width: int, max_height: int) -> tuple[int, str]:
     """The largest size at which ``text`` fits. Width and height grow with the size, so a
     binary search finds it in a handful of measurements."""
