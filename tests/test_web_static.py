@@ -34,7 +34,7 @@ def test_the_page_names_its_files_by_version_and_is_revalidated(box) -> None:
     # the players' records and their plots are named too, loaded only when opened (issue 48)
     assert set(_versions(page)) == {
         "/phone.css", "/phone.js", "/records.js", "/uplot.min.js", "/uplot.min.css",
-        "/players.js", "/players.css",
+        "/players_face.js", "/players_face.css",
     }  # fmt: skip
     again = request(box, "GET", "/", headers={**GZIP, "If-None-Match": headers["ETag"]})
     assert again[0] == 304 and again[2] == b""
@@ -72,8 +72,9 @@ def test_the_simulator_s_page_serves_its_files_the_same_way(tmp_path: Path) -> N
             versions = _versions(gzip.decompress(r.read()))
         # the players and their records as a paired phone has them, the same files (issue 48)
         assert set(versions) == {
-            "/static/app.js", "/static/style.css", "/static/players.js", "/static/players.css",
-            "/static/records.js", "/static/uplot.min.js", "/static/uplot.min.css",
+            "/static/app.js", "/static/style.css", "/static/players_face.js",
+            "/static/players_face.css", "/static/records.js", "/static/uplot.min.js",
+            "/static/uplot.min.css",
         }  # fmt: skip
         for path, version in versions.items():
             ask = urllib.request.Request(f"{url.rstrip('/')}{path}?v={version}", headers=GZIP)

@@ -45,7 +45,7 @@ STATIC = {
     "/": ("phone.html", "text/html"),
     "/phone.css": ("phone.css", "text/css"),
     "/phone.js": ("phone.js", "text/javascript"),
-    **static("/"),  # players.js and the records (players_routes.py)
+    **static("/"),  # players_face.js and the records (players_routes.py)
 }
 
 

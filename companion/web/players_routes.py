@@ -15,8 +15,8 @@
 
 What they answer is asked on the box's loop (players_api.py) through ``request(what, args)``:
 the phones' service, or for the page ``LoopAsk`` (a call posted onto the box's queue). The
-page's static files (players.js, players.css, records.js, uPlot) are served by each face under
-its own paths (``STATIC``, with the face's prefix)."""
+page's static files (players_face.js, players_face.css, records.js, uPlot) are served by each
+face under its own paths (``STATIC``, with the face's prefix)."""
 
 from __future__ import annotations
 
@@ -37,8 +37,8 @@ ANSWER_SECONDS = 2.0  # how long the page's ask waits for the loop to answer
 EXPORT_SECONDS = 60.0  # a Pi Zero makes the BG Stats file of 1,000 plays in a few seconds
 EXPORTS = {"csv": ("text/csv", "csv"), "bgstats": ("application/json", "json")}
 STATIC = {  # name in static/ -> content type; each face serves them under its own prefix
-    "players.js": "text/javascript",
-    "players.css": "text/css",
+    "players_face.js": "text/javascript",
+    "players_face.css": "text/css",
     "records.js": "text/javascript",
     "uplot.min.js": "text/javascript",
     "uplot.min.css": "text/css",

@@ -39,7 +39,7 @@ PAGE = {  # compressed, cacheable by version (static_files.py)
     "/": ("index.html", "text/html"),
     "/static/app.js": ("app.js", "text/javascript"),
     "/static/style.css": ("style.css", "text/css"),
-    **static("/static/"),  # players.js and the records, as the phones have them
+    **static("/static/"),  # players_face.js and the records, as the phones have them
 }
 # What a card UID is, in plain words, for the reader the box has (said beside the UID box).
 # What the page's Card UID box takes: hex digits, groups parted by one ":", "-", "." or space

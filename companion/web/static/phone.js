@@ -498,7 +498,7 @@ $("enrol-form").addEventListener("submit", async (event) => {
   if (!answer.ok) $("cards-error").textContent = answer.data.error || `error ${answer.status}`;
 });
 
-// players.js (the players and their plays) says when the box does not know this phone
+// players_face.js (the players and their plays) says when the box does not know this phone
 document.addEventListener("unpaired", showPair);
 
 start();

@@ -1,5 +1,5 @@
 // Trap Companion: the players' records on the phone and the simulator's page (issue 48). Loaded
-// when "Players' records" is opened (players.js), with uPlot (served by the box: no network at the table). Every plot has its numbers
+// when "Players' records" is opened (players_face.js), with uPlot (served by the box: no network at the table). Every plot has its numbers
 // as a table too; every word from the box is set as text.
 "use strict";
 

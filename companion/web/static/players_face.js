@@ -201,7 +201,7 @@
     if (question) $("manage-no").focus();
   }
 
-  async function change(verb, confirm) {
+  async function changePlayer(verb, confirm) {
     const body = { old: $("manage-old").value, new: $("manage-new").value };
     if (confirm) body.confirm = "1";
     const answer = await ask(`/api/players/${verb}`, body);
@@ -217,9 +217,9 @@
   $("manage-form").addEventListener("submit", (event) => {
     event.preventDefault();
     const verb = event.submitter ? event.submitter.value : "rename";
-    change(verb, false);
+    changePlayer(verb, false);
   });
-  $("manage-yes").addEventListener("click", () => { if (pending) change(pending, true); });
+  $("manage-yes").addEventListener("click", () => { if (pending) changePlayer(pending, true); });
   $("manage-no").addEventListener("click", () => {
     pending = null;
     asking("");
