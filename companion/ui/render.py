@@ -286,9 +286,12 @@ def _cut(lines: Sequence[str], block: _Block) -> _Block:
 def big_fits(text: str) -> bool:
     """Whether ``text`` goes across the screen as large text, at its smallest size if need be,
     without being cut (a player's name that would not takes its short form: ui/names.py)."""
-    size = BIG.sizes[-1]
-    wide = max(fonts.width(text, size, BIG.face), fonts.advance(text, size, BIG.face))
-    return wide <= WIDTH - 2 * MARGIN
+    return _big_wide(text, BIG.sizes[-1]) <= WIDTH - 2 * MARGIN
+
+
+def _big_wide(text: str, size: int) -> int:
+    """Columns ``text`` takes as large text: its ink or its advance, whichever is wider."""
+    return max(fonts.width(text, size, BIG.face), fonts.advance(text, size, BIG.face))
 
 
 def _fit_big(text: str, max_width: int, max_height: int) -> tuple[int, str]:
@@ -297,9 +300,8 @@ def _fit_big(text: str, max_width: int, max_height: int) -> tuple[int, str]:
     sizes = sorted(BIG.sizes)
 
     def fits(size: int) -> bool:
-        wide = max(fonts.width(text, size, BIG.face), fonts.advance(text, size, BIG.face))
         return fonts.height(text, size, BIG.face, DIGIT_REFERENCE) <= max_height and (
-            wide <= max_width
+            _big_wide(text, size) <= max_width
         )
 
     if not fits(sizes[0]):
